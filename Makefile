@@ -1,0 +1,47 @@
+# Two commands: `make dashboard` (set up + serve) and `make test` (set up + every test).
+# Both are idempotent: the venv and its installs are redone only when their inputs change.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8866
+
+.PHONY: dashboard test setup test-setup chromium bench lab clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.runtime: requirements.txt pyproject.toml | $(PY)
+	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q --no-deps -e .
+	touch $@
+
+$(VENV)/.testdeps: requirements-test.txt $(VENV)/.runtime
+	$(PY) -m pip install -q -r requirements-test.txt
+	touch $@
+
+setup: $(VENV)/.runtime
+
+test-setup: $(VENV)/.testdeps chromium
+
+# Debian's Chromium for the browser tests (playwright cannot download a browser here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+dashboard: setup
+	$(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+
+lab: setup
+	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb
+
+test: test-setup
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
+	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
+
+bench: setup
+	$(PY) bench/bench_kernels.py
+	$(PY) bench/bench_panel.py
+
+clean:
+	rm -rf $(VENV) .coverage .pytest_cache .hypothesis

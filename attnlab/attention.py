@@ -1,0 +1,178 @@
+"""Attention pooling (注意力汇聚): scaled dot-product attention, Nadaraya-Watson, and the
+d2l-style modules built on them.
+
+Shape legend: B batch, Tq queries, Tk keys/values, d query/key size, dv value size.
+Masks are bool with True = may attend; mask, valid_lens and causal combine with AND.
+A query whose keys are all masked gets zero weights and a zero output, never NaN.
+"""
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from . import _checks
+from .masking import _softmax, causal_mask, sequence_mask
+from .scoring import AdditiveScores, additive_scores, check_additive_inputs, gaussian_scores
+
+
+def _check_qkv(queries, keys, values):
+    """Check q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); return the weights' shape (..., Tq, Tk)."""
+    _checks.tensor(queries, "queries", min_dim=2)
+    _checks.tensor(keys, "keys", min_dim=2)
+    _checks.tensor(values, "values", min_dim=2)
+    _checks.same_kind(queries, "queries", keys, "keys")
+    _checks.same_kind(queries, "queries", values, "values")
+    if keys.shape[-1] != queries.shape[-1]:
+        raise ValueError(f"keys: expected last dim {queries.shape[-1]} to match queries, "
+                         f"got {keys.shape[-1]}")
+    if values.shape[-2] != keys.shape[-2]:
+        raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
+                         f"got {values.shape[-2]}")
+    batch = _checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
+    return batch + (queries.shape[-2], keys.shape[-2])
+
+
+def combine_masks(shape, device, mask=None, valid_lens=None, causal=False):
+    """AND of a bool mask, a padding mask from valid_lens and a causal mask; None if all are off.
+
+    ``shape`` is the weights' shape (..., Tq, Tk). valid_lens (B,) or (B, Tq) refers to the first
+    batch dim, as in d2l; for 4-D weights (B, H, Tq, Tk) it applies to every head.
+    """
+    Tq, Tk = shape[-2], shape[-1]
+    combined = None
+    if mask is not None:
+        combined = _checks.bool_mask(mask, "mask", shape).to(device)
+    if valid_lens is not None:
+        if len(shape) < 3:
+            raise ValueError(f"valid_lens: expected batched inputs (B, T, d), got weights of shape {tuple(shape)}")
+        if isinstance(valid_lens, torch.Tensor) and valid_lens.dim() >= 1 and valid_lens.shape[0] != shape[0]:
+            raise ValueError(f"valid_lens: expected first dim {shape[0]} (the batch), got {tuple(valid_lens.shape)}")
+        if isinstance(valid_lens, torch.Tensor) and valid_lens.dim() == 2 and valid_lens.shape[1] != Tq:
+            raise ValueError(f"valid_lens: expected shape ({shape[0]}, {Tq}) for per-query lengths, "
+                             f"got {tuple(valid_lens.shape)}")
+        pad = sequence_mask(valid_lens, Tk).to(device)                           # (B, 1|Tq, Tk)
+        pad = pad.reshape(pad.shape[:1] + (1,) * (len(shape) - 3) + pad.shape[1:])  # (B, 1.., 1|Tq, Tk)
+        combined = pad if combined is None else combined & pad
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal: expected a bool, got {type(causal).__name__}")
+    if causal:
+        tri = causal_mask(Tq, Tk, device=device)                                 # (Tq, Tk)
+        combined = tri if combined is None else combined & tri
+    return combined
+
+
+def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens=None, causal=False,
+                                 temperature=1.0, scale=None, dropout=0.0, generator=None,
+                                 need_weights=True):
+    """softmax(q·k * scale / temperature) · v, with masks.
+
+    Args:
+        queries: (..., Tq, d); keys: (..., Tk, d); values: (..., Tk, dv). Leading dims broadcast.
+        mask: bool broadcastable to (..., Tq, Tk), True = may attend.
+        valid_lens: int (B,) or (B, Tq): keys at positions >= the length are padding.
+        causal: query i sees keys 0..i (top-left aligned, like torch's is_causal).
+        temperature: finite, > 0, divides the logits.
+        scale: multiplies q·k; defaults to 1/sqrt(d).
+        dropout: probability in [0, 1) of zeroing a weight (survivors scaled by 1/(1-p)).
+        generator: torch.Generator for the dropout, so results can be reproduced.
+        need_weights: False may take torch's fused kernel (flash attention on a GPU) and returns
+            (output, None) with the same output.
+    Returns:
+        (output (..., Tq, dv), weights (..., Tq, Tk) or None).
+    """
+    shape = _check_qkv(queries, keys, values)
+    temperature = _checks.real(temperature, "temperature", positive=True)
+    scale = 1.0 / math.sqrt(queries.shape[-1]) if scale is None else _checks.real(scale, "scale")
+    dropout = _checks.real(dropout, "dropout", low=0.0, high=1.0)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator: expected a torch.Generator or None, got {type(generator).__name__}")
+    combined = combine_masks(shape, queries.device, mask, valid_lens, causal)
+    logit_scale = scale / temperature
+
+    if not need_weights and (dropout == 0.0 or generator is None):
+        output = F.scaled_dot_product_attention(queries, keys, values, attn_mask=combined,
+                                                dropout_p=dropout, scale=logit_scale)
+        return output, None
+
+    logits = (queries * logit_scale) @ keys.transpose(-2, -1)                   # (..., Tq, Tk)
+    weights = _softmax(logits, combined)                                         # (..., Tq, Tk)
+    dropped = _dropout(weights, dropout, generator) if dropout > 0 else weights
+    return dropped @ values, (weights if need_weights else None)                 # (..., Tq, dv)
+
+
+def _dropout(weights, p, generator):
+    keep = torch.rand(weights.shape, generator=generator, device=weights.device, dtype=weights.dtype) >= p
+    return weights * keep / (1.0 - p)
+
+
+def nadaraya_watson(x_queries, x_keys, y_values, sigma=1.0):
+    """Nadaraya-Watson kernel regression: y_hat = sum_i softmax(-(x - x_i)^2 / (2 sigma^2)) y_i.
+
+    Args:
+        x_queries: (Tq,) or (Tq, d); x_keys: (Tk,) or (Tk, d), like x_queries.
+        y_values: (Tk,) or (Tk, dv).
+        sigma: kernel width, > 0. Small sigma follows the nearest key; large sigma averages.
+    Returns:
+        (y_hat (Tq,) or (Tq, dv), weights (Tq, Tk)).
+    """
+    _checks.tensor(y_values, "y_values", min_dim=1)
+    _checks.tensor(x_keys, "x_keys", min_dim=1)
+    if y_values.dim() > 2:
+        raise ValueError(f"y_values: expected shape (Tk,) or (Tk, dv), got {tuple(y_values.shape)}")
+    if y_values.shape[0] != x_keys.shape[0]:
+        raise ValueError(f"y_values: expected {x_keys.shape[0]} rows to match x_keys, got {y_values.shape[0]}")
+    _checks.tensor(x_queries, "x_queries", min_dim=1)
+    if x_queries.dim() > 2 or x_keys.dim() > 2:
+        raise ValueError(f"x_queries, x_keys: expected (T,) or (T, d), got {tuple(x_queries.shape)} "
+                         f"and {tuple(x_keys.shape)}")
+    _checks.same_kind(x_keys, "x_keys", y_values, "y_values")
+    weights = torch.softmax(gaussian_scores(x_queries, x_keys, sigma), dim=-1)  # (Tq, Tk)
+    return weights @ y_values, weights
+
+
+class DotProductAttention(nn.Module):
+    """Scaled dot-product attention as a d2l-style module (dropout on the weights while training).
+
+    forward(queries (B, Tq, d), keys (B, Tk, d), values (B, Tk, dv), valid_lens=None) -> (B, Tq, dv);
+    the weights of the last call are kept in ``.attention_weights`` (B, Tq, Tk).
+    """
+
+    def __init__(self, dropout=0.0):
+        super().__init__()
+        self.dropout = _checks.real(dropout, "dropout", low=0.0, high=1.0)
+        self.attention_weights = None
+
+    def forward(self, queries, keys, values, valid_lens=None):
+        p = self.dropout if self.training else 0.0
+        output, self.attention_weights = scaled_dot_product_attention(
+            queries, keys, values, valid_lens=valid_lens, dropout=p)
+        return output
+
+
+class AdditiveAttention(nn.Module):
+    """Additive (Bahdanau) attention: weights = softmax(w_v^T tanh(W_q q + W_k k)), output = weights · v.
+
+    Bias-free layers W_q (query_size -> h), W_k (key_size -> h), w_v (h -> 1), as in d2l.
+    forward(queries (B, Tq, query_size), keys (B, Tk, key_size), values (B, Tk, dv), valid_lens=None)
+    -> (B, Tq, dv); ``.attention_weights`` (B, Tq, Tk).
+    """
+
+    def __init__(self, key_size, query_size, num_hiddens, dropout=0.0):
+        super().__init__()
+        scores = AdditiveScores(query_size, key_size, num_hiddens)
+        self.query_size, self.key_size = scores.query_size, scores.key_size
+        self.W_q, self.W_k, self.w_v = scores.W_q, scores.W_k, scores.w_v
+        self.dropout = nn.Dropout(_checks.real(dropout, "dropout", low=0.0, high=1.0))
+        self.attention_weights = None
+
+    def forward(self, queries, keys, values, valid_lens=None):
+        check_additive_inputs(queries, keys, self.query_size, self.key_size)
+        _checks.tensor(values, "values", min_dim=2)
+        if values.shape[-2] != keys.shape[-2]:
+            raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
+                             f"got {values.shape[-2]}")
+        scores = additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)    # (B, Tq, Tk)
+        mask = combine_masks(scores.shape, scores.device, valid_lens=valid_lens)
+        self.attention_weights = _softmax(scores, mask)                            # (B, Tq, Tk)
+        return self.dropout(self.attention_weights) @ values                       # (B, Tq, dv)

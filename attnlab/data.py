@@ -1,0 +1,68 @@
+"""Toy data for the notebooks: the kernel regression set, seed 004's cat/milk/it vectors and the
+"Thinking Machines" example. Every random draw takes a seed; nothing is seeded globally."""
+from typing import NamedTuple
+
+import torch
+
+from . import _checks
+
+
+def kernel_regression_target(x):
+    """The function behind the toy set: f(x) = 2 sin(x) + x^0.8."""
+    return 2 * torch.sin(x) + x ** 0.8
+
+
+class KernelRegressionData(NamedTuple):
+    x_train: torch.Tensor   # (n,) sorted keys in [0, 5)
+    y_train: torch.Tensor   # (n,) noisy values f(x) + N(0, noise^2)
+    x_test: torch.Tensor    # (50,) queries 0, 0.1, ..., 4.9
+    y_truth: torch.Tensor   # (50,) f at the queries, without noise
+
+
+def kernel_regression_data(n_train=50, *, noise=0.5, seed=0, dtype=torch.float64):
+    """d2l's toy set: n sorted x in [0, 5), y = 2 sin x + x^0.8 + eps, eps ~ N(0, noise^2)."""
+    n_train = _checks.count(n_train, "n_train", low=1)
+    noise = _checks.real(noise, "noise", low=0.0)
+    g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
+    x_train, _ = torch.sort(torch.rand(n_train, generator=g, dtype=dtype) * 5)
+    y_train = kernel_regression_target(x_train) + noise * torch.randn(n_train, generator=g, dtype=dtype)
+    x_test = torch.arange(0, 5, 0.1, dtype=dtype)
+    return KernelRegressionData(x_train, y_train, x_test, kernel_regression_target(x_test))
+
+
+# Seed 004: two features per word, (hungry-ness, sweet-ness). `it` and `cat` share a vector.
+WORD_VECTORS = {"cat": (2.0, 2.0), "milk": (1.0, 3.0), "it": (2.0, 2.0), "sweet": (0.0, 4.0), "hungry": (4.0, 0.0)}
+SENTENCES = {
+    "sweet": ("The cat drank the milk because it was sweet.", ("cat", "milk", "it", "sweet")),
+    "hungry": ("The cat drank the milk because it was hungry.", ("cat", "milk", "it", "hungry")),
+}
+
+
+def cat_milk_it(sentence="sweet", vectors=None, *, dtype=torch.float64):
+    """The words of one of seed 004's sentences and their vectors X (4, 2), as in its tables.
+
+    Args:
+        sentence: "sweet" or "hungry" (the last word of the sentence).
+        vectors: optional {word: (f1, f2)} overriding WORD_VECTORS (for the editable play section).
+    Returns:
+        (words tuple of 4, X (4, 2)).
+    """
+    if sentence not in SENTENCES:
+        raise ValueError(f"sentence: expected one of {sorted(SENTENCES)}, got {sentence!r}")
+    table = {**WORD_VECTORS, **(vectors or {})}
+    words = SENTENCES[sentence][1]
+    return words, torch.tensor([table[w] for w in words], dtype=dtype)
+
+
+def thinking_machines(d_model=512, d_k=64, *, seed=0, dtype=torch.float64):
+    """Seed 000's two-word example: embeddings X (2, d_model) and projections W_Q, W_K, W_V (d_model, d_k).
+
+    Entries of X are N(0, 1) and of each W are N(0, 1/d_model), so q and k have unit-variance
+    entries and q·k has variance d_k: the situation the ÷ sqrt(d_k) is for.
+    """
+    d_model = _checks.count(d_model, "d_model", low=1)
+    d_k = _checks.count(d_k, "d_k", low=1)
+    g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
+    X = torch.randn(2, d_model, generator=g, dtype=dtype)
+    W = [torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(3)]
+    return {"words": ("Thinking", "Machines"), "X": X, "W_Q": W[0], "W_K": W[1], "W_V": W[2]}

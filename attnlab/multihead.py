@@ -1,0 +1,77 @@
+"""Multi-head attention (多头注意力): h heads, each attending in its own D/h-sized subspace.
+
+Shape legend: B batch, H heads, Tq queries, Tk keys/values, D = num_hiddens (model width).
+"""
+import torch
+from torch import nn
+
+from . import _checks
+from .attention import scaled_dot_product_attention
+
+
+def split_heads(X, num_heads):
+    """(..., T, D) -> (..., H, T, D/H): seed 000's ``transpose_qkv`` without folding heads into the batch."""
+    _checks.tensor(X, "X", min_dim=2, floating=False)
+    num_heads = _checks.count(num_heads, "num_heads", low=1)
+    *lead, T, D = X.shape
+    if D % num_heads:
+        raise ValueError(f"X: expected last dim divisible by num_heads={num_heads}, got {D}")
+    X = X.reshape(*lead, T, num_heads, D // num_heads)           # (..., T, H, D/H)
+    return X.transpose(-3, -2)                                    # (..., H, T, D/H)
+
+
+def merge_heads(X):
+    """(..., H, T, D/H) -> (..., T, D): the inverse of split_heads (seed 000's ``transpose_output``)."""
+    _checks.tensor(X, "X", min_dim=3, floating=False)
+    *lead, H, T, d = X.shape
+    return X.transpose(-3, -2).reshape(*lead, T, H * d)           # (..., T, D)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention with the layer names of seed 000 (W_q, W_k, W_v, W_o).
+
+    Args:
+        key_size, query_size, value_size: last dims of keys, queries, values.
+        num_hiddens: D, the projected width, divisible by num_heads; each head gets D / num_heads.
+        num_heads: H.
+        dropout: on the attention weights, while training.
+        bias: whether the four linear layers have biases (d2l: False; torch's MHA: True).
+    forward(queries (B, Tq, query_size), keys (B, Tk, key_size), values (B, Tk, value_size),
+            valid_lens=None, *, mask=None, causal=False, temperature=1.0) -> (B, Tq, D).
+        mask: bool (Tq, Tk), (B, Tq, Tk) or (B, H, Tq, Tk), True = may attend.
+    After each forward, ``.attention_weights`` holds (B, H, Tq, Tk).
+    """
+
+    def __init__(self, key_size, query_size, value_size, num_hiddens, num_heads, dropout=0.0, bias=False):
+        super().__init__()
+        num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
+        self.num_heads = _checks.count(num_heads, "num_heads", low=1)
+        if num_hiddens % self.num_heads:
+            raise ValueError(f"num_hiddens: expected a multiple of num_heads={self.num_heads}, got {num_hiddens}")
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias: expected a bool, got {type(bias).__name__}")
+        self.dropout = _checks.real(dropout, "dropout", low=0.0, high=1.0)
+        sizes = {n: _checks.count(v, n, low=1) for n, v in
+                 (("query_size", query_size), ("key_size", key_size), ("value_size", value_size))}
+        self.sizes = sizes
+        self.W_q = nn.Linear(sizes["query_size"], num_hiddens, bias=bias)
+        self.W_k = nn.Linear(sizes["key_size"], num_hiddens, bias=bias)
+        self.W_v = nn.Linear(sizes["value_size"], num_hiddens, bias=bias)
+        self.W_o = nn.Linear(num_hiddens, num_hiddens, bias=bias)
+        self.attention_weights = None
+
+    def forward(self, queries, keys, values, valid_lens=None, *, mask=None, causal=False, temperature=1.0):
+        for name, x, size in (("queries", queries, "query_size"), ("keys", keys, "key_size"),
+                              ("values", values, "value_size")):
+            _checks.tensor(x, name, min_dim=3)
+            if x.shape[-1] != self.sizes[size]:
+                raise ValueError(f"{name}: expected last dim {size}={self.sizes[size]}, got {x.shape[-1]}")
+        if isinstance(mask, torch.Tensor) and mask.dim() == 3:
+            mask = mask.unsqueeze(1)                                    # (B, 1, Tq, Tk): same for every head
+        q = split_heads(self.W_q(queries), self.num_heads)             # (B, H, Tq, D/H)
+        k = split_heads(self.W_k(keys), self.num_heads)                # (B, H, Tk, D/H)
+        v = split_heads(self.W_v(values), self.num_heads)              # (B, H, Tk, D/H)
+        out, self.attention_weights = scaled_dot_product_attention(
+            q, k, v, mask, valid_lens=valid_lens, causal=causal, temperature=temperature,
+            dropout=self.dropout if self.training else 0.0)            # (B, H, Tq, D/H), (B, H, Tq, Tk)
+        return self.W_o(merge_heads(out))                              # (B, Tq, D)

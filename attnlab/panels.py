@@ -1,0 +1,130 @@
+"""Live panels: controls wired to a figure that is drawn once and then updated in place.
+
+A panel does no attention maths. The notebook gives it a figure, the controls and an ``update``
+callback that reads every control's value, changes the figure's artists (``set_data``,
+``update_heatmap``...) and may return a line of text to show under the figure. The panel renders
+the figure to PNG bytes in an ``ipywidgets.Image`` (no pyplot, no extra front-end extension, and
+it works the same in JupyterLab and Voila), shows any exception from the callback in the panel
+instead of losing it, and offers PNG and SVG downloads that work in the browser.
+"""
+import base64
+import html
+import io
+import time
+import traceback
+
+import ipywidgets as widgets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+PNG_OPTIONS = {"compress_level": 1}   # zlib level 1: ~3x faster to encode than the default, ~20% larger
+
+
+def new_figure(nrows=1, ncols=1, *, figsize=(6, 3.5), dpi=90, **subplot_kw):
+    """A matplotlib Figure outside pyplot (so nothing is shown twice) and its axes."""
+    fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, ncols, **subplot_kw)
+    return fig, axes
+
+
+class Panel:
+    """Controls above a figure; moving any control calls ``update(**values)`` and redraws.
+
+    Args:
+        figure: a matplotlib Figure (see ``new_figure``), drawn once here and updated in place.
+        controls: {name: widget with a .value}; the names are the keyword arguments of ``update``.
+        update: callback(**values) -> None or a str shown under the figure (e.g. the weights in
+            numbers, for readers who can't see colour). It must change artists, not make a figure.
+        name: file name stem for the downloads.
+        columns: how many controls per row.
+    The panel itself is displayable; ``.widget`` is the ipywidgets box.
+    """
+
+    def __init__(self, figure, controls, update, *, name="figure", columns=2, freeze_layout=True):
+        self.figure = figure
+        self.controls = dict(controls)
+        self.update = update
+        self.name = name
+        self.freeze_layout = freeze_layout
+        self.timings = []                                  # seconds per refresh: (update, render)
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
+        self.text = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px"))
+        self.error = widgets.HTML()
+        self.download = widgets.HTML()
+        buttons = []
+        for fmt in ("png", "svg"):
+            b = widgets.Button(description=f"Download {fmt.upper()}", icon="download",
+                               layout=widgets.Layout(width="auto"), tooltip=f"Save the figure as {fmt.upper()}")
+            b.on_click(lambda _, fmt=fmt: self._offer_download(fmt))
+            buttons.append(b)
+        items = list(self.controls.values())
+        rows = [widgets.HBox(items[i:i + columns]) for i in range(0, len(items), columns)]
+        self.widget = widgets.VBox(
+            rows + [self.image, self.text, self.error, widgets.HBox(buttons + [self.download])],
+            layout=widgets.Layout(max_width="1100px"))
+        self.widget.add_class("attnlab-panel")
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.refresh()
+
+    def values(self):
+        return {name: control.value for name, control in self.controls.items()}
+
+    def _on_change(self, _change):
+        self.refresh()
+
+    def refresh(self):
+        """Run the callback with the current values and show the new figure (or the error)."""
+        t0 = time.perf_counter()
+        try:
+            text = self.update(**self.values())
+        except Exception as exc:  # shown to the learner, not swallowed
+            self.error.value = _error_html(exc)
+            return
+        t1 = time.perf_counter()
+        self.error.value = ""
+        if text is not None:
+            self.text.value = f"<pre style='margin:0;font-size:12px'>{html.escape(str(text))}</pre>"
+        self.image.value = self.png()
+        self.timings.append((t1 - t0, time.perf_counter() - t1))
+
+    def png(self):
+        """The figure as PNG bytes, fast: draw with Agg, encode with PIL (~30% quicker than savefig)."""
+        canvas = self.figure.canvas
+        if not isinstance(canvas, FigureCanvasAgg):
+            canvas = FigureCanvasAgg(self.figure)
+        canvas.draw()
+        buf = io.BytesIO()
+        size = canvas.get_width_height(physical=True)
+        Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(buf, "png", **PNG_OPTIONS)
+        if self.freeze_layout and self.figure.get_layout_engine() is not None:
+            self.figure.set_layout_engine("none")          # lay out once; later draws keep positions
+        return buf.getvalue()
+
+    def export(self, fmt):
+        """The figure as bytes in ``fmt`` ("png" at 150 dpi, or "svg")."""
+        if fmt not in ("png", "svg"):
+            raise ValueError(f"fmt: expected 'png' or 'svg', got {fmt!r}")
+        buf = io.BytesIO()
+        self.figure.savefig(buf, format=fmt, dpi=150 if fmt == "png" else None)
+        return buf.getvalue()
+
+    def _offer_download(self, fmt):
+        mime = "image/png" if fmt == "png" else "image/svg+xml"
+        data = base64.b64encode(self.export(fmt)).decode("ascii")
+        self.download.value = (f'<a download="{html.escape(self.name)}.{fmt}" href="data:{mime};base64,{data}" '
+                               f'class="attnlab-download">Save {html.escape(self.name)}.{fmt}</a>')
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        # A fixed text form: stable for nbval, readable where widgets can't render.
+        bundle["text/plain"] = f"Live panel '{self.name}' with controls: {', '.join(self.controls)}"
+        return bundle
+
+
+def _error_html(exc):
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3))
+    return (f"<div style='color:#b00020'><b>{html.escape(type(exc).__name__)}:</b> {html.escape(str(exc))}"
+            f"<details><summary>details</summary><pre>{html.escape(tb)}</pre></details></div>")

@@ -1,0 +1,158 @@
+"""Plot helpers: each takes data and an optional ``ax`` and returns the Axes it drew on.
+
+Weights are drawn with viridis on a fixed 0–1 scale, so heads and settings compare by colour.
+``update_heatmap`` changes a drawn heatmap in place, for the live panels.
+"""
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+WEIGHT_CMAP = "viridis"
+
+
+def _numpy(x):
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu().double().numpy()
+    return np.asarray(x, dtype=float)
+
+
+def _annotate_default(w):
+    return w.shape[0] * w.shape[1] <= 100
+
+
+def _text_color(value, vmin, vmax):
+    return "black" if (value - vmin) / ((vmax - vmin) or 1.0) > 0.6 else "white"
+
+
+def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabel="keys",
+            ylabel="queries", vmin=0.0, vmax=1.0, cmap=WEIGHT_CMAP, annotate=None, fmt="{:.2f}",
+            colorbar=True):
+    """Draw a (Tq, Tk) matrix of weights with token labels; returns the Axes.
+
+    annotate (default: when there are at most 100 cells) writes each value in its cell.
+    """
+    w = _numpy(weights)
+    if w.ndim != 2:
+        raise ValueError(f"weights: expected a 2-D (Tq, Tk) matrix, got shape {w.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.2 + 0.55 * w.shape[1], 1.0 + 0.45 * w.shape[0]))
+    im = ax.imshow(w, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax._attnlab = {"x_labels": x_labels, "y_labels": y_labels, "annotate": annotate, "fmt": fmt,
+                   "vmin": vmin, "vmax": vmax}
+    _set_ticks_and_text(ax, w)
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    return ax
+
+
+def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
+    """Put new values (and, if given, labels) into a heatmap drawn by ``heatmap``; returns the Axes."""
+    w = _numpy(weights)
+    im = ax.images[0]
+    state = ax._attnlab
+    if x_labels is not None:
+        state["x_labels"] = x_labels
+    if y_labels is not None:
+        state["y_labels"] = y_labels
+    if im.get_array().shape != w.shape:
+        im.set_extent((-0.5, w.shape[1] - 0.5, w.shape[0] - 0.5, -0.5))
+    im.set_data(w)
+    if title is not None:
+        ax.set_title(title)
+    _set_ticks_and_text(ax, w)
+    return ax
+
+
+def _set_ticks_and_text(ax, w):
+    state = ax._attnlab
+    rows, cols = w.shape
+    ax.set_xticks(range(cols))
+    ax.set_yticks(range(rows))
+    ax.set_xticklabels(state["x_labels"] if state["x_labels"] is not None else range(cols),
+                       rotation=45 if state["x_labels"] is not None else 0, ha="right" if state["x_labels"] is not None else "center")
+    ax.set_yticklabels(state["y_labels"] if state["y_labels"] is not None else range(rows))
+    annotate = state["annotate"] if state["annotate"] is not None else _annotate_default(w)
+    texts = [t for t in ax.texts if getattr(t, "_attnlab_cell", False)]
+    if not annotate or len(texts) != rows * cols:
+        for t in texts:
+            t.remove()
+        texts = []
+        if annotate:
+            for i in range(rows):
+                for j in range(cols):
+                    t = ax.text(j, i, "", ha="center", va="center", fontsize=8)
+                    t._attnlab_cell = True
+                    texts.append(t)
+    for t, value in zip(texts, w.ravel()):
+        t.set_text(state["fmt"].format(value))
+        t.set_color(_text_color(value, state["vmin"], state["vmax"]))
+
+
+def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None, annotate=False):
+    """One heatmap per head from (H, Tq, Tk) weights, on a shared 0–1 colour bar; returns the axes."""
+    w = _numpy(weights)
+    if w.ndim != 3:
+        raise ValueError(f"weights: expected (H, Tq, Tk), got shape {w.shape}")
+    H = w.shape[0]
+    if axes is None:
+        cols = min(H, 4)
+        rows = -(-H // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.8 * rows), squeeze=False,
+                                 layout="constrained")
+    axes = np.asarray(axes).ravel()
+    for h, ax in enumerate(axes):
+        if h >= H:
+            ax.set_visible(False)
+            continue
+        ax.set_visible(True)
+        heatmap(w[h], x_labels=x_labels, y_labels=y_labels, ax=ax, colorbar=False, annotate=annotate,
+                title=titles[h] if titles else f"head {h + 1}")
+    axes[0].figure.colorbar(axes[0].images[0], ax=list(axes[:H]), shrink=0.8, label="weight")
+    return axes
+
+
+def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
+    """Text for readers who can't see colour: each query row's largest weights, one line per row."""
+    w = _numpy(weights)
+    xs = list(x_labels) if x_labels is not None else [str(j) for j in range(w.shape[1])]
+    ys = list(y_labels) if y_labels is not None else [str(i) for i in range(w.shape[0])]
+    lines = []
+    for i, row in enumerate(w):
+        if row.sum() == 0:
+            lines.append(f"{ys[i]}: no visible key (all weights 0)")
+            continue
+        best = np.argsort(-row, kind="stable")[:top]
+        lines.append(f"{ys[i]}: " + ", ".join(f"{xs[j]} {row[j]:.2f}" for j in best))
+    return "\n".join(lines)
+
+
+def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label="prediction"):
+    """Truth, prediction and (optionally) the training points; returns the Axes."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot(_numpy(x_test), _numpy(y_truth), label="truth", color="0.3", linestyle="--")
+    ax.plot(_numpy(x_test), _numpy(y_hat), label=label, color="C1", linewidth=2)
+    if x_train is not None:
+        ax.plot(_numpy(x_train), _numpy(y_train), "o", color="C0", alpha=0.5, markersize=4, label="training data")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.set_xlim(0, 5)
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
+    """Columns of a positional encoding P (T, d) against position, as in seed 000; returns the Axes."""
+    P = _numpy(P)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    for c in columns:
+        ax.plot(np.arange(P.shape[0]), P[:, c], label=f"col {c}")
+    ax.set_xlabel("position i")
+    ax.set_ylabel("P[i, col]")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax

@@ -1,0 +1,45 @@
+"""Sinusoidal positional encoding (位置编码): self-attention alone ignores order, so add P to X.
+
+P[i, 2j] = sin(i / base^(2j/d)),  P[i, 2j+1] = cos(i / base^(2j/d)).
+"""
+import torch
+from torch import nn
+
+from . import _checks
+
+
+def sinusoidal_encoding(num_steps, num_hiddens, base=10000.0, *, dtype=None, device=None):
+    """The (num_steps, num_hiddens) matrix P; an odd num_hiddens ends with a sine column.
+
+    Computed in float64, returned in ``dtype`` (torch's default dtype when None).
+    """
+    num_steps = _checks.count(num_steps, "num_steps")
+    num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
+    base = _checks.real(base, "base", positive=True)
+    i = torch.arange(num_steps, dtype=torch.float64, device=device)[:, None]          # (T, 1)
+    two_j = torch.arange(0, num_hiddens, 2, dtype=torch.float64, device=device)       # (ceil(d/2),)
+    angles = i / base ** (two_j / num_hiddens)                                          # (T, ceil(d/2))
+    P = torch.empty(num_steps, num_hiddens, dtype=torch.float64, device=device)
+    P[:, 0::2] = torch.sin(angles)
+    P[:, 1::2] = torch.cos(angles[:, : num_hiddens // 2])
+    return P.to(dtype or torch.get_default_dtype())
+
+
+class PositionalEncoding(nn.Module):
+    """Adds the sinusoidal P to token embeddings: forward(X (B, T, D)) -> dropout(X + P[:T])."""
+
+    def __init__(self, num_hiddens, dropout=0.0, max_len=1000):
+        super().__init__()
+        self.num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
+        self.max_len = _checks.count(max_len, "max_len", low=1)
+        self.dropout = nn.Dropout(_checks.real(dropout, "dropout", low=0.0, high=1.0))
+        self.register_buffer("P", sinusoidal_encoding(max_len, num_hiddens)[None], persistent=False)  # (1, L, D)
+
+    def forward(self, X):
+        _checks.tensor(X, "X", min_dim=2)
+        T, D = X.shape[-2:]
+        if D != self.num_hiddens:
+            raise ValueError(f"X: expected last dim num_hiddens={self.num_hiddens}, got {D}")
+        if T > self.max_len:
+            raise ValueError(f"X: expected at most max_len={self.max_len} positions, got {T}")
+        return self.dropout(X + self.P[0, :T].to(X.dtype))

@@ -1,0 +1,102 @@
+"""Scoring functions (评分函数): how well each query matches each key.
+
+All take queries (..., Tq, d) and keys (..., Tk, d), whose leading dims broadcast, and return
+scores (..., Tq, Tk). A softmax over the last dim turns scores into attention weights.
+"""
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from . import _checks
+
+
+def _check_pair(queries, keys):
+    _checks.tensor(queries, "queries", min_dim=2)
+    _checks.tensor(keys, "keys", min_dim=2)
+    _checks.same_kind(queries, "queries", keys, "keys")
+    if keys.shape[-1] != queries.shape[-1]:
+        raise ValueError(f"keys: expected last dim {queries.shape[-1]} to match queries, "
+                         f"got {keys.shape[-1]}")
+    _checks.batch_shape(("queries", queries), ("keys", keys))
+
+
+def dot_scores(queries, keys):
+    """q · k for every query-key pair: (..., Tq, d), (..., Tk, d) -> (..., Tq, Tk)."""
+    _check_pair(queries, keys)
+    return queries @ keys.transpose(-2, -1)
+
+
+def scaled_dot_scores(queries, keys):
+    """q · k / sqrt(d): dividing by sqrt(d) keeps the variance at 1 when q, k have unit-variance entries."""
+    _check_pair(queries, keys)
+    return (queries @ keys.transpose(-2, -1)) / math.sqrt(queries.shape[-1])
+
+
+def cosine_scores(queries, keys, eps=1e-8):
+    """q · k / (|q| |k|), in [-1, 1]; a zero vector scores 0 against everything."""
+    _check_pair(queries, keys)
+    eps = _checks.real(eps, "eps", positive=True)
+    return F.normalize(queries, dim=-1, eps=eps) @ F.normalize(keys, dim=-1, eps=eps).transpose(-2, -1)
+
+
+def gaussian_scores(queries, keys, sigma=1.0):
+    """-|q - k|^2 / (2 sigma^2): the Gaussian kernel's exponent (Nadaraya-Watson).
+
+    softmax of these scores over the keys is exactly the normalised Gaussian kernel.
+    1-D inputs (Tq,) and (Tk,) are read as scalar positions and give (Tq, Tk).
+    """
+    sigma = _checks.real(sigma, "sigma", positive=True)
+    _checks.tensor(queries, "queries", min_dim=1)
+    _checks.tensor(keys, "keys", min_dim=1)
+    if (queries.dim() == 1) != (keys.dim() == 1):
+        raise ValueError(f"keys: expected 1-D like queries {tuple(queries.shape)} or both >= 2-D, "
+                         f"got {tuple(keys.shape)}")
+    if queries.dim() == 1:
+        queries, keys = queries[:, None], keys[:, None]           # (Tq, 1), (Tk, 1)
+    _check_pair(queries, keys)
+    diff = queries.unsqueeze(-2) - keys.unsqueeze(-3)             # (..., Tq, Tk, d)
+    return -(diff * diff).sum(-1) / (2 * sigma * sigma)
+
+
+def additive_scores(queries, keys, W_q, W_k, w_v):
+    """w_v^T tanh(W_q q + W_k k) for every pair (Bahdanau); the layers are given."""
+    q = W_q(queries).unsqueeze(-2)                                # (..., Tq, 1, h)
+    k = W_k(keys).unsqueeze(-3)                                   # (..., 1, Tk, h)
+    return w_v(torch.tanh(q + k)).squeeze(-1)                     # (..., Tq, Tk)
+
+
+def check_additive_inputs(queries, keys, query_size, key_size):
+    """Checks for the additive score's inputs, whose sizes may differ."""
+    _checks.tensor(queries, "queries", min_dim=2)
+    _checks.tensor(keys, "keys", min_dim=2)
+    _checks.same_kind(queries, "queries", keys, "keys")
+    if queries.shape[-1] != query_size:
+        raise ValueError(f"queries: expected last dim query_size={query_size}, got {queries.shape[-1]}")
+    if keys.shape[-1] != key_size:
+        raise ValueError(f"keys: expected last dim key_size={key_size}, got {keys.shape[-1]}")
+    _checks.batch_shape(("queries", queries), ("keys", keys))
+
+
+class AdditiveScores(nn.Module):
+    """Additive (加性) scores w_v^T tanh(W_q q + W_k k): queries and keys may have different sizes.
+
+    Args:
+        query_size, key_size: last dims of queries and keys.
+        num_hiddens: h, the size of the hidden layer.
+    forward(queries (..., Tq, query_size), keys (..., Tk, key_size)) -> scores (..., Tq, Tk).
+    """
+
+    def __init__(self, query_size, key_size, num_hiddens):
+        super().__init__()
+        self.query_size = _checks.count(query_size, "query_size", low=1)
+        self.key_size = _checks.count(key_size, "key_size", low=1)
+        num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
+        self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
+        self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
+        self.w_v = nn.Linear(num_hiddens, 1, bias=False)
+
+    def forward(self, queries, keys):
+        check_additive_inputs(queries, keys, self.query_size, self.key_size)
+        return additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)
