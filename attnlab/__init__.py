@@ -38,6 +38,9 @@ def default_device():
                              f"got {name!r}") from None
         if device.type == "cuda" and not torch.cuda.is_available():
             raise ValueError(f"ATTNLAB_DEVICE: expected an available device, got {name!r} (no CUDA here)")
+        mps = getattr(torch.backends, "mps", None)
+        if device.type == "mps" and not (mps is not None and mps.is_available()):
+            raise ValueError(f"ATTNLAB_DEVICE: expected an available device, got {name!r} (no MPS here)")
         return device
     if torch.cuda.is_available():
         return torch.device("cuda")

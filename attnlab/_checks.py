@@ -25,6 +25,17 @@ def same_kind(ref, ref_name, x, name):
         raise ValueError(f"{name}: expected device {ref.device} to match {ref_name}, got {x.device}")
 
 
+def module_kind(module, x, name):
+    """Check that ``x`` has the dtype and device of ``module``'s parameters (before any layer runs)."""
+    param = next(module.parameters())
+    if x.dtype != param.dtype:
+        raise TypeError(f"{name}: expected dtype {param.dtype} to match the module's parameters "
+                        f"(convert one with .to(dtype)), got {x.dtype}")
+    if x.device != param.device:
+        raise ValueError(f"{name}: expected device {param.device} to match the module's parameters, "
+                         f"got {x.device}")
+
+
 def batch_shape(*named):
     """Broadcast the leading (batch) dims of (name, tensor) pairs, whose last two dims are data."""
     shapes = [(n, t.shape[:-2]) for n, t in named]

@@ -169,10 +169,14 @@ class AdditiveAttention(nn.Module):
     def forward(self, queries, keys, values, valid_lens=None):
         check_additive_inputs(queries, keys, self.query_size, self.key_size)
         _checks.tensor(values, "values", min_dim=2)
+        _checks.same_kind(queries, "queries", values, "values")
+        _checks.module_kind(self, queries, "queries")
         if values.shape[-2] != keys.shape[-2]:
             raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
                              f"got {values.shape[-2]}")
+        batch = _checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
+        shape = batch + (queries.shape[-2], keys.shape[-2])                       # (B, Tq, Tk)
+        mask = combine_masks(shape, queries.device, valid_lens=valid_lens)       # checked before any matmul
         scores = additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)    # (B, Tq, Tk)
-        mask = combine_masks(scores.shape, scores.device, valid_lens=valid_lens)
         self.attention_weights = _softmax(scores, mask)                            # (B, Tq, Tk)
         return self.dropout(self.attention_weights) @ values                       # (B, Tq, dv)

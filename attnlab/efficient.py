@@ -28,6 +28,8 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
     if mask is not None:
         _checks.bool_mask(mask, "mask", shape)
         mask = mask.to(queries.device)
+        if mask.dim() < 2:                                                        # (Tk,) or () -> (1, Tk|1)
+            mask = mask.reshape((1,) * (2 - mask.dim()) + tuple(mask.shape))
     if not isinstance(causal, bool):
         raise TypeError(f"causal: expected a bool, got {type(causal).__name__}")
     batch, (Tq, Tk) = shape[:-2], shape[-2:]
@@ -78,7 +80,7 @@ def linear_attention(queries, keys, values, *, feature_map="elu"):
     Returns: output (..., Tq, dv).
     """
     _check_qkv(queries, keys, values)
-    if feature_map == "elu":
+    if isinstance(feature_map, str) and feature_map == "elu":
         phi = _elu_plus_one
     elif callable(feature_map):
         phi = feature_map

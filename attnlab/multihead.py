@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from . import _checks
-from .attention import scaled_dot_product_attention
+from .attention import combine_masks, scaled_dot_product_attention
 
 
 def split_heads(X, num_heads):
@@ -66,12 +66,20 @@ class MultiHeadAttention(nn.Module):
             _checks.tensor(x, name, min_dim=3)
             if x.shape[-1] != self.sizes[size]:
                 raise ValueError(f"{name}: expected last dim {size}={self.sizes[size]}, got {x.shape[-1]}")
+            _checks.module_kind(self, x, name)
+        if values.shape[-2] != keys.shape[-2]:
+            raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
+                             f"got {values.shape[-2]}")
+        batch = _checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
+        temperature = _checks.real(temperature, "temperature", positive=True)
         if isinstance(mask, torch.Tensor) and mask.dim() == 3:
             mask = mask.unsqueeze(1)                                    # (B, 1, Tq, Tk): same for every head
+        shape = batch + (self.num_heads, queries.shape[-2], keys.shape[-2])   # (B, H, Tq, Tk)
+        mask = combine_masks(shape, queries.device, mask, valid_lens, causal)  # checked before any matmul
         q = split_heads(self.W_q(queries), self.num_heads)             # (B, H, Tq, D/H)
         k = split_heads(self.W_k(keys), self.num_heads)                # (B, H, Tk, D/H)
         v = split_heads(self.W_v(values), self.num_heads)              # (B, H, Tk, D/H)
         out, self.attention_weights = scaled_dot_product_attention(
-            q, k, v, mask, valid_lens=valid_lens, causal=causal, temperature=temperature,
+            q, k, v, mask, temperature=temperature,
             dropout=self.dropout if self.training else 0.0)            # (B, H, Tq, D/H), (B, H, Tq, Tk)
         return self.W_o(merge_heads(out))                              # (B, Tq, D)

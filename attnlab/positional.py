@@ -33,7 +33,9 @@ class PositionalEncoding(nn.Module):
         self.num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
         self.max_len = _checks.count(max_len, "max_len", low=1)
         self.dropout = nn.Dropout(_checks.real(dropout, "dropout", low=0.0, high=1.0))
-        self.register_buffer("P", sinusoidal_encoding(max_len, num_hiddens)[None], persistent=False)  # (1, L, D)
+        # Kept in float64 so float64 inputs get P to full precision; cast to X's dtype in forward.
+        self.register_buffer("P", sinusoidal_encoding(max_len, num_hiddens, dtype=torch.float64)[None],
+                             persistent=False)                                     # (1, L, D)
 
     def forward(self, X):
         _checks.tensor(X, "X", min_dim=2)
@@ -42,4 +44,4 @@ class PositionalEncoding(nn.Module):
             raise ValueError(f"X: expected last dim num_hiddens={self.num_hiddens}, got {D}")
         if T > self.max_len:
             raise ValueError(f"X: expected at most max_len={self.max_len} positions, got {T}")
-        return self.dropout(X + self.P[0, :T].to(X.dtype))
+        return self.dropout(X + self.P[0, :T].to(device=X.device, dtype=X.dtype))

@@ -93,10 +93,11 @@ class AdditiveScores(nn.Module):
         self.query_size = _checks.count(query_size, "query_size", low=1)
         self.key_size = _checks.count(key_size, "key_size", low=1)
         num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
-        self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
-        self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
+        self.W_q = nn.Linear(self.query_size, num_hiddens, bias=False)
+        self.W_k = nn.Linear(self.key_size, num_hiddens, bias=False)
         self.w_v = nn.Linear(num_hiddens, 1, bias=False)
 
     def forward(self, queries, keys):
         check_additive_inputs(queries, keys, self.query_size, self.key_size)
+        _checks.module_kind(self, queries, "queries")
         return additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)
