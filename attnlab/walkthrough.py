@@ -132,6 +132,32 @@ def describe_step(steps, words, step, query=0):
         f" = {short(s['output'][i])}"
 
 
+SENTENCE = ("The", "cat", "sat", "on", "the", "mat")
+
+
+def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=False, seed=0):
+    """Self-attention weights on "The cat sat on the mat" with its last ``padding`` words made <pad>.
+
+    Pad keys are always masked (a padding mask from the valid length 6 - padding); with
+    ``mask_pad_queries`` the pad queries' rows are masked too, so they get all-zero weights.
+    Returns (words tuple of 6, weights (6, 6)).
+    """
+    from .attention import scaled_dot_product_attention
+    from .data import toy_sentence
+
+    padding = _checks.count(padding, "padding")
+    if padding > len(SENTENCE):
+        raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
+    T = len(SENTENCE)
+    words = SENTENCE[:T - padding] + ("<pad>",) * padding
+    d = toy_sentence(words, d_k=d_k, seed=seed)
+    valid = torch.arange(T) < T - padding                                        # (T,) True = real word
+    mask = valid[None, :] & (valid[:, None] if mask_pad_queries else True)       # (T, T) or (1, T)
+    q, k, v = d["X"] @ d["W_Q"], d["X"] @ d["W_K"], d["X"] @ d["W_V"]            # (T, d_k) each
+    _, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)  # (T, T)
+    return words, weights
+
+
 # ---- the cost of a layer: Vaswani et al. 2017, Table 1 (constants dropped) ----
 
 LAYER_TYPES = ("self-attention", "RNN", "CNN")

@@ -113,3 +113,22 @@ def test_errors():
         wt.layer_cost("LSTM", 10, 8)
     with pytest.raises(ValueError, match="versus: expected"):
         wt.crossover(8, versus="self-attention")
+
+
+def test_sentence_attention_masks():
+    words, w = wt.sentence_attention(16)
+    assert words == wt.SENTENCE and torch.allclose(w.sum(-1), torch.ones(6, dtype=torch.float64))
+    torch.testing.assert_close(w[0], w[4])                    # "The" and "the": same vector, same row
+    _, w = wt.sentence_attention(16, causal=True)
+    assert torch.equal(w.triu(1), torch.zeros(6, 6, dtype=torch.float64)) and w[0, 0] == 1
+    words, w = wt.sentence_attention(16, padding=2)
+    assert words[-2:] == ("<pad>", "<pad>") and torch.equal(w[:, 4:], torch.zeros(6, 2, dtype=torch.float64))
+    torch.testing.assert_close(w.sum(-1), torch.ones(6, dtype=torch.float64))   # pad queries still attend
+    words, w = wt.sentence_attention(16, padding=2, mask_pad_queries=True, causal=True)
+    assert torch.equal(w[4:], torch.zeros(2, 6, dtype=torch.float64))
+    d = toy_sentence(words, d_k=16)
+    q, k, v = _qkv(d)
+    ref = torch.softmax((q[:4] @ k[:4].T / 4).masked_fill(~al.causal_mask(4, 4), float("-inf")), -1)
+    torch.testing.assert_close(w[:4, :4], ref)
+    with pytest.raises(ValueError, match="padding: expected at most 6"):
+        wt.sentence_attention(16, padding=7)
