@@ -23,11 +23,12 @@ setup: $(VENV)/.runtime
 
 test-setup: $(VENV)/.testdeps chromium
 
-# Debian's Chromium for the browser tests (playwright cannot download a browser here).
+# Debian's Chromium for the browser tests (playwright cannot download a browser here), and a
+# CJK font so the Chinese terms in screenshots are not empty boxes.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@{ command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "noto.*cjk"; } || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
 
 dashboard: setup
 	$(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)

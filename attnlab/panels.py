@@ -49,7 +49,9 @@ class Panel:
         self.name = name
         self.freeze_layout = freeze_layout
         self.timings = []                                  # seconds per refresh: (update, render)
-        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
+        # Shown at its own pixel size (not stretched by the flex box), shrinking on narrow screens.
+        self.image = widgets.Image(format="png", layout=widgets.Layout(
+            max_width="100%", height="auto", align_self="flex-start", object_fit="contain"))
         self.text = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px"))
         self.error = widgets.HTML()
         self.download = widgets.HTML()
