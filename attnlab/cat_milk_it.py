@@ -120,8 +120,8 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
     ax.set_xlim(*limits)
     ax.set_ylim(*limits)
     ax.set_aspect("equal")
-    ax.set_xlabel("feature 1: state (状态), high = hungry")
-    ax.set_ylabel("feature 2: taste (味道), high = sweet")
+    ax.set_xlabel("feature 1: state, high = hungry")
+    ax.set_ylabel("feature 2: taste, high = sweet")
     ax.grid(True, color="0.9")
     state = {"arrows": [], "before": [], "after": [], "labels": [], "others": [], "other_labels": []}
     for _ in range(len(words)):
@@ -132,10 +132,11 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
         state["before"].append(ax.plot([], [], "o", mfc="none", mew=2)[0])
         state["after"].append(ax.plot([], [], "o", mec="white", mew=0.8)[0])
     for _ in range(2 * len(words)):
-        state["labels"].append(ax.text(0, 0, "", fontsize=9, ha="left", va="bottom"))
+        state["labels"].append(ax.annotate("", (0, 0), xytext=(0, 0), textcoords="offset points", fontsize=9))
     for _ in range(len(others or {})):
         state["others"].append(ax.plot([], [], "s", mfc="none", mec="0.6", ms=8, mew=1.5)[0])
-        state["other_labels"].append(ax.text(0, 0, "", fontsize=9, color="0.5", ha="left", va="top"))
+        state["other_labels"].append(ax.annotate("", (0, 0), xytext=(0, -9), textcoords="offset points",
+                                                 fontsize=9, color="0.5", va="top"))
     ax._cat_milk_it = state
     return update_moves(ax, words, before, after, others=others)
 
@@ -153,10 +154,22 @@ def _group(words, points):
     return groups
 
 
+def _place(label, point, direction, text, weight):
+    """Put ``label`` next to ``point``, offset along the unit vector ``direction``."""
+    dx, dy = direction
+    label.xy = point
+    label.set_position((9 * dx, 9 * dy))
+    label.set_ha("left" if dx >= 0 else "right")
+    label.set_va("bottom" if dy >= 0 else "top")
+    label.set_text(text)
+    label.set_fontweight(weight)
+
+
 def update_moves(ax, words, before, after, *, others=None):
     """Move the markers, arrows and labels drawn by ``moves_plot``; returns the Axes."""
     state = ax._cat_milk_it
     before, after = before.tolist(), after.tolist()
+    moves = {}
     for i, w in enumerate(words):
         color, size = WORD_COLORS.get(w, "k"), _SIZES.get(w, 10)
         state["before"][i].set_data([before[i][0]], [before[i][1]])
@@ -165,16 +178,22 @@ def update_moves(ax, words, before, after, *, others=None):
         state["after"][i].set(mfc=color, ms=size, zorder=4 + (w == "it"))
         state["arrows"][i].set_positions(before[i], after[i])
         state["arrows"][i].set_color(color)
-    labels = [(" = ".join(names), p, "normal") for names, p in _group(words, before)]
-    labels += [(" = ".join(n + "′" for n in names), p, "bold") for names, p in _group(words, after)]
+        ux, uy = after[i][0] - before[i][0], after[i][1] - before[i][1]
+        n = math.hypot(ux, uy)          # labels sit beside the arrow: after on its right, before on its left
+        moves[w] = (uy / n, -ux / n) if n > 0.05 else None
     for t in state["labels"]:
         t.set_text("")
-    for t, (text, p, weight) in zip(state["labels"], labels):
-        t.set_position((p[0] + 0.12, p[1] + 0.1))
-        t.set_text(text)
-        t.set_fontweight(weight)
+    labels = iter(state["labels"])
+    for names, p in _group(words, before):
+        u = moves[names[0]]
+        _place(next(labels), p, (-u[0], -u[1]) if u else (-0.7, -0.7), " = ".join(names), "normal")
+    for names, p in _group(words, after):
+        u = moves[names[0]]
+        _place(next(labels), p, u if u else (0.7, -0.7), " = ".join(n + "′" for n in names), "bold")
+    mid = sum(ax.get_xlim()) / 2
     for (w, p), m, t in zip((others or {}).items(), state["others"], state["other_labels"]):
         m.set_data([p[0]], [p[1]])
-        t.set_position((p[0] + 0.12, p[1] - 0.1))
+        t.xy = p
+        t.set_ha("right" if p[0] > mid else "left")
         t.set_text(f"{w} (not in this sentence)")
     return ax
