@@ -70,7 +70,14 @@ def scores(queries, keys, method="scaled_dot", *, tau=8.0, sigma=1.0, additive=N
     if method == "cosine":
         return cosine_scores(queries, keys)
     if method == "gaussian":
-        return gaussian_scores(queries, keys, sigma=sigma)
+        if queries.shape[-1] * keys.shape[-2] <= 4096:
+            return gaussian_scores(queries, keys, sigma=sigma)
+        # Same value as gaussian_scores without its (..., Tq, Tk, d) difference tensor:
+        # -|q - k|^2 / 2s^2 = (2 q·k - |q|^2 - |k|^2) / 2s^2
+        sigma = _checks.real(sigma, "sigma", positive=True)
+        sq = (queries * queries).sum(-1, keepdim=True)                      # (..., Tq, 1)
+        sk = (keys * keys).sum(-1).unsqueeze(-2)                            # (..., 1, Tk)
+        return -(sq + sk - 2 * dot_scores(queries, keys)).clamp_min(0) / (2 * sigma * sigma)
     if method == "additive":
         if not isinstance(additive, AdditiveScores):
             raise TypeError(f"additive: expected an AdditiveScores module for method 'additive', "

@@ -76,6 +76,13 @@ def test_scores_match_references(dtype):
     torch.testing.assert_close(torch.linalg.vector_norm(rows, dim=-1), torch.ones(2, 3, dtype=dtype), **tol)
 
 
+def test_gaussian_without_the_big_difference_tensor_matches_attnlab():
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(4, 600, generator=g, dtype=torch.float64), torch.randn(9, 600, generator=g, dtype=torch.float64)
+    import attnlab as al
+    torch.testing.assert_close(ss.scores(q, k, "gaussian", sigma=2.0), al.gaussian_scores(q, k, sigma=2.0))
+
+
 def test_additive_scores_and_seeded_init_leave_global_rng_alone():
     state = torch.get_rng_state()
     m1 = ss.seeded_additive(4, 3, 6, seed=5)
