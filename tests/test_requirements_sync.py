@@ -1,0 +1,58 @@
+"""The pinned versions agree everywhere they are written down.
+
+To check another file, add it to PINNED_ELSEWHERE (or write a test calling ``pins``).
+"""
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PIN = re.compile(r"^\s*(?:-\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*==\s*([^\s;#]+)")
+
+
+def pins(path):
+    """{normalised package name: 'name==version' as written} for every `name==version` line in a
+    requirements file or in the pip section of an environment.yml; comments and options skipped."""
+    found = {}
+    for line in (ROOT / path).read_text().splitlines():
+        line = line.split("#", 1)[0]
+        m = PIN.match(line)
+        if m:
+            name = re.sub(r"[-_.]+", "-", m.group(1)).lower()
+            assert name not in found, f"{path}: {name} pinned twice"
+            found[name] = f"{m.group(1)}{m.group(2) or ''}=={m.group(3)}"
+    return found
+
+
+RUNTIME = "requirements.txt"
+PINNED_ELSEWHERE = ["environment.yml"]     # files that must repeat every runtime pin identically
+
+
+def test_parser_reads_both_formats():
+    assert PIN.match("torch==2.13.0").group(3) == "2.13.0"
+    assert PIN.match("      - torch==2.13.0").group(1) == "torch"
+    assert PIN.match("  - python=3.11") is None and PIN.match("--extra-index-url x") is None
+
+
+def test_runtime_pins_torch_exactly():
+    runtime = pins(RUNTIME)
+    assert runtime["torch"] == "torch==2.13.0"
+    assert len(runtime) >= 5
+
+
+@pytest.mark.parametrize("other", PINNED_ELSEWHERE)
+def test_every_runtime_pin_is_repeated_identically(other):
+    runtime, theirs = pins(RUNTIME), pins(other)
+    missing = sorted(set(runtime) - set(theirs))
+    assert not missing, f"{other}: missing pins for {missing}"
+    differ = {n: (runtime[n], theirs[n]) for n in runtime if runtime[n] != theirs[n]}
+    assert not differ, f"{other}: pins differ from {RUNTIME}: {differ}"
+    assert theirs["torch"] == "torch==2.13.0"
+
+
+def test_environment_yml_uses_conda_forge_and_torch_from_pip():
+    text = (ROOT / "environment.yml").read_text()
+    assert "conda-forge" in text and "defaults" not in text
+    pip_section = text.split("- pip:", 1)[1]
+    assert "torch==2.13.0" in pip_section
