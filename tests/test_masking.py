@@ -42,6 +42,10 @@ def test_sequence_mask_per_sequence_and_per_query():
     assert m2.shape == (2, 2, 4) and torch.equal(m2, lens_mask_loop(lens2, 2, 4))
 
 
+def test_sizes_may_be_integer_tensors():
+    assert torch.equal(al.causal_mask(torch.tensor(2), torch.tensor(3)), torch.ones(2, 3, dtype=torch.bool).tril())
+
+
 def test_sequence_mask_accepts_any_integer_dtype():
     for dtype in (torch.int32, torch.int64, torch.uint8):
         assert torch.equal(al.sequence_mask(torch.tensor([2], dtype=dtype), 3), torch.tensor([[[True, True, False]]]))
@@ -126,6 +130,8 @@ def test_masked_softmax_on_device(device):
     (lambda: al.masked_softmax(torch.ones(2, 3), torch.ones(2, 3)), TypeError, r"mask: expected dtype torch.bool \(True = may attend\), got torch.float32"),
     (lambda: al.masked_softmax(torch.ones(2, 3), [[True] * 3] * 2), TypeError, r"mask: expected a bool torch.Tensor, got list"),
     (lambda: al.masked_softmax(torch.ones(2, 3), torch.ones(3, 2, dtype=torch.bool)), ValueError, r"mask: expected a shape that broadcasts to \(2, 3\), got \(3, 2\)"),
+    (lambda: al.masked_softmax(torch.ones(2, 3), torch.ones(1, 2, 3, dtype=torch.bool)), ValueError, r"mask: expected a shape that broadcasts to \(2, 3\), got \(1, 2, 3\)"),
+    (lambda: al.causal_mask(torch.tensor(2.0), 3), TypeError, r"num_queries: expected an int, got Tensor"),
     (lambda: al.masked_softmax(torch.ones(2, 3), temperature=0), ValueError, r"temperature: expected a number > 0, got 0.0"),
     (lambda: al.masked_softmax(torch.ones(2, 3), temperature=-1.0), ValueError, r"temperature: expected a number > 0, got -1.0"),
     (lambda: al.masked_softmax(torch.ones(2, 3), temperature=float("inf")), ValueError, r"temperature: expected a finite number, got inf"),
