@@ -49,7 +49,7 @@ def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
              "weights" (T, T)  softmax of each row           step 4 (masked keys get 0)
              "weighted" (T, T, dv)  weights[i, j] * v_j      step 5
              "output" (T, dv)  sum over j of weighted[i, j]  step 6
-             "X" (the input), "d_k" (int), "sqrt_d_k" (float).
+             "X" (the input), "d_k" (int), "sqrt_d_k" (float), "mask" (as given).
     """
     _check_inputs(X, W_Q, W_K, W_V, mask)
     T, d_k = X.shape[0], W_Q.shape[1]
@@ -63,7 +63,7 @@ def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
     weighted = weights[:, :, None] * v[None, :, :]                               # (T, T, dv)
     output = weighted.sum(dim=1)                                                 # (T, dv)
     return {"X": X, "q": q, "k": k, "v": v, "scores": scores, "scaled": scaled, "weights": weights,
-            "weighted": weighted, "output": output, "d_k": d_k, "sqrt_d_k": math.sqrt(d_k)}
+            "weighted": weighted, "output": output, "d_k": d_k, "sqrt_d_k": math.sqrt(d_k), "mask": mask}
 
 
 def matrix_form(X, W_Q, W_K, W_V, mask=None):
@@ -101,12 +101,17 @@ def step_table(steps, words, query=0, step=6):
         (1, "k = x $W^K$", [short(s["k"][j]) for j in range(T)]),
         (1, "v = x $W^V$", [short(s["v"][j]) for j in range(T)]),
         (2, f"score {qi}·k$_j$", [f"{s['scores'][i, j]:.2f}" for j in range(T)]),
-        (3, f"÷ $\\sqrt{{d_k}}$ = {s['sqrt_d_k']:g}", [f"{s['scaled'][i, j]:.3f}" for j in range(T)]),
+        (3, f"÷ $\\sqrt{{d_k}}$ = {s['sqrt_d_k']:g}", [f"{s['scaled'][i, j]:.3f}" if _visible(s, i, j)
+                                                     else "−∞ (masked)" for j in range(T)]),
         (4, "softmax", [f"{s['weights'][i, j]:.3f}" for j in range(T)]),
         (5, "softmax × v$_j$", [short(s["weighted"][i, j]) for j in range(T)]),
         (6, f"sum z{i + 1}", [short(s["output"][i])] + [""] * (T - 1)),
     ]
     return [(n, label, [c if n <= step else "?" for c in cells]) for n, label, cells in rows]
+
+
+def _visible(steps, i, j):
+    return steps.get("mask") is None or bool(steps["mask"][i, j])
 
 
 def describe_step(steps, words, step, query=0):
@@ -121,10 +126,12 @@ def describe_step(steps, words, step, query=0):
             f"q{i + 1}·k{j + 1} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(T))
     if step == 3:
         return f"Step 3: ÷ √{s['d_k']} = {s['sqrt_d_k']:g}: " + ", ".join(
-            f"{s['scores'][i, j]:.2f} / {s['sqrt_d_k']:g} = {s['scaled'][i, j]:.3f}" for j in range(T))
+            f"{s['scores'][i, j]:.2f} / {s['sqrt_d_k']:g} = {s['scaled'][i, j]:.3f}" if _visible(s, i, j)
+            else f"{words[j]} is masked (−∞)" for j in range(T))
     if step == 4:
-        return "Step 4: softmax: " + ", ".join(
-            f"{words[j]} {s['weights'][i, j]:.3f}" for j in range(T)) + " (they sum to 1)"
+        raw = masked_softmax(s["scores"][i], None if s.get("mask") is None else s["mask"][i])
+        return "Step 4: softmax: " + ", ".join(f"{words[j]} {s['weights'][i, j]:.3f}" for j in range(T)) + \
+            " (they sum to 1). Without ÷ √d_k it would be " + ", ".join(f"{x:.3f}" for x in raw.tolist())
     if step == 5:
         return "Step 5: " + "; ".join(f"{s['weights'][i, j]:.3f} × v{j + 1} = {short(s['weighted'][i, j], 3)}"
                                       for j in range(T))
