@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8866
 
-.PHONY: dashboard test setup test-setup chromium bench lab clean
+.PHONY: dashboard classroom test setup test-setup chromium bench lab clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +30,21 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
 
-dashboard: setup
-	$(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+# voila.json (read from here, the repo root) picks the template "attnlab" in share/jupyter; the
+# symlink makes it visible to any `voila` run from this venv, JUPYTER_PATH to this run.
+VOILA_TEMPLATE := $(VENV)/share/jupyter/voila/templates/attnlab
+
+$(VOILA_TEMPLATE): | setup
+	mkdir -p $(dir $@) && ln -sfn $(CURDIR)/share/jupyter/voila/templates/attnlab $@
+
+dashboard: setup $(VOILA_TEMPLATE)
+	JUPYTER_PATH=$(CURDIR)/share/jupyter $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+
+# A class of LEARNERS browsers moving sliders for DURATION seconds against one local Voila (see README).
+LEARNERS ?= 20
+DURATION ?= 60
+classroom: test-setup $(VOILA_TEMPLATE)
+	$(PY) bench/bench_classroom.py --learners $(LEARNERS) --duration $(DURATION)
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb

@@ -1,0 +1,52 @@
+"""One Voila server (from the repo root, so voila.json and voila.py apply) and one headless
+Chromium for the whole browser session; every test in this folder is marked `browser`."""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dashboard_helpers import CHROMIUM, ARGS, NOTEBOOK_DIR, NOTEBOOKS, PageWatch, VoilaServer, close_like_a_learner
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def voila_server(tmp_path_factory):
+    if not NOTEBOOKS:
+        pytest.skip(f"no notebooks in {NOTEBOOK_DIR}")
+    server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.skip("Debian's chromium is not installed (make chromium)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    """Pages in a fresh context (own cookies); closed as a learner closes a tab."""
+    made = []
+
+    def make(width=1280, height=1000, **kw):
+        ctx = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True, **kw)
+        page = ctx.new_page()
+        made.append((ctx, page))
+        return page, PageWatch(page)
+
+    yield make
+    for ctx, page in made:
+        close_like_a_learner(page)
+        ctx.close()

@@ -1,0 +1,112 @@
+"""Shared by the browser tests and bench/: a Voila server started from the repo root (so
+voila.json and voila.py apply), kernel counting, and what a page must never do.
+
+The notebooks are FOUND (notebooks/*.ipynb); ATTNLAB_NOTEBOOKS=/some/dir points everything at
+another folder (e.g. throwaway notebooks while the real ones are being written).
+"""
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK_DIR = Path(os.environ.get("ATTNLAB_NOTEBOOKS", ROOT / "notebooks")).resolve()
+NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb") if not p.name.startswith("."))
+SCREENSHOTS = ROOT / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")
+
+
+def voila_env():
+    """The environment for a Voila server: the repo's share/jupyter first on JUPYTER_PATH, so
+    voila.json's template "attnlab" is found without installing it."""
+    share = str(ROOT / "share" / "jupyter")
+    paths = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p and p != share]
+    return dict(os.environ, JUPYTER_PATH=os.pathsep.join([share, *paths]))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def kernel_processes(server_pid):
+    """The live ipykernel processes started by the server (zombies excluded)."""
+    import psutil
+    found = []
+    try:
+        children = psutil.Process(server_pid).children(recursive=True)
+    except psutil.Error:
+        return found
+    for child in children:
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "ipykernel" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.Error:
+            pass
+    return found
+
+
+class VoilaServer:
+    def __init__(self, notebook_dir, log_path, extra_args=()):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self._log = open(log_path, "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "voila", str(notebook_dir), "--no-browser", f"--port={self.port}",
+             "--Voila.ip=127.0.0.1", *extra_args],
+            cwd=ROOT, env=voila_env(), stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"voila exited with {self.proc.returncode}; see {log_path}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"voila did not listen on {self.port}; see {log_path}")
+
+    def kernels(self):
+        return kernel_processes(self.proc.pid)
+
+    def log(self):
+        return Path(self.log_path).read_text(errors="replace")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._log.close()
+
+
+class PageWatch:
+    """Collects what a learner should never see: page errors, console errors, outside requests."""
+
+    def __init__(self, page):
+        self.errors, self.outside = [], []
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {str(e)[:300]}"))
+        page.on("console", lambda m: self.errors.append(f"console: {m.text[:300]}")
+                if m.type == "error" else None)
+        page.on("request", lambda r: None if LOCAL.match(r.url) else self.outside.append(r.url))
+
+
+def close_like_a_learner(page, timeout=10):
+    """Close the tab the way a browser does (beforeunload runs, so Voila's shutdown beacon fires)."""
+    if page.is_closed():
+        return
+    page.close(run_before_unload=True)
+    try:
+        page.wait_for_event("close", timeout=timeout * 1000)   # pumps playwright's events
+    except Exception:  # already closed, or the browser went first
+        pass

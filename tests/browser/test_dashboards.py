@@ -1,0 +1,182 @@
+"""Every notebook, served by Voila as a learner sees it in headless Chromium.
+
+Per notebook (found with a glob, one page load each): it renders; no Python traceback or cell
+error is shown; no page error and no console error; no request leaves 127.0.0.1; each slider in a
+live panel (`.attnlab-panel`), moved by keyboard, changes that panel's figure; the first panel's
+PNG and SVG buttons give a data: link of the right type that downloads. Plus: the index's links
+open their notebooks, and closing a tab shuts its kernel down (voila#1458, fixed in voila.py).
+Screenshots go to screenshots/ (ignored by git).
+"""
+import base64
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from dashboard_helpers import NOTEBOOK_DIR, NOTEBOOKS, SCREENSHOTS, close_like_a_learner
+
+RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
+UPDATE_TIMEOUT = 20_000      # ms for one slider step to reach the figure
+
+PANELS_READY = """n => {
+  const cells = document.querySelector('#rendered_cells');
+  if (!cells || getComputedStyle(cells).display === 'none') return false;
+  const imgs = [...document.querySelectorAll('.attnlab-panel img')];
+  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0);
+}"""
+
+# Text a learner must not see: a traceback, Voila's "error when executing cell" notice, or a
+# panel's callback error (panels.py shows those in red with the exception name).
+PROBLEMS = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll('.jp-OutputArea-output, .attnlab-panel')) {
+    const t = el.textContent;
+    if (/Traceback \\(most recent call last\\)|There was an error when executing cell/.test(t)) found.push(t.slice(0, 300));
+  }
+  for (const el of document.querySelectorAll('.attnlab-panel div[style*="b00020"]')) found.push(el.textContent.slice(0, 300));
+  return [...new Set(found)];
+}"""
+
+SLIDERS = """() => [...document.querySelectorAll('.attnlab-panel')].map(p =>
+  [...p.querySelectorAll('.widget-slider')].map(s => (s.querySelector('.widget-label') || {}).textContent || '?'))"""
+
+
+def expected_panels(path):
+    """How many live panels the stored notebook displays (their text/plain says 'Live panel ...')."""
+    nb = json.loads(Path(path).read_text())
+    count = 0
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            text = out.get("data", {}).get("text/plain", "")
+            text = "".join(text) if isinstance(text, list) else text
+            if text.startswith("Live panel"):
+                count += 1
+    return count
+
+
+def open_dashboard(new_page, server, name):
+    page, watch = new_page()
+    page.goto(f"{server.url}/voila/render/{name}", wait_until="commit", timeout=RENDER_TIMEOUT)
+    return page, watch
+
+
+def slider_step(page, panel, slider):
+    """Press an arrow key on one slider handle; return True if the panel's image changed."""
+    handle = page.locator(".attnlab-panel").nth(panel).locator(".widget-slider").nth(slider) \
+        .locator(".noUi-handle").first
+    img = page.locator(".attnlab-panel").nth(panel).locator("img").first
+    before = img.get_attribute("src")
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+    try:
+        page.wait_for_function(
+            """([i, before]) => { const img = document.querySelectorAll('.attnlab-panel')[i].querySelector('img');
+                 return img.src !== before && img.complete && img.naturalWidth > 0; }""",
+            arg=[panel, before], timeout=UPDATE_TIMEOUT, polling=50)
+        return True
+    except Exception:  # playwright TimeoutError
+        return False
+
+
+def check_download(page, fmt):
+    panel = page.locator(".attnlab-panel").first
+    panel.get_by_role("button", name=f"Download {fmt.upper()}").click()
+    mime = "image/png" if fmt == "png" else "image/svg+xml"
+    link = panel.locator(f'a.attnlab-download[href^="data:{mime};base64,"]')
+    link.wait_for(timeout=UPDATE_TIMEOUT)
+    data = base64.b64decode(link.get_attribute("href").split(",", 1)[1])
+    if fmt == "png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        assert b"<svg" in data[:2000]
+    with page.expect_download(timeout=UPDATE_TIMEOUT) as download:
+        link.click()
+    assert download.value.suggested_filename.endswith(f".{fmt}")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_dashboard(voila_server, new_page, path):
+    page, watch = open_dashboard(new_page, voila_server, path.name)
+    n_panels = expected_panels(path)
+    page.wait_for_function(PANELS_READY, arg=n_panels, timeout=RENDER_TIMEOUT, polling=100)
+    time.sleep(0.5)                                   # late console errors, widget layout
+    assert page.locator(".attnlab-panel").count() == n_panels
+
+    unchanged = []
+    for p, labels in enumerate(page.evaluate(SLIDERS)):
+        for s, label in enumerate(labels):
+            if not slider_step(page, p, s):
+                unchanged.append(f"panel {p + 1}, slider {label!r}")
+    if n_panels:
+        check_download(page, "png")
+        check_download(page, "svg")
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{path.stem}.png"), full_page=True)
+
+    problems = page.evaluate(PROBLEMS)
+    assert not problems, f"shown to the learner: {problems}"
+    assert not watch.errors, watch.errors
+    assert not watch.outside, f"requests left 127.0.0.1: {sorted(set(watch.outside))}"
+    assert not unchanged, f"moving these sliders did not change their figure: {unchanged}"
+
+
+def _index():
+    found = [p for p in NOTEBOOKS if p.name.startswith("00")]
+    return found[0] if found else None
+
+
+@pytest.mark.skipif(_index() is None, reason="no 00_*.ipynb index notebook")
+def test_index_links_open_their_notebooks(voila_server, new_page):
+    index = _index()
+    page, watch = open_dashboard(new_page, voila_server, index.name)
+    page.wait_for_function(PANELS_READY, arg=expected_panels(index), timeout=RENDER_TIMEOUT, polling=100)
+    links = page.eval_on_selector_all(
+        ".jp-RenderedMarkdown a[href]:not(.anchor-link)", "as => as.map(a => [a.textContent.trim(), a.href])")
+    targets = {}
+    for text, href in links:
+        m = re.match(rf"^{re.escape(voila_server.url)}/voila/render/([^?#]+\.ipynb)", href)
+        if m and m.group(1) != index.name:
+            targets[m.group(1)] = text
+    stems = {p.name for p in NOTEBOOKS if p != index}
+    assert targets, f"the index links to no notebook: {links}"
+    assert set(targets) <= {p.name for p in NOTEBOOKS}, f"links to missing notebooks: {set(targets) - stems}"
+    assert stems <= set(targets), f"notebooks the index does not link: {sorted(stems - set(targets))}"
+    # Follow one link the way a learner does and see the notebook come up.
+    first = sorted(targets)[0]
+    page.locator(f'.jp-RenderedMarkdown a[href$="{first}"]').first.click()
+    page.wait_for_url(f"**/voila/render/{first}", timeout=RENDER_TIMEOUT)
+    page.wait_for_function(PANELS_READY, arg=expected_panels(NOTEBOOK_DIR / first),
+                           timeout=RENDER_TIMEOUT, polling=100)
+    assert not watch.errors, watch.errors
+    assert not watch.outside, sorted(set(watch.outside))
+
+
+def test_closing_a_tab_shuts_its_kernel_down(voila_server, new_page):
+    """voila#1458: without the _xsrf cookie the shutdown beacon gets a 403 and the kernel leaks."""
+    path = max(NOTEBOOKS, key=expected_panels)
+    baseline = settled_kernel_count(voila_server)
+    page, _ = open_dashboard(new_page, voila_server, path.name)
+    page.wait_for_function(PANELS_READY, arg=expected_panels(path), timeout=RENDER_TIMEOUT, polling=100)
+    assert any(c["name"] == "_xsrf" for c in page.context.cookies()), "the page did not get an _xsrf cookie"
+    close_like_a_learner(page)
+    after = settled_kernel_count(voila_server)
+    assert after <= baseline, f"{after - baseline} kernel(s) still alive after the tab closed"
+    assert "'_xsrf' argument missing" not in voila_server.log()
+
+
+def settled_kernel_count(server, quiet=6.0, timeout=90.0):
+    """Kernel count once it has stopped changing for `quiet` seconds (pools refill, kernels stop)."""
+    deadline = time.time() + timeout
+    last, since = len(server.kernels()), time.time()
+    while time.time() < deadline:
+        time.sleep(0.5)
+        n = len(server.kernels())
+        if n != last:
+            last, since = n, time.time()
+        elif time.time() - since >= quiet:
+            break
+    return last
