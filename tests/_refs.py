@@ -68,3 +68,16 @@ def lens_mask_loop(valid_lens, Tq, Tk):
             for j in range(Tk):
                 m[b, i, j] = j < n
     return m
+
+
+class no_matmul(torch.overrides.TorchFunctionMode):
+    """Inside this context any matrix product fails the test: argument checks must come first."""
+
+    BANNED = {torch.matmul, torch.Tensor.__matmul__, torch.Tensor.__rmatmul__, torch.Tensor.matmul,
+              torch.bmm, torch.mm, torch.einsum, torch.nn.functional.linear,
+              torch.nn.functional.scaled_dot_product_attention}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func in self.BANNED:
+            raise AssertionError(f"{getattr(func, '__name__', func)} ran before the argument checks")
+        return func(*args, **(kwargs or {}))
