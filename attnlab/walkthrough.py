@@ -245,6 +245,7 @@ def draw_step_table(table, words, *, ax=None, title=None, current=None):
     ax.set_ylim(len(table) + 0.5, -1)
     T = len(words)
     x_cells = [0.24 + (0.76 / T) * (j + 0.5) for j in range(T)]
+    ax.text(0.0, -0.5, "step", ha="left", va="center", fontsize=9.5, color="0.35")
     for j, w in enumerate(words):
         ax.text(x_cells[j], -0.5, w, ha="center", va="center", fontsize=11, fontweight="bold")
     labels, cells = [], []
