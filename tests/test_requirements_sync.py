@@ -56,3 +56,16 @@ def test_environment_yml_uses_conda_forge_and_torch_from_pip():
     assert "conda-forge" in text and "defaults" not in text
     pip_section = text.split("- pip:", 1)[1]
     assert "torch==2.13.0" in pip_section
+
+
+def test_binder_requirements_repeat_every_runtime_pin_with_cpu_torch():
+    """binder/requirements.txt (what repo2docker installs) = requirements.txt, except that torch is
+    the same version's CPU build (+cpu) from PyTorch's CPU wheel index."""
+    runtime, binder = pins(RUNTIME), pins("binder/requirements.txt")
+    assert sorted(binder) == sorted(runtime), f"binder/requirements.txt: {sorted(set(binder) ^ set(runtime))}"
+    differ = {n: (runtime[n], binder[n]) for n in runtime if n != "torch" and runtime[n] != binder[n]}
+    assert not differ, f"binder/requirements.txt: pins differ from {RUNTIME}: {differ}"
+    assert binder["torch"] == runtime["torch"] + "+cpu"
+    options = [line.split() for line in (ROOT / "binder/requirements.txt").read_text().splitlines()
+               if line.startswith("--")]
+    assert ["--extra-index-url", "https://download.pytorch.org/whl/cpu"] in options
