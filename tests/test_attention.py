@@ -269,3 +269,12 @@ def test_device_mismatch_is_reported():
     meta = torch.ones(2, 5, 4, device="meta")
     with pytest.raises(ValueError, match=r"keys: expected device cpu to match queries, got meta"):
         sdpa(q3, meta, v3)
+
+
+def test_dropout_with_a_generator_leaves_the_global_rng_alone():
+    q, k, v = _qkv((2,), (2,), 3, 4, 5, 2)
+    state = torch.get_rng_state()
+    al.scaled_dot_product_attention(q, k, v, dropout=0.5, generator=torch.Generator().manual_seed(1))
+    al.scaled_dot_product_attention(q, k, v, dropout=0.5, generator=torch.Generator().manual_seed(1),
+                                    need_weights=False)
+    assert torch.equal(torch.get_rng_state(), state)
