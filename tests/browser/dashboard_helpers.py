@@ -110,3 +110,35 @@ def close_like_a_learner(page, timeout=10):
         page.wait_for_event("close", timeout=timeout * 1000)   # pumps playwright's events
     except Exception:  # already closed, or the browser went first
         pass
+
+
+def settle(server, quiet=5.0, timeout=240.0, cpu_idle=0.25):
+    """Wait until the server's kernels have stopped coming and going and are idle (together less
+    than `cpu_idle` CPU-seconds over the last `quiet` seconds: preheated notebooks have run).
+    Returns the kernel count."""
+    import psutil
+
+    def cpu(procs):
+        total = 0.0
+        for p in procs:
+            try:
+                t = p.cpu_times()
+                total += t.user + t.system
+            except psutil.Error:
+                pass
+        return total
+
+    deadline = time.time() + timeout
+    procs = server.kernels()
+    pids, c0, since = {p.pid for p in procs}, cpu(procs), time.time()
+    while time.time() < deadline:
+        time.sleep(0.5)
+        procs = server.kernels()
+        now_pids, c = {p.pid for p in procs}, cpu(procs)
+        if now_pids != pids:
+            pids, c0, since = now_pids, c, time.time()
+        elif time.time() - since >= quiet:
+            if c - c0 < cpu_idle:
+                break
+            c0, since = c, time.time()
+    return len(server.kernels())

@@ -1,0 +1,224 @@
+"""Dashboards as a learner feels them: time to first render (cold and preheated) and the latency
+from a slider key press to new pixels on screen, for every notebook (found: notebooks/*.ipynb).
+
+    .venv/bin/python bench/bench_dashboards.py [--presses 20] [--only 01] [--no-profile]
+
+Render time: from navigation start to every live panel's image decoded (performance.now() in the
+page, whose origin is the navigation). "cold": a server with preheating off (a fresh kernel runs
+the notebook on request). "preheated": the shipped voila.json (a pooled kernel already ran it).
+Slider latency: measured in the page, from the keydown (capture listener) to the first animation
+frame after the panel's <img> has loaded its new src (MutationObserver on src + load + rAF).
+Profile: the same notebook executed by nbclient, then each slider of each panel nudged in the
+kernel, splitting a refresh into callback (update artists) and render (draw + PNG encode).
+Targets (2-core machine): slider p50 <= 100 ms, p95 <= 200 ms; cold <= 4 s; preheated <= 1.5 s.
+Results: printed, and written to bench/results/dashboards.json. Timings on a shared, busy machine
+are not comparable to a quiet one: the load average is printed with them.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from dashboard_helpers import ARGS, CHROMIUM, NOTEBOOKS, VoilaServer, close_like_a_learner, settle  # noqa: E402
+
+PANELS_READY = """n => {
+  const cells = document.querySelector('#rendered_cells');
+  if (!cells || getComputedStyle(cells).display === 'none') return false;
+  const imgs = [...document.querySelectorAll('.attnlab-panel img')];
+  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0);
+}"""
+
+LATENCY_PROBE = """() => {
+  window.__attnlab_lat = [];
+  document.addEventListener('keydown', () => { window.__attnlab_t0 = performance.now(); }, true);
+  new MutationObserver(muts => {
+    for (const m of muts) {
+      const t0 = window.__attnlab_t0;
+      if (t0 === undefined) continue;
+      m.target.addEventListener('load', () => requestAnimationFrame(() =>
+        window.__attnlab_lat.push(performance.now() - t0)), {once: true});
+    }
+  }).observe(document.body, {attributes: true, attributeFilter: ['src'], subtree: true});
+}"""
+
+PROFILE_CELL = r"""
+import gc, json, statistics
+from attnlab.panels import Panel
+_out = []
+for _p in [o for o in gc.get_objects() if isinstance(o, Panel)]:
+    for _name, _w in _p.controls.items():
+        if not (hasattr(_w, "max") and hasattr(_w, "step") and isinstance(_w.value, (int, float))):
+            continue
+        _v0, _n0 = _w.value, len(_p.timings)
+        for _i in range(10):
+            _step = _w.step if _w.value + _w.step <= _w.max else -_w.step
+            _w.value = _w.value + _step if _i % 2 == 0 else _v0
+        _t = _p.timings[_n0:]
+        if _t:
+            _out.append({"panel": _p.name, "control": _name,
+                         "callback_ms": statistics.median(a for a, b in _t) * 1e3,
+                         "render_ms": statistics.median(b for a, b in _t) * 1e3})
+print("ATTNLAB_PROFILE" + json.dumps(_out))
+"""
+
+
+def expected_panels(path):
+    nb = json.loads(Path(path).read_text())
+    n = 0
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            text = out.get("data", {}).get("text/plain", "")
+            n += ("".join(text) if isinstance(text, list) else text).startswith("Live panel")
+    return n
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def render_time(browser, server, path):
+    """Seconds from navigation start to all panel images decoded."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/voila/render/{path.name}", wait_until="commit", timeout=180_000)
+        page.wait_for_function(PANELS_READY, arg=expected_panels(path), timeout=180_000, polling=20)
+        return page.evaluate("performance.now()") / 1e3, page, ctx
+    except Exception:
+        close_like_a_learner(page)
+        ctx.close()
+        raise
+
+
+def slider_latencies(page, presses):
+    page.evaluate(LATENCY_PROBE)
+    handles = page.locator(".attnlab-panel .widget-slider .noUi-handle")
+    n = handles.count()
+    lat = []
+    for i in range(presses if n else 0):
+        h = handles.nth(i % n)
+        h.scroll_into_view_if_needed()
+        h.focus()
+        at_max = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemax")
+        at_min = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemin")
+        key = "ArrowLeft" if at_max or (i // n % 2 and not at_min) else "ArrowRight"
+        before = page.evaluate("window.__attnlab_lat.length")
+        page.keyboard.press(key)
+        try:
+            page.wait_for_function(f"window.__attnlab_lat.length > {before}", timeout=15_000, polling=10)
+            lat.append(page.evaluate(f"window.__attnlab_lat[{before}]"))
+        except Exception:
+            lat.append(float("inf"))          # the figure did not change within 15 s
+        time.sleep(0.15)
+    return lat
+
+
+def profile(path):
+    import nbformat
+    from nbclient import NotebookClient
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(PROFILE_CELL))
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    for out in nb.cells[-1].outputs:
+        text = out.get("text", "")
+        if "ATTNLAB_PROFILE" in text:
+            return json.loads(text.split("ATTNLAB_PROFILE", 1)[1])
+    return []
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--presses", type=int, default=20, help="slider key presses per dashboard")
+    ap.add_argument("--only", default="", help="only notebooks whose name contains this")
+    ap.add_argument("--no-profile", action="store_true", help="skip the in-kernel callback/render split")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "dashboards.json"))
+    a = ap.parse_args()
+    notebooks = [p for p in NOTEBOOKS if a.only in p.name]
+    load0 = os.getloadavg()
+    from playwright.sync_api import sync_playwright
+    results = {p.name: {"panels": expected_panels(p)} for p in notebooks}
+    logdir = ROOT / "bench" / "results"
+    logdir.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        # Cold: no pool; each request starts a kernel that runs the notebook.
+        server = VoilaServer(notebooks[0].parent, logdir / "voila-cold.log",
+                             ["--VoilaConfiguration.preheat_kernel=False"])
+        try:
+            for p in notebooks:
+                settle(server, quiet=2)
+                t, page, ctx = render_time(browser, server, p)
+                results[p.name]["cold_s"] = t
+                close_like_a_learner(page)
+                ctx.close()
+                print(f"cold      {p.name:40s} {t:6.2f} s", flush=True)
+        finally:
+            server.stop()
+        # Preheated: the shipped voila.json (a pool per notebook); latency measured here too.
+        server = VoilaServer(notebooks[0].parent, logdir / "voila-preheated.log")
+        try:
+            settle(server, quiet=8)
+            for p in notebooks:
+                settle(server, quiet=3)
+                t, page, ctx = render_time(browser, server, p)
+                lat = slider_latencies(page, a.presses) if results[p.name]["panels"] else []
+                close_like_a_learner(page)
+                ctx.close()
+                finite = [x for x in lat if x != float("inf")]
+                results[p.name].update(preheated_s=t, slider_ms=lat, slider_p50_ms=pct(finite, 50),
+                                       slider_p95_ms=pct(finite, 95), slider_timeouts=len(lat) - len(finite))
+                print(f"preheated {p.name:40s} {t:6.2f} s   slider p50 {pct(finite, 50):6.0f} ms"
+                      f"  p95 {pct(finite, 95):6.0f} ms  ({len(finite)} presses)", flush=True)
+        finally:
+            server.stop()
+        browser.close()
+    if not a.no_profile:
+        for p in notebooks:
+            if results[p.name]["panels"]:
+                results[p.name]["profile"] = profile(p)
+    load1 = os.getloadavg()
+    report(results, load0, load1)
+    Path(a.out).write_text(json.dumps({"loadavg_start": load0, "loadavg_end": load1, "cpus": os.cpu_count(),
+                                       "results": results}, indent=1, default=str))
+    print(f"\nwritten: {a.out}")
+
+
+def report(results, load0, load1):
+    print(f"\nload average {load0[0]:.1f} at start, {load1[0]:.1f} at end on {os.cpu_count()} CPUs"
+          + ("  -- TAKEN UNDER LOAD: not comparable with a quiet machine" if max(load0[0], load1[0]) > 1.5 else ""))
+    print(f"{'dashboard':36s} {'cold s':>7s} {'heated s':>8s} {'p50 ms':>7s} {'p95 ms':>7s}  "
+          f"{'callback ms':>11s} {'render ms':>9s}  verdict")
+    for name, r in results.items():
+        prof = r.get("profile") or []
+        cb = statistics.median(x["callback_ms"] for x in prof) if prof else float("nan")
+        rd = statistics.median(x["render_ms"] for x in prof) if prof else float("nan")
+        misses = []
+        if r.get("cold_s", 0) > 4:
+            misses.append("cold>4s")
+        if r.get("preheated_s", 0) > 1.5:
+            misses.append("preheated>1.5s")
+        if r.get("slider_p50_ms", 0) > 100:
+            misses.append("p50>100")
+        if r.get("slider_p95_ms", 0) > 200:
+            misses.append("p95>200")
+        if r.get("slider_timeouts"):
+            misses.append(f"{r['slider_timeouts']} presses with no new figure")
+        print(f"{name:36s} {r.get('cold_s', float('nan')):7.2f} {r.get('preheated_s', float('nan')):8.2f} "
+              f"{r.get('slider_p50_ms', float('nan')):7.0f} {r.get('slider_p95_ms', float('nan')):7.0f}  "
+              f"{cb:11.1f} {rd:9.1f}  {'ok' if not misses else ', '.join(misses)}")
+        for x in prof:
+            if x["callback_ms"] + x["render_ms"] > 80:
+                print(f"    slow refresh: panel {x['panel']!r} control {x['control']!r}: "
+                      f"callback {x['callback_ms']:.0f} ms + render {x['render_ms']:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
