@@ -142,3 +142,8 @@ def test_masked_softmax_on_device(device):
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match), no_matmul():                  # checked before any matmul
         call()
+
+
+def test_masked_softmax_moves_a_mask_to_the_scores_device():
+    w = al.masked_softmax(torch.ones(2, 3, device="meta"), torch.ones(2, 3, dtype=torch.bool))
+    assert w.device.type == "meta" and w.shape == (2, 3)

@@ -89,3 +89,14 @@ def test_stable_text_repr_for_nbval():
     bundle = panel._repr_mimebundle_()
     assert bundle["text/plain"] == "Live panel 'demo' with controls: size, level"
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_a_plain_figure_without_agg_canvas_and_text_free_update():
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(2, 1.5))
+    line, = fig.subplots().plot([0, 1], [0, 1])
+    slider = widgets.FloatSlider(value=1.0, min=0.0, max=2.0)
+    panel = panels.Panel(fig, {"slope": slider}, lambda slope: line.set_ydata([0, slope]), freeze_layout=False)
+    assert bytes(panel.image.value).startswith(PNG_SIGNATURE) and panel.text.value == ""
+    slider.value = 2.0
+    assert list(line.get_ydata()) == [0, 2.0]
