@@ -93,6 +93,8 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
     if not need_weights and (dropout == 0.0 or generator is None):
         output = F.scaled_dot_product_attention(queries, keys, values, attn_mask=combined,
                                                 dropout_p=dropout, scale=logit_scale)
+        if combined is not None:                        # fused GPU kernels may not zero empty rows
+            output = output.masked_fill(~combined.any(dim=-1, keepdim=True), 0.0)   # (..., Tq, dv)
         return output, None
 
     logits = (queries * logit_scale) @ keys.transpose(-2, -1)                   # (..., Tq, Tk)
