@@ -129,6 +129,10 @@ def nadaraya_watson(x_queries, x_keys, y_values, sigma=1.0):
         raise ValueError(f"x_queries, x_keys: expected (T,) or (T, d), got {tuple(x_queries.shape)} "
                          f"and {tuple(x_keys.shape)}")
     _checks.same_kind(x_keys, "x_keys", y_values, "y_values")
+    _checks.same_kind(x_keys, "x_keys", x_queries, "x_queries")
+    if x_queries.shape[1:] != x_keys.shape[1:]:
+        raise ValueError(f"x_queries: expected rows shaped like x_keys' {tuple(x_keys.shape[1:])}, "
+                         f"got {tuple(x_queries.shape[1:])}")
     weights = torch.softmax(gaussian_scores(x_queries, x_keys, sigma), dim=-1)  # (Tq, Tk)
     return weights @ y_values, weights
 
