@@ -88,13 +88,15 @@ async def learner(i, browser, server, path, duration, start_at, out):
         await page.wait_for_function(PANELS_READY, arg=expected_panels(path), timeout=300_000, polling=100)
         rec["render_s"] = time.time() - t0
         rec["errors"] += [f"shown: {t}" for t in await page.evaluate(PROBLEMS)]
-        handles = page.locator(".attnlab-panel .widget-slider .noUi-handle")
-        n = await handles.count()
+        sliders = [(p, k) for p, n in enumerate(await page.evaluate(
+            "() => [...document.querySelectorAll('.attnlab-panel')].map(p => p.querySelectorAll('.widget-slider').length)"))
+            for k in range(n)]
         end = time.time() + duration
-        while n and time.time() < end:
-            k = rng.randrange(n)
-            h = handles.nth(k)
-            panel_img = page.locator(".attnlab-panel").filter(has=h).locator("img").first
+        while sliders and time.time() < end:
+            p, k = rng.choice(sliders)
+            panel = page.locator(".attnlab-panel").nth(p)
+            h = panel.locator(".widget-slider").nth(k).locator(".noUi-handle").first
+            panel_img = panel.locator("img").first
             before = await panel_img.get_attribute("src")
             await h.scroll_into_view_if_needed()
             await h.focus()

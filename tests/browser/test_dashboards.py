@@ -39,6 +39,17 @@ PROBLEMS = """() => {
   return [...new Set(found)];
 }"""
 
+# The panels' download buttons carry a Font Awesome icon; with the CDN links gone it must still
+# come from Voila's bundled copy of the font.
+ICON_FONT = """async () => {
+  await document.fonts.ready;
+  const icon = document.querySelector('.attnlab-panel button i[class*="fa-"]');
+  if (!icon) return 'no icon on the download button';
+  const family = getComputedStyle(icon, '::before').fontFamily;
+  const loaded = [...document.fonts].some(f => /Font Awesome/.test(f.family) && f.status === 'loaded');
+  return /Font Awesome/.test(family) && loaded ? 'ok' : `icon font missing (family ${family}, loaded ${loaded})`;
+}"""
+
 SLIDERS = """() => [...document.querySelectorAll('.attnlab-panel')].map(p =>
   [...p.querySelectorAll('.widget-slider')].map(s => (s.querySelector('.widget-label') || {}).textContent || '?'))"""
 
@@ -112,6 +123,7 @@ def test_dashboard(voila_server, new_page, path):
             if not slider_step(page, p, s):
                 unchanged.append(f"panel {p + 1}, slider {label!r}")
     if n_panels:
+        assert page.evaluate(ICON_FONT) == "ok"
         check_download(page, "png")
         check_download(page, "svg")
     SCREENSHOTS.mkdir(exist_ok=True)
