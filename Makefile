@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8866
+VOILA_TEMPLATE := $(VENV)/share/jupyter/voila/templates/attnlab
 
 .PHONY: dashboard classroom test setup test-setup chromium bench lab clean
 
@@ -19,7 +20,7 @@ $(VENV)/.testdeps: requirements-test.txt $(VENV)/.runtime
 	$(PY) -m pip install -q -r requirements-test.txt
 	touch $@
 
-setup: $(VENV)/.runtime
+setup: $(VENV)/.runtime $(VOILA_TEMPLATE)
 
 test-setup: $(VENV)/.testdeps chromium
 
@@ -30,14 +31,13 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
 
-# voila.json (read from here, the repo root) picks the template "attnlab" in share/jupyter; the
-# symlink makes it visible to any `voila` run from this venv, JUPYTER_PATH to this run.
-VOILA_TEMPLATE := $(VENV)/share/jupyter/voila/templates/attnlab
+# The symlink makes the template "attnlab" (named in voila.json, kept in share/jupyter) visible to
+# any `voila` run from this venv.
 
-$(VOILA_TEMPLATE): | setup
+$(VOILA_TEMPLATE): | $(VENV)/.runtime
 	mkdir -p $(dir $@) && ln -sfn $(CURDIR)/share/jupyter/voila/templates/attnlab $@
 
-dashboard: setup $(VOILA_TEMPLATE)
+dashboard: setup
 	JUPYTER_PATH=$(CURDIR)/share/jupyter $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
 # A class of LEARNERS browsers moving sliders for DURATION seconds against one local Voila (see README).
