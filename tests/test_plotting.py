@@ -50,6 +50,7 @@ def test_update_heatmap_changes_data_in_place_and_handles_shape_change():
     plotting.update_heatmap(ax, np.eye(4), x_labels=list("wxyz"), y_labels=list("WXYZ"))
     assert im.get_array().shape == (4, 4)
     assert im.get_extent() == [-0.5, 3.5, 3.5, -0.5]
+    assert tuple(ax.get_xlim()) == (-0.5, 3.5) and tuple(ax.get_ylim()) == (3.5, -0.5)   # whole matrix in view
     assert [t.get_text() for t in ax.get_xticklabels()] == list("wxyz")
     assert len(_cell_texts(ax)) == 16 and _cell_texts(ax)[0] == "1.00"
 
