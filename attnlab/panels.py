@@ -88,7 +88,7 @@ class Panel:
         t1 = time.perf_counter()
         self.error.value = ""
         if text is not None:
-            self.text.value = f"<pre style='margin:0;font-size:12px'>{html.escape(str(text))}</pre>"
+            self.text.value = f"<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);white-space:pre'>{html.escape(str(text))}</pre>"
         self.image.value = self.png()
         self.timings.append((t1 - t0, time.perf_counter() - t1))
 
