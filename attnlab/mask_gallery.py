@@ -11,7 +11,7 @@ a causal mask when Tq != Tk:
 import torch
 
 from . import _checks
-from .masking import causal_mask, local_mask, sequence_mask
+from .masking import causal_mask, local_mask, masked_softmax, sequence_mask
 
 MASK_KINDS = ("causal top-left", "causal bottom-right", "padding", "local", "block")
 
@@ -75,10 +75,9 @@ def masked_row_conventions(scores, mask):
     """
     _checks.tensor(scores, "scores", min_dim=1)
     _checks.bool_mask(mask, "mask", scores.shape)
-    any_key = mask.any(dim=-1, keepdim=True)
-    nan = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
     return {
         "uniform": torch.softmax(scores.masked_fill(~mask, -1e6), dim=-1),
-        "nan": nan,
-        "zero": torch.where(any_key, nan, torch.zeros_like(nan)),
+        "nan": torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1),
+        # not torch.where(any_key, nan, 0): its backward multiplies 0 by NaN and gives NaN
+        "zero": masked_softmax(scores, mask),
     }

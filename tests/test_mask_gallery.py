@@ -93,3 +93,23 @@ def test_three_conventions_for_a_fully_masked_row():
     torch.testing.assert_close(c["zero"][0], c["nan"][0])
     torch.testing.assert_close(c["zero"][0], c["uniform"][0])
     torch.testing.assert_close(c["zero"], al.masked_softmax(scores, mask))
+
+
+def test_nan_row_poisons_the_next_layer_and_its_gradients():
+    """Layer 2 masks the pad position (weight 0), yet 0 * NaN = NaN: with the -inf convention the
+    loss and the gradient of layer 2's value projection are NaN; uniform and zero stay finite."""
+    mask = torch.tensor([[True, True, False], [False, False, False]])          # row 1: a pad query
+    values = torch.tensor([[1.0], [2.0], [3.0]], dtype=torch.float64)
+    scores = torch.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, 1.0]], dtype=torch.float64)
+    results = {}
+    for name in ("uniform", "nan", "zero"):
+        hidden = masked_row_conventions(scores, mask)[name] @ values                 # (2, 1) layer 1
+        W_V = torch.tensor([[2.0]], dtype=torch.float64, requires_grad=True)
+        w2 = torch.tensor([[1.0, 0.0]], dtype=torch.float64)                           # layer 2: pad masked
+        loss = (w2 @ (hidden @ W_V)).sum()
+        loss.backward()
+        results[name] = (loss.detach(), W_V.grad)
+    assert torch.isnan(results["nan"][0]) and torch.isnan(results["nan"][1]).all()
+    for name in ("uniform", "zero"):
+        assert torch.isfinite(results[name][0]) and torch.isfinite(results[name][1]).all()
+    torch.testing.assert_close(results["zero"], results["uniform"])
