@@ -127,6 +127,9 @@ def test_dashboard(voila_server, new_page, path):
         check_download(page, "png")
         check_download(page, "svg")
     SCREENSHOTS.mkdir(exist_ok=True)
+    # Voila's lab template scrolls inside its own panel: grow the viewport to show the whole page.
+    tallest = page.evaluate("Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollHeight))")
+    page.set_viewport_size({"width": 1280, "height": min(12000, max(1000, tallest))})
     page.screenshot(path=str(SCREENSHOTS / f"{path.stem}.png"), full_page=True)
 
     problems = page.evaluate(PROBLEMS)
@@ -192,3 +195,12 @@ def settled_kernel_count(server, quiet=6.0, timeout=90.0):
         elif time.time() - since >= quiet:
             break
     return last
+
+
+def test_notebook_list_stays_local(voila_server, new_page):
+    """The page at / (Voila's notebook list) also loads nothing from outside 127.0.0.1."""
+    page, watch = new_page()
+    page.goto(voila_server.url + "/", wait_until="networkidle", timeout=RENDER_TIMEOUT)
+    page.get_by_text(NOTEBOOKS[0].name).first.wait_for(timeout=RENDER_TIMEOUT)
+    assert not watch.outside, f"requests left 127.0.0.1: {sorted(set(watch.outside))}"
+    # (Voila 0.5's own list page logs 404s from its widget manager looking for a kernel; not ours.)
