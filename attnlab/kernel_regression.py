@@ -108,6 +108,23 @@ def training_loss(x_train, y_train, sigma, *, leave_one_out=True):
     return ((y_hat - y_train) ** 2).sum().item()
 
 
+def training_loss_curve(x_train, y_train, sigmas, *, leave_one_out=True):
+    """``training_loss`` at many widths at once (one batched softmax): sigmas (S,) -> list of S floats."""
+    _check_pair(x_train, y_train)
+    sigmas = [_checks.real(s, "sigmas", positive=True) for s in sigmas]
+    n = x_train.shape[0]
+    if leave_one_out and n < 2:
+        raise ValueError(f"x_train: expected at least 2 points to leave one out, got {n}")
+    s2 = torch.tensor(sigmas, dtype=x_train.dtype, device=x_train.device) ** 2          # (S,)
+    scores = -(x_train[:, None] - x_train[None, :]) ** 2 / 2                            # (n, n)
+    scores = scores / s2[:, None, None]                                                 # (S, n, n)
+    if leave_one_out:
+        eye = torch.eye(n, dtype=torch.bool, device=x_train.device)
+        scores = scores.masked_fill(eye, float("-inf"))                                 # no self-attention
+    y_hat = torch.softmax(scores, dim=-1) @ y_train                                     # (S, n)
+    return ((y_hat - y_train) ** 2).sum(-1).tolist()
+
+
 def _fit_train(model, x_train, y_train, loo):
     if loo:
         keys, values = leave_one_out(x_train, y_train)                # (n, n - 1) each

@@ -127,3 +127,13 @@ def test_errors(data):
         kr.NWKernelRegression(1.0)(x[:3], x[None, :].expand(2, -1), y[None, :].expand(2, -1))
     with pytest.raises(ValueError, match="values: expected shape"):
         kr.NWKernelRegression(1.0)(x, x, y[:-1])
+
+
+@pytest.mark.parametrize("loo", [True, False])
+def test_training_loss_curve_matches_pointwise(data, loo):
+    x, y = data.x_train, data.y_train
+    sigmas = [0.03, 0.2, 1.0, 7.0]
+    curve = kr.training_loss_curve(x, y, sigmas, leave_one_out=loo)
+    assert curve == pytest.approx([kr.training_loss(x, y, s, leave_one_out=loo) for s in sigmas], rel=1e-10)
+    with pytest.raises(ValueError, match="sigmas: expected a number > 0"):
+        kr.training_loss_curve(x, y, [0.1, -1.0])
