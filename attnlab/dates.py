@@ -46,7 +46,7 @@ def check_source(text):
                          f"got {len(text)}")
     bad = sorted(set(text) - set(SOURCE_CHARS))
     if bad:
-        raise ValueError(f"text: expected digits, spaces and month letters ({''.join(SOURCE_CHARS).strip()}), "
+        raise ValueError(f"text: expected digits, spaces and letters of the months ({' '.join(MONTHS)}), "
                          f"got {''.join(bad)!r}")
     return text
 

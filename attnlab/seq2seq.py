@@ -7,6 +7,7 @@ h_j gives weights alpha_ij and a context c_i = sum_j alpha_ij h_j; the GRU reads
 [embed(y_{i-1}); c_i]; the output layer reads [s_i; c_i].
 The scoring is additive (w_v^T tanh(W_q s + W_k h), Bahdanau) or scaled dot product.
 """
+import contextlib
 import time
 from pathlib import Path
 
@@ -18,6 +19,18 @@ from . import _checks, dates
 from .attention import AdditiveAttention, DotProductAttention
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
+
+
+@contextlib.contextmanager
+def _one_thread():
+    """The matrices here are tiny: one thread is several times faster than threads fighting over
+    them (and gives the same bits whatever the machine's thread count)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class DateTranslator(nn.Module):
@@ -67,21 +80,47 @@ class DateTranslator(nn.Module):
 
 
 @torch.no_grad()
-def translate(model, texts):
-    """Greedy decoding of date strings -> (outputs list of str, weights (B, TARGET_LEN + 1, MAX_SOURCE_LEN))."""
-    if isinstance(texts, str):
-        texts = [texts]
+def _greedy(model, texts):
+    """Greedy decoding -> (output ids (B, Tt), weights (B, Tt, Ts), queries (B, Tt, 2h), states (B, Ts, 2h))."""
     src, valid_lens = dates.encode_sources(texts)
     model.eval()
-    states, s = model.encode(src, valid_lens)
-    y = torch.full((len(texts),), dates.TARGET_VOCAB.index(dates.BOS))
-    ids, weights = [], []
-    for _ in range(dates.TARGET_LEN + 1):
-        logits, s, w = model.step(y, s, states, valid_lens)
-        y = logits.argmax(-1)
-        ids.append(y)
-        weights.append(w)
-    return dates.decode_targets(torch.stack(ids, 1)), torch.stack(weights, 1)
+    with _one_thread():
+        states, s = model.encode(src, valid_lens)
+        y = torch.full((len(texts),), dates.TARGET_VOCAB.index(dates.BOS))
+        ids, weights, queries = [], [], []
+        for _ in range(dates.TARGET_LEN + 1):
+            queries.append(s)                                             # s_{i-1}: the query of step i
+            logits, s, w = model.step(y, s, states, valid_lens)
+            y = logits.argmax(-1)
+            ids.append(y)
+            weights.append(w)
+    return torch.stack(ids, 1), torch.stack(weights, 1), torch.stack(queries, 1), states
+
+
+def translate(model, texts):
+    """Greedy decoding of date strings -> (outputs list of str, weights (B, TARGET_LEN + 1, MAX_SOURCE_LEN)).
+
+    Row i of the weights is the attention of output step i (the last one writes <eos>) over the
+    input characters; columns past an input's length (padding) are 0.
+    """
+    if isinstance(texts, str):
+        texts = [texts]
+    ids, weights, _, _ = _greedy(model, texts)
+    return dates.decode_targets(ids), weights
+
+
+def trace(model, text):
+    """Everything one translation computes, for reading the attention by hand.
+
+    Returns a dict: "source" (the checked text), "output" (str), "states" (Ts, 2h) encoder states h_j
+    of the valid characters, "queries" (TARGET_LEN + 1, 2h) decoder states s_{i-1} used as the query
+    of each step, "weights" (TARGET_LEN + 1, Ts).
+    """
+    source = dates.check_source(text)
+    ids, weights, queries, states = _greedy(model, [source])
+    n = len(source)
+    return {"source": source, "output": dates.decode_targets(ids)[0], "states": states[0, :n],
+            "queries": queries[0], "weights": weights[0, :, :n]}
 
 
 def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
@@ -95,6 +134,13 @@ def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     model.train()
     losses = []
+    with _one_thread():
+        _train_loop(model, optimizer, pairs, steps, batch_size, losses, callback)
+    model.eval()
+    return losses
+
+
+def _train_loop(model, optimizer, pairs, steps, batch_size, losses, callback):
     for step in range(steps):
         batch = pairs[step * batch_size:(step + 1) * batch_size]
         src, valid_lens = dates.encode_sources([p[0] for p in batch])
@@ -108,8 +154,6 @@ def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
         losses.append(loss.item())
         if callback is not None:
             callback(step, loss.item())
-    model.eval()
-    return losses
 
 
 def accuracy(model, n=500, *, seed=12345):

@@ -40,3 +40,15 @@ def test_errors():
         seq2seq.translate(seq2seq.pretrained("dot"), "1 january 2000")
     with pytest.raises(ValueError, match="steps: expected an int >= 1, got 0"):
         seq2seq.train(seq2seq.DateTranslator(), steps=0)
+
+
+def test_trace_rebuilds_the_weights_from_the_additive_formula():
+    model = seq2seq.pretrained("additive")
+    run = seq2seq.trace(model, " 17 Mar 1994")
+    assert run["source"] == "17 mar 1994" and run["output"] == "1994-03-17"
+    assert run["states"].shape == (11, 64) and run["queries"].shape == (11, 64)
+    att = model.attention
+    e = att.w_v(torch.tanh(att.W_q(run["queries"])[:, None] + att.W_k(run["states"])[None])).squeeze(-1)
+    torch.testing.assert_close(torch.softmax(e, -1), run["weights"])
+    _, w = seq2seq.translate(model, "17 mar 1994")
+    torch.testing.assert_close(w[0], run["weights"])

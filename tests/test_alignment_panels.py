@@ -1,0 +1,63 @@
+import torch
+from torch.nn import functional as F
+
+from attnlab import alignment_panels as ap
+from attnlab import gru_pooling, seq2seq
+
+
+def _explorer():
+    return ap.AlignmentExplorer({"additive": seq2seq.pretrained("additive"), "dot": seq2seq.pretrained("dot")},
+                                text="7 mar 1994")
+
+
+def test_labels():
+    assert ap.source_labels("7 mar") == ["7", "␣", "m", "a", "r"]
+    assert ap.output_labels("1994-03-07") == list("1994-03-07") + ["<eos>"]
+    assert ap.output_labels("19") == ["1", "9", "<eos>"] + ["·"] * 8
+
+
+def test_explorer_shows_valid_input_and_refuses_invalid_without_traceback():
+    ex = _explorer()
+    assert "7←7" in ex.panel.text.value and ex.panel.error.value == ""
+    assert ex.axes[0].images[0].get_array().shape == (11, 10)
+    ex.text.value = "1 january 2000"
+    assert "Input not accepted: expected at most 11 characters" in ex.panel.text.value
+    assert ex.panel.error.value == "" and ex.message.get_visible()
+    ex.text.value = "31 dec 2049"
+    assert not ex.message.get_visible() and "2049-12-31" in ex.axes[1].get_title()
+    assert ex.current_source() == "31 dec 2049"
+
+
+def test_trainer_adds_its_model_to_the_explorer():
+    ex = _explorer()
+    tr = ap.Trainer(ex, steps=10, redraws=2)
+    tr.kind.value = "dot"
+    tr._train()
+    assert tr.progress.value == 10 and len(tr.losses) == 10 and not tr.button.disabled
+    assert "Exact-match accuracy" in tr.status.value
+    assert ex.right.value == "yours: dot, 10 steps" and ex.left.value == "additive"
+    assert len(tr.line.get_xdata()) == 10
+
+
+def test_seed_pooling_line_fails_and_the_fix_matches_attention_pooling():
+    torch.manual_seed(0)
+    outputs = torch.randn(10, 2, 8)                       # (T, B, 2h), 2h != T
+    weights = torch.softmax(torch.randn(2, 10, 1), dim=1)  # (B, T, 1)
+    try:
+        gru_pooling.pool(outputs, weights, fixed=False)
+        raise AssertionError("expected a shape error")
+    except RuntimeError as exc:
+        assert "batch1" in str(exc) or "size" in str(exc)
+    expected = torch.einsum("tbh,bt->bh", outputs, weights[..., 0])    # sum_j alpha_j h_j
+    torch.testing.assert_close(gru_pooling.pool(outputs, weights), expected)
+
+
+def test_seed_module_is_pooling_with_one_learned_query():
+    torch.manual_seed(0)
+    m = gru_pooling.SeedGRUAttention(4, 3, 5, fixed=True)
+    x = torch.randn(7, 2, 4)
+    out, w = m(x)
+    assert out.shape == (2, 5) and w.shape == (2, 7, 1)
+    h = m.gru(x)[0].transpose(0, 1)                                       # (B, T, 2h)
+    w_ref = F.softmax(h @ m.attention.weight[0], dim=-1)                  # one query w for every sequence
+    torch.testing.assert_close(w[..., 0], w_ref)
