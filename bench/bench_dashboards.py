@@ -30,7 +30,9 @@ PANELS_READY = """n => {
   const cells = document.querySelector('#rendered_cells');
   if (!cells || getComputedStyle(cells).display === 'none') return false;
   const imgs = [...document.querySelectorAll('.attnlab-panel img')];
-  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0);
+  const sliders = [...document.querySelectorAll('.attnlab-panel .widget-slider')];
+  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
+    && sliders.every(s => s.querySelector('.noUi-handle'));
 }"""
 
 LATENCY_PROBE = """() => {
@@ -100,6 +102,10 @@ def render_time(browser, server, path):
 
 def slider_latencies(page, presses):
     page.evaluate(LATENCY_PROBE)
+    try:   # slider views can attach a moment after the panel images
+        page.wait_for_selector(".attnlab-panel .widget-slider .noUi-handle", timeout=5_000)
+    except Exception:
+        pass                                  # a dashboard without sliders
     handles = page.locator(".attnlab-panel .widget-slider .noUi-handle")
     n = handles.count()
     lat = []
@@ -115,8 +121,11 @@ def slider_latencies(page, presses):
         try:
             page.wait_for_function(f"window.__attnlab_lat.length > {before}", timeout=15_000, polling=10)
             lat.append(page.evaluate(f"window.__attnlab_lat[{before}]"))
-        except Exception:
+        except Exception as exc:
             lat.append(float("inf"))          # the figure did not change within 15 s
+            if not hasattr(slider_latencies, "first_error"):
+                slider_latencies.first_error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+                print("    first slider failure:", slider_latencies.first_error, flush=True)
         time.sleep(0.15)
     return lat
 

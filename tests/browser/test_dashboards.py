@@ -24,7 +24,9 @@ PANELS_READY = """n => {
   const cells = document.querySelector('#rendered_cells');
   if (!cells || getComputedStyle(cells).display === 'none') return false;
   const imgs = [...document.querySelectorAll('.attnlab-panel img')];
-  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0);
+  const sliders = [...document.querySelectorAll('.attnlab-panel .widget-slider')];
+  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
+    && sliders.every(s => s.querySelector('.noUi-handle'));
 }"""
 
 # Text a learner must not see: a traceback, Voila's "error when executing cell" notice, or a
