@@ -171,7 +171,7 @@ class Trainer:
                                     widgets.HBox([self.progress, self.status]), self.panel.widget])
 
     def _steps_changed(self, change):
-        self.status.value = f"{change['new']} steps: about {change['new'] / 25:.0f} s on a laptop CPU. Press the button."
+        self.status.value = f"{change['new']} steps: about {max(1, round(change['new'] / 25))} s on a laptop CPU. Press the button."
 
     def _draw(self):
         self.line.set_data(range(1, len(self.losses) + 1), self.losses)
