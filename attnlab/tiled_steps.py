@@ -131,6 +131,8 @@ def draw_step_figure(axes, scores, exact):
     ax_s.figure.colorbar(im, ax=ax_s, fraction=0.046, pad=0.04, label="score q·k/√d")
     ax_s.set_xlabel("keys")
     ax_s.set_ylabel("queries")
+    ax_s.set_xticks(range(Tk))
+    ax_s.set_yticks(range(Tq))
     ax_s.add_patch(Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#ff7f0e", linewidth=3))
     plotting.heatmap(torch.full((Tq, Tk), float("nan")), ax=ax_w, annotate=False,
                      title="weights implied by m and l", xlabel="keys", ylabel="queries")
