@@ -52,7 +52,7 @@ def mark_padding(ax, valid_len):
     keys); call again with a new length to move the hatching in place."""
     patch = getattr(ax, "_attnlab_padding", None)
     if patch is None:
-        patch = Rectangle((0, 0), 0, 0, fill=False, hatch="///", edgecolor="0.85", lw=0, zorder=3)
+        patch = Rectangle((0, 0), 0, 0, fill=False, hatch="//", edgecolor="0.8", lw=0, zorder=3)
         ax.add_patch(patch)
         ax._attnlab_padding = patch
     rows, num_keys = ax.images[0].get_array().shape
