@@ -70,6 +70,23 @@ def _positions(ax):
     ax.set_ylabel("dim", fontsize=7)
 
 
+def _masks(ax):
+    from .masking import local_mask
+    both = torch.cat([causal_mask(6, 6), torch.zeros(6, 1, dtype=torch.bool), local_mask(6, 6, 1)], dim=1)
+    ax.imshow(both, cmap="gray_r", vmin=0, vmax=1.25, aspect="auto")
+    ax.set_xticks([2.5, 9.5], ["causal", "local, w = 1"], fontsize=7)
+    ax.set_yticks([])
+
+
+def _alignment(ax):
+    from . import seq2seq
+    text = "17 mar 1994"
+    out, w = seq2seq.translate(seq2seq.pretrained("additive"), [text])
+    ax.imshow(w[0, :10], cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(text)), list(text), fontsize=6)
+    ax.set_yticks(range(10), list(out[0]), fontsize=6)
+
+
 THUMBNAILS = {
     "01_kernel_regression": _fit,
     "02_scoring_functions": _variance,
@@ -77,6 +94,8 @@ THUMBNAILS = {
     "04_self_attention_walkthrough": _causal,
     "05_cat_milk_it": _cat_milk_it,
     "06_positional_encoding": _positions,
+    "07_masks_and_efficient_attention": _masks,
+    "08_bahdanau_attention": _alignment,
 }
 
 
