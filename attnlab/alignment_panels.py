@@ -162,7 +162,7 @@ class Trainer:
                          ylabel="loss (cross-entropy, log scale)", title="training loss")
         self.ax_loss.grid(True, which="major", alpha=0.3)
         source = explorer.current_source()
-        alignment_heatmap(torch.zeros(ROWS, len(source)), source, "", ax=self.ax_align,
+        alignment_heatmap(torch.zeros(ROWS, len(source)), source, "?" * dates.TARGET_LEN, ax=self.ax_align,
                           title="no model yet: press “Train a fresh model”")
         self.panel = panels.Panel(fig, {}, self._draw, name="08-training")
         self.button.on_click(self._train)
