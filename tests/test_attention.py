@@ -281,3 +281,19 @@ def test_dropout_with_a_generator_leaves_the_global_rng_alone():
     al.scaled_dot_product_attention(q, k, v, dropout=0.5, generator=torch.Generator().manual_seed(1),
                                     need_weights=False)
     assert torch.equal(torch.get_rng_state(), state)
+
+
+def test_fused_path_zeroes_empty_rows_even_if_the_kernel_gives_nan(monkeypatch):
+    # some fused GPU kernels have returned NaN for rows with no visible key; simulate one on CPU
+    real = F.scaled_dot_product_attention
+
+    def nan_rows(q, k, v, attn_mask=None, **kwargs):
+        out = real(q, k, v, attn_mask=attn_mask, **kwargs)
+        return out.masked_fill(~attn_mask.any(-1, keepdim=True), float("nan"))
+
+    monkeypatch.setattr(F, "scaled_dot_product_attention", nan_rows)
+    q, k, v = _qkv((2,), (2,), 3, 4, 5, 2)
+    out, _ = al.scaled_dot_product_attention(q, k, v, valid_lens=torch.tensor([0, 4]), need_weights=False)
+    assert not torch.isnan(out).any() and (out[0] == 0).all()
+    monkeypatch.undo()
+    torch.testing.assert_close(out, al.scaled_dot_product_attention(q, k, v, valid_lens=torch.tensor([0, 4]))[0])
