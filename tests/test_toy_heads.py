@@ -51,24 +51,23 @@ def test_padding_keys_get_zero_weight_and_temperature_divides_logits():
 
 
 def test_matches_torch_multihead_attention():
+    """torch's MHA needs query width = D, so pad the 15 query features with zeros (and W_q with zero columns)."""
     X, valid_lens, _ = th.embed()
-    for H in range(1, 5):
+    pad = ~al.sequence_mask(valid_lens, X.shape[1])[:, 0]          # torch: True = ignore this key
+    for H in range(2, 5):                                           # D = 8H >= 15 input features
         mha = th.toy_multihead(H)
         ours = mha(X, X, X, valid_lens)
         D = H * th.HEAD_SIZE
+        extra = D - th.INPUT_SIZE
         ref = torch.nn.MultiheadAttention(D, H, bias=False, batch_first=True, kdim=th.INPUT_SIZE,
                                           vdim=th.INPUT_SIZE, dtype=torch.float64)
         with torch.no_grad():
-            ref.q_proj_weight.copy_(torch.cat([mha.W_q.weight, torch.zeros(D, D - th.INPUT_SIZE,
-                                    dtype=torch.float64)], 1) if D > th.INPUT_SIZE else mha.W_q.weight[:, :D])
+            ref.q_proj_weight.copy_(torch.nn.functional.pad(mha.W_q.weight, (0, extra)))
             ref.k_proj_weight.copy_(mha.W_k.weight)
             ref.v_proj_weight.copy_(mha.W_v.weight)
             ref.out_proj.weight.copy_(mha.W_o.weight)
-        Xq = torch.nn.functional.pad(X, (0, max(D - th.INPUT_SIZE, 0)))[..., :D]
-        if D < th.INPUT_SIZE:
-            continue                                               # torch wants query width = D; skip H=1
-        pad = ~al.sequence_mask(valid_lens, X.shape[1])[:, 0]      # torch: True = ignore
-        out, w = ref(Xq, X, X, key_padding_mask=pad, average_attn_weights=False)
+        out, w = ref(torch.nn.functional.pad(X, (0, extra)), X, X, key_padding_mask=pad,
+                     average_attn_weights=False)
         torch.testing.assert_close(ours, out)
         torch.testing.assert_close(mha.attention_weights, w)
 
