@@ -156,3 +156,61 @@ def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     ax.set_ylabel("P[i, col]")
     ax.legend(loc="upper right", fontsize=8)
     return ax
+
+
+SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
+
+
+def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
+    """A signed (T, d) matrix such as the positional encoding P: rows = positions, columns =
+    dimensions, diverging colours fixed to [-vmax, vmax] with 0 in white; returns the Axes.
+
+    For live panels, change it in place with ``update_encoding_heatmap``.
+    """
+    M = _numpy(P)
+    if M.ndim != 2:
+        raise ValueError(f"P: expected a 2-D (T, d) matrix, got shape {M.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
+    ax.set_xlabel("dimension (column of P)")
+    ax.set_ylabel("position i (row of P)")
+    if title:
+        ax.set_title(title)
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="value")
+    return ax
+
+
+def update_encoding_heatmap(ax, P):
+    """Put a new (T, d) matrix into an ``encoding_heatmap`` in place (its shape may change)."""
+    M = _numpy(P)
+    im = ax.images[0]
+    im.set_data(M)
+    im.set_extent((-0.5, M.shape[1] - 0.5, M.shape[0] - 0.5, -0.5))
+    ax.set_xlim(-0.5, M.shape[1] - 0.5)
+    ax.set_ylim(M.shape[0] - 0.5, -0.5)
+    return ax
+
+
+def binary_counter_plot(num_bits=3, *, ax=None):
+    """Bits of the counter 0 .. 2^num_bits - 1 as step curves against the number, lowest bit on top
+    (seed 000's analogy: higher bits flip more slowly); returns the Axes."""
+    n = np.arange(2 ** num_bits)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    for b in range(num_bits):
+        bits = (n >> b) & 1
+        offset = 1.5 * (num_bits - 1 - b)
+        ax.step(np.append(n, n[-1] + 1), np.append(bits, bits[-1]) + offset, where="post",
+                color=f"C{b}", linewidth=2, label=f"bit {b} (flips every {2 ** b})")
+        for k, v in zip(n, bits):
+            ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=f"C{b}")
+    ax.set_xticks(n + 0.5)
+    ax.set_xticklabels([f"{k}\n{k:0{num_bits}b}" for k in n])
+    ax.set_yticks([])
+    ax.set_xlim(0, n[-1] + 1)
+    ax.set_ylim(-0.3, 1.5 * num_bits)
+    ax.set_xlabel("number (and its binary form)")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    return ax
