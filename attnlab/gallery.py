@@ -35,7 +35,7 @@ def _heads(ax):
     g = torch.Generator().manual_seed(1)
     q, k = torch.randn(2, 3, 5, 8, generator=g)
     _, w = scaled_dot_product_attention(q, k, k, temperature=0.3)
-    ax.imshow(torch.cat(list(w), dim=1), cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    ax.imshow(torch.cat(list(w), dim=1).numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     for h in (1, 2):
         ax.axvline(5 * h - 0.5, color="white", linewidth=2)
     ax.set_xticks([])
@@ -65,7 +65,7 @@ def _cat_milk_it(ax):
 
 
 def _positions(ax):
-    ax.imshow(sinusoidal_encoding(60, 32).T, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+    ax.imshow(sinusoidal_encoding(60, 32).T.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
     ax.set_xlabel("position", fontsize=7)
     ax.set_ylabel("dim", fontsize=7)
 
@@ -73,7 +73,7 @@ def _positions(ax):
 def _masks(ax):
     from .masking import local_mask
     both = torch.cat([causal_mask(6, 6), torch.zeros(6, 1, dtype=torch.bool), local_mask(6, 6, 1)], dim=1)
-    ax.imshow(both, cmap="gray_r", vmin=0, vmax=1.25, aspect="auto")
+    ax.imshow(both.numpy(), cmap="gray_r", vmin=0, vmax=1.25, aspect="auto")
     ax.set_xticks([2.5, 9.5], ["causal", "local, w = 1"], fontsize=7)
     ax.set_yticks([])
 
@@ -82,7 +82,7 @@ def _alignment(ax):
     from . import seq2seq
     text = "17 mar 1994"
     out, w = seq2seq.translate(seq2seq.pretrained("additive"), [text])
-    ax.imshow(w[0, :10], cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    ax.imshow(w[0, :10].numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(len(text)), list(text), fontsize=6)
     ax.set_yticks(range(10), list(out[0]), fontsize=6)
 

@@ -101,8 +101,9 @@ class Panel:
         buf = io.BytesIO()
         size = canvas.get_width_height(physical=True)
         Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(buf, "png", **PNG_OPTIONS)
-        if self.freeze_layout and self.figure.get_layout_engine() is not None:
-            self.figure.set_layout_engine("none")          # lay out once; later draws keep positions
+        if self.freeze_layout:                               # lay out once; later draws keep positions
+            self.figure.set_layout_engine("none")
+            self.freeze_layout = False
         return buf.getvalue()
 
     def export(self, fmt):

@@ -78,6 +78,8 @@ class Numeric(_Check):
         right = math.isfinite(value) and abs(value - self.answer) <= self.tolerance
         if right:
             self.feedback.value = _OK.format(f"{self.answer:g}.")
+        elif not math.isfinite(value):
+            self.feedback.value = _NO.format(f"Type a finite number. {self.hint}")
         else:
             direction = "too large" if value > self.answer else "too small"
             self.feedback.value = _NO.format(f"{value:g} is {direction}. {self.hint}")

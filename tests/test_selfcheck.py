@@ -72,3 +72,10 @@ def test_check_function_wrong_shape_wrong_values_and_errors(capsys):
     assert "values differ from the reference by up to" in capsys.readouterr().out
     assert selfcheck.check_function(lambda x: x.nope(), _softmax, CASES[:1], name="broken") is False
     assert "broken raised AttributeError" in capsys.readouterr().out
+
+
+def test_numeric_nan_asks_for_a_finite_number():
+    from attnlab import selfcheck
+    q = selfcheck.numeric("x?", 1.0)
+    assert not q.check(float("nan"))
+    assert "finite number" in q.feedback.value
