@@ -56,8 +56,17 @@ def gaussian_scores(queries, keys, sigma=1.0):
     if queries.dim() == 1:
         queries, keys = queries[:, None], keys[:, None]           # (Tq, 1), (Tk, 1)
     _check_pair(queries, keys)
-    diff = queries.unsqueeze(-2) - keys.unsqueeze(-3)             # (..., Tq, Tk, d)
-    return -(diff * diff).sum(-1) / (2 * sigma * sigma)
+    batch = torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2])
+    if batch.numel() * queries.shape[-2] * keys.shape[-2] * queries.shape[-1] <= _EXACT_LIMIT:
+        diff = queries.unsqueeze(-2) - keys.unsqueeze(-3)         # (..., Tq, Tk, d): exact
+        sq = (diff * diff).sum(-1)                                # (..., Tq, Tk)
+    else:  # |q|^2 + |k|^2 - 2 q·k: no (Tq, Tk, d) tensor, tiny rounding where q ≈ k
+        sq = ((queries * queries).sum(-1, keepdim=True) + (keys * keys).sum(-1).unsqueeze(-2)
+              - 2 * queries @ keys.transpose(-2, -1)).clamp_min(0)
+    return -sq / (2 * sigma * sigma)
+
+
+_EXACT_LIMIT = 1 << 22   # elements of the (..., Tq, Tk, d) difference tensor (32 MiB in float64)
 
 
 def additive_scores(queries, keys, W_q, W_k, w_v):

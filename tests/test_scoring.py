@@ -122,3 +122,21 @@ def test_scores_on_device(device):
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match), no_matmul():                  # checked before any matmul
         call()
+
+
+def test_gaussian_scores_large_inputs_take_the_expanded_form_and_agree():
+    import attnlab.scoring as scoring
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn(2, 40, 16, generator=g, dtype=torch.float64)
+    k = torch.randn(1, 30, 16, generator=g, dtype=torch.float64)
+    exact = scoring.gaussian_scores(q, k, sigma=0.7)
+    limit = scoring._EXACT_LIMIT
+    try:
+        scoring._EXACT_LIMIT = 0
+        expanded = scoring.gaussian_scores(q, k, sigma=0.7)
+    finally:
+        scoring._EXACT_LIMIT = limit
+    assert expanded.shape == (2, 40, 30)
+    torch.testing.assert_close(expanded, exact, rtol=1e-12, atol=1e-12)
+    same = scoring.gaussian_scores(q[0], q[0])          # distance to itself is 0 on the diagonal
+    assert (torch.diagonal(same) == 0).all()
