@@ -71,6 +71,7 @@ class AlignmentExplorer:
 
     def __init__(self, models, *, text="17 mar 1994", left=None, right=None):
         self.models = dict(models)
+        self._last = None                          # the last date accepted, shown dimmed under a refusal
         names = list(self.models)
         self.text = widgets.Text(value=text, description="date", placeholder="e.g. 7 mar 1994",
                                  layout=widgets.Layout(width="260px"))
@@ -94,6 +95,7 @@ class AlignmentExplorer:
         except (TypeError, ValueError) as exc:
             return self._refuse(str(exc).removeprefix("text: "))
         self._dim(False)
+        self._last = source
         lines = []
         for ax, name in zip(self.axes, (left, right)):
             output, w = alignment(self.models[name], source)
@@ -103,7 +105,8 @@ class AlignmentExplorer:
 
     def _refuse(self, reason):
         self._dim(True)
-        self.message.set_text("This input is not accepted:\n" + textwrap.fill(reason, 60))
+        self.message.set_text("This input is not accepted:\n" + textwrap.fill(reason, 60)
+                              + (f"\n(the dimmed heatmaps still show {self._last})" if self._last else ""))
         return f"⚠ Input not accepted: {reason}"
 
     def _dim(self, dim):
@@ -183,7 +186,7 @@ class Trainer:
         output, w = alignment(self.model, source)
         self.model.train(was_training)
         update_alignment(self.ax_align, w, source, output,
-                         title=f"the model being trained, after {len(self.losses)} steps: {source} → {output}")
+                         title=f"your model after {len(self.losses)} steps: {source} → {output}")
         return f"step {len(self.losses)} of {self.total}, loss {self.losses[-1]:.4f}"
 
     def _train(self, _button=None):

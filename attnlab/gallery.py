@@ -83,7 +83,7 @@ def _alignment(ax):
     text = "17 mar 1994"
     out, w = seq2seq.translate(seq2seq.pretrained("additive"), [text])
     ax.imshow(w[0, :10].numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(text)), list(text), fontsize=6)
+    ax.set_xticks(range(len(text)), [c if c != " " else "␣" for c in text], fontsize=6)
     ax.set_yticks(range(10), list(out[0]), fontsize=6)
 
 
@@ -96,6 +96,18 @@ THUMBNAILS = {
     "06_positional_encoding": _positions,
     "07_masks_and_efficient_attention": _masks,
     "08_bahdanau_attention": _alignment,
+}
+
+# One line under each title: what the small picture shows.
+CAPTIONS = {
+    "01_kernel_regression": "fits with σ too small, right, too large",
+    "02_scoring_functions": "q·k spreads out as d_k grows",
+    "03_multi_head_attention": "3 heads, each its own 5×5 weights",
+    "04_self_attention_walkthrough": "causal weights: no looking ahead",
+    "05_cat_milk_it": "each word (○) → its output (●)",
+    "06_positional_encoding": "a sin/cos code for each position",
+    "07_masks_and_efficient_attention": "masks: dark = may attend",
+    "08_bahdanau_attention": "dates: output × input alignment",
 }
 
 
@@ -117,7 +129,8 @@ def gallery(names=None, *, columns=3):
     fig, axes = plt.subplots(rows, columns, figsize=(3.4 * columns, 2.4 * rows), layout="constrained")
     for ax, name in zip(np.ravel(axes), names):
         thumbnail(name, ax=ax)
-        ax.set_title(name.replace("_", " ", 1).replace("_", " "), fontsize=9)
+        title = name.replace("_", " ", 1).replace("_", " ")
+        ax.set_title(f"{title}\n{CAPTIONS.get(name, '')}".strip(), fontsize=9)
     for ax in np.ravel(axes)[len(names):]:
         ax.set_visible(False)
     return fig

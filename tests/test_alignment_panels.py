@@ -23,6 +23,7 @@ def test_explorer_shows_valid_input_and_refuses_invalid_without_traceback():
     ex.text.value = "1 january 2000"
     assert "Input not accepted: expected at most 11 characters" in ex.panel.text.value
     assert ex.panel.error.value == "" and ex.message.get_visible()
+    assert "the dimmed heatmaps still show 7 mar 1994" in ex.message.get_text()
     ex.text.value = "31 dec 2049"
     assert not ex.message.get_visible() and "2049-12-31" in ex.axes[1].get_title()
     assert ex.current_source() == "31 dec 2049"

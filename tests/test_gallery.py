@@ -11,6 +11,7 @@ def test_every_notebook_in_the_folder_has_a_thumbnail():
     from pathlib import Path
     names = {p.stem for p in (Path(__file__).parents[1] / "notebooks").glob("0[1-9]_*.ipynb")}
     assert names <= set(gallery.THUMBNAILS)
+    assert set(gallery.CAPTIONS) == set(gallery.THUMBNAILS)
 
 
 @pytest.mark.parametrize("name", sorted(gallery.THUMBNAILS))
