@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8866
 VOILA_TEMPLATE := $(VENV)/share/jupyter/voila/templates/attnlab
 
-.PHONY: dashboard classroom test setup test-setup chromium bench lab clean
+.PHONY: dashboard classroom test setup test-setup chromium bench bench-browser lab clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -49,13 +49,19 @@ classroom: test-setup $(VOILA_TEMPLATE)
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb
 
-test: test-setup
+test: test-setup $(VOILA_TEMPLATE)
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
 
+# Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup
 	$(PY) bench/bench_kernels.py
 	$(PY) bench/bench_panel.py
+	$(PY) bench/bench_efficient.py
+
+bench-browser: test-setup $(VOILA_TEMPLATE)
+	$(PY) bench/bench_dashboards.py
+	$(PY) bench/bench_memory.py
 
 clean:
 	rm -rf $(VENV) .coverage .pytest_cache .hypothesis
