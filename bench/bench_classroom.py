@@ -24,29 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import ARGS, CHROMIUM, LOCAL, NOTEBOOKS, VoilaServer, settle  # noqa: E402
-
-PANELS_READY = """n => {
-  const cells = document.querySelector('#rendered_cells');
-  if (!cells || getComputedStyle(cells).display === 'none') return false;
-  const imgs = [...document.querySelectorAll('.attnlab-panel img')];
-  const sliders = [...document.querySelectorAll('.attnlab-panel .widget-slider')];
-  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
-    && sliders.every(s => s.querySelector('.noUi-handle'));
-}"""
-PROBLEMS = """() => [...document.querySelectorAll('.jp-OutputArea-output, .attnlab-panel')]
-  .map(e => e.textContent).filter(t => /Traceback \\(most recent call last\\)|There was an error when executing cell/.test(t))
-  .map(t => t.slice(0, 200))"""
-
-
-def expected_panels(path):
-    nb = json.loads(Path(path).read_text())
-    n = 0
-    for cell in nb["cells"]:
-        for out in cell.get("outputs", []):
-            text = out.get("data", {}).get("text/plain", "")
-            n += ("".join(text) if isinstance(text, list) else text).startswith("Live panel")
-    return n
+from dashboard_helpers import (  # noqa: E402
+    ARGS, CHROMIUM, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels)
 
 
 class MemorySampler(threading.Thread):

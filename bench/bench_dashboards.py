@@ -24,16 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import ARGS, CHROMIUM, NOTEBOOKS, VoilaServer, close_like_a_learner, settle  # noqa: E402
+from dashboard_helpers import (  # noqa: E402
+    ARGS, CHROMIUM, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels)
 
-PANELS_READY = """n => {
-  const cells = document.querySelector('#rendered_cells');
-  if (!cells || getComputedStyle(cells).display === 'none') return false;
-  const imgs = [...document.querySelectorAll('.attnlab-panel img')];
-  const sliders = [...document.querySelectorAll('.attnlab-panel .widget-slider')];
-  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
-    && sliders.every(s => s.querySelector('.noUi-handle'));
-}"""
 
 LATENCY_PROBE = """() => {
   window.__attnlab_lat = [];
@@ -67,16 +60,6 @@ for _p in [o for o in gc.get_objects() if isinstance(o, Panel)]:
                          "render_ms": statistics.median(b for a, b in _t) * 1e3})
 print("ATTNLAB_PROFILE" + json.dumps(_out))
 """
-
-
-def expected_panels(path):
-    nb = json.loads(Path(path).read_text())
-    n = 0
-    for cell in nb["cells"]:
-        for out in cell.get("outputs", []):
-            text = out.get("data", {}).get("text/plain", "")
-            n += ("".join(text) if isinstance(text, list) else text).startswith("Live panel")
-    return n
 
 
 def pct(values, q):

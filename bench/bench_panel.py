@@ -67,7 +67,7 @@ def main():
     print(f"  slider change -> new PNG bytes (whole refresh) {total:7.1f} ms")
     print(f"    callback (softmax + update artists + text)   {upd:7.1f} ms")
     print(f"    render: Agg draw + PIL PNG (level 1)         {ren:7.1f} ms   <- attnlab.panels")
-    print(f"  alternatives for the render step:")
+    print("  alternatives for the render step:")
     print(f"    Agg draw alone (lower bound)                  {draw_only:7.1f} ms")
     print(f"    savefig PNG, compress level 1                 {savefig_fast:7.1f} ms")
     print(f"    savefig PNG, default compression              {savefig_default:7.1f} ms")

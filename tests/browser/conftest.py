@@ -1,4 +1,4 @@
-"""One Voila server (from the repo root, so voila.json and voila.py apply) and one headless
+"""One Voila server (from the repo root, so voila.json applies) and one headless
 Chromium for the whole browser session; every test in this folder is marked `browser`."""
 import shutil
 from pathlib import Path

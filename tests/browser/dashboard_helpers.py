@@ -1,9 +1,10 @@
 """Shared by the browser tests and bench/: a Voila server started from the repo root (so
-voila.json and voila.py apply), kernel counting, and what a page must never do.
+voila.json applies), kernel counting, and what a page must never do.
 
 The notebooks are FOUND (notebooks/*.ipynb); ATTNLAB_NOTEBOOKS=/some/dir points everything at
 another folder (e.g. throwaway notebooks while the real ones are being written).
 """
+import json
 import os
 import re
 import socket
@@ -142,3 +143,38 @@ def settle(server, quiet=5.0, timeout=240.0, cpu_idle=0.25):
                 break
             c0, since = c, time.time()
     return len(server.kernels())
+
+
+PANELS_READY = """n => {
+  const cells = document.querySelector('#rendered_cells');
+  if (!cells || getComputedStyle(cells).display === 'none') return false;
+  const imgs = [...document.querySelectorAll('.attnlab-panel img')];
+  const sliders = [...document.querySelectorAll('.attnlab-panel .widget-slider')];
+  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
+    && sliders.every(s => s.querySelector('.noUi-handle'));
+}"""
+
+# Text a learner must not see: a traceback, Voila's "error when executing cell" notice, or a
+# panel's callback error (panels.py shows those in red with the exception name).
+PROBLEMS = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll('.jp-OutputArea-output, .attnlab-panel')) {
+    const t = el.textContent;
+    if (/Traceback \\(most recent call last\\)|There was an error when executing cell/.test(t)) found.push(t.slice(0, 300));
+  }
+  for (const el of document.querySelectorAll('.attnlab-panel div[style*="b00020"]')) found.push(el.textContent.slice(0, 300));
+  return [...new Set(found)];
+}"""
+
+
+def expected_panels(path):
+    """How many live panels the stored notebook displays (their text/plain says 'Live panel ...')."""
+    nb = json.loads(Path(path).read_text())
+    count = 0
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            text = out.get("data", {}).get("text/plain", "")
+            text = "".join(text) if isinstance(text, list) else text
+            if text.startswith("Live panel"):
+                count += 1
+    return count

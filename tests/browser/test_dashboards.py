@@ -4,42 +4,21 @@ Per notebook (found with a glob, one page load each): it renders; no Python trac
 error is shown; no page error and no console error; no request leaves 127.0.0.1; each slider in a
 live panel (`.attnlab-panel`), moved by keyboard, changes that panel's figure; the first panel's
 PNG and SVG buttons give a data: link of the right type that downloads. Plus: the index's links
-open their notebooks, and closing a tab shuts its kernel down (voila#1458, fixed in voila.py).
+open their notebooks, and closing a tab shuts its kernel down (voila#1458, fixed in the attnlab template).
 Screenshots go to screenshots/ (ignored by git).
 """
 import base64
-import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 
-from dashboard_helpers import NOTEBOOK_DIR, NOTEBOOKS, SCREENSHOTS, close_like_a_learner
+from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PANELS_READY, PROBLEMS, SCREENSHOTS,
+                               close_like_a_learner, expected_panels)
 
 RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
 UPDATE_TIMEOUT = 20_000      # ms for one slider step to reach the figure
 
-PANELS_READY = """n => {
-  const cells = document.querySelector('#rendered_cells');
-  if (!cells || getComputedStyle(cells).display === 'none') return false;
-  const imgs = [...document.querySelectorAll('.attnlab-panel img')];
-  const sliders = [...document.querySelectorAll('.attnlab-panel .widget-slider')];
-  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
-    && sliders.every(s => s.querySelector('.noUi-handle'));
-}"""
-
-# Text a learner must not see: a traceback, Voila's "error when executing cell" notice, or a
-# panel's callback error (panels.py shows those in red with the exception name).
-PROBLEMS = """() => {
-  const found = [];
-  for (const el of document.querySelectorAll('.jp-OutputArea-output, .attnlab-panel')) {
-    const t = el.textContent;
-    if (/Traceback \\(most recent call last\\)|There was an error when executing cell/.test(t)) found.push(t.slice(0, 300));
-  }
-  for (const el of document.querySelectorAll('.attnlab-panel div[style*="b00020"]')) found.push(el.textContent.slice(0, 300));
-  return [...new Set(found)];
-}"""
 
 # The panels' download buttons carry a Font Awesome icon; with the CDN links gone it must still
 # come from Voila's bundled copy of the font.
@@ -54,19 +33,6 @@ ICON_FONT = """async () => {
 
 SLIDERS = """() => [...document.querySelectorAll('.attnlab-panel')].map(p =>
   [...p.querySelectorAll('.widget-slider')].map(s => (s.querySelector('.widget-label') || {}).textContent || '?'))"""
-
-
-def expected_panels(path):
-    """How many live panels the stored notebook displays (their text/plain says 'Live panel ...')."""
-    nb = json.loads(Path(path).read_text())
-    count = 0
-    for cell in nb["cells"]:
-        for out in cell.get("outputs", []):
-            text = out.get("data", {}).get("text/plain", "")
-            text = "".join(text) if isinstance(text, list) else text
-            if text.startswith("Live panel"):
-                count += 1
-    return count
 
 
 def open_dashboard(new_page, server, name):
