@@ -150,7 +150,9 @@ PANELS_READY = """n => {
   if (!cells || getComputedStyle(cells).display === 'none') return false;
   const imgs = [...document.querySelectorAll('.attnlab-panel img')];
   const sliders = [...document.querySelectorAll('.attnlab-panel .widget-slider')];
-  return imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
+  const pending = [...document.querySelectorAll('.jp-OutputArea-output')]
+    .some(e => e.textContent.trim() === 'Loading widget...');
+  return !pending && imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
     && sliders.every(s => s.querySelector('.noUi-handle'));
 }"""
 
