@@ -96,8 +96,9 @@ def main():
         print(f"{L:>6} " + " ".join(row), flush=True)
     if "dense" in a.methods:
         for m in [m for m in a.methods if m != "dense"]:
-            faster = [L for L in a.lengths if results[(m, L)]["ms"] < results[("dense", L)]["ms"]]
-            print(f"{m}: faster than dense from L = {faster[0]}" if faster else f"{m}: never faster than dense here")
+            ratios = ", ".join(f"{L}: {results[(m, L)]['ms'] / results[('dense', L)]['ms']:.2f}x"
+                               for L in a.lengths)
+            print(f"{m} time / dense time at L = {ratios}")
         if "tiled" in a.methods:
             L = max(a.lengths)
             ratio = results[("tiled", L)]["extra_mib"] / max(results[("dense", L)]["extra_mib"], 1e-9)
