@@ -38,7 +38,7 @@ $(VOILA_TEMPLATE): | $(VENV)/.runtime
 	mkdir -p $(dir $@) && ln -sfn $(CURDIR)/share/jupyter/voila/templates/attnlab $@
 
 dashboard: setup
-	JUPYTER_PATH=$(CURDIR)/share/jupyter $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+	JUPYTER_PATH=$(CURDIR)/share/jupyter OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
 # A class of LEARNERS browsers moving sliders for DURATION seconds against one local Voila (see README).
 LEARNERS ?= 20

@@ -25,10 +25,14 @@ LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")
 
 def voila_env():
     """The environment for a Voila server: the repo's share/jupyter first on JUPYTER_PATH, so
-    voila.json's template "attnlab" is found without installing it."""
+    voila.json's template "attnlab" is found without installing it; and one OpenMP thread per
+    kernel (as `make dashboard` sets), since many kernels share few cores and the notebooks'
+    tensors are tiny: two spinning threads per kernel made a class of 20 on 2 cores stall."""
     share = str(ROOT / "share" / "jupyter")
     paths = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p and p != share]
-    return dict(os.environ, JUPYTER_PATH=os.pathsep.join([share, *paths]))
+    env = dict(os.environ, JUPYTER_PATH=os.pathsep.join([share, *paths]))
+    env.setdefault("OMP_NUM_THREADS", "1")
+    return env
 
 
 def free_port():
