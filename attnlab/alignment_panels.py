@@ -135,7 +135,7 @@ class AlignmentExplorer:
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Alignment explorer: date text box, left and right model menus ({', '.join(self.models)})"
+        bundle["text/plain"] = f"Live panel 'alignment explorer': date text box, left and right model menus ({', '.join(self.models)})"
         return bundle
 
 
@@ -221,5 +221,5 @@ class Trainer:
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = "Trainer: steps slider, scoring (additive or dot), train button, progress bar, live loss curve"
+        bundle["text/plain"] = "Live panel 'trainer': steps slider, scoring (additive or dot), train button, progress bar, live loss curve"
         return bundle
