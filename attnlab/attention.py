@@ -13,19 +13,14 @@ from torch.nn import functional as F
 
 from . import _checks
 from .masking import _softmax, causal_mask, sequence_mask
-from .scoring import AdditiveScores, additive_scores, check_additive_inputs, gaussian_scores
+from .scoring import AdditiveScores, additive_scores, check_additive_inputs, check_pair, gaussian_scores
 
 
 def _check_qkv(queries, keys, values):
     """Check q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); return the weights' shape (..., Tq, Tk)."""
-    _checks.tensor(queries, "queries", min_dim=2)
-    _checks.tensor(keys, "keys", min_dim=2)
+    check_pair(queries, keys)
     _checks.tensor(values, "values", min_dim=2)
-    _checks.same_kind(queries, "queries", keys, "keys")
     _checks.same_kind(queries, "queries", values, "values")
-    if keys.shape[-1] != queries.shape[-1]:
-        raise ValueError(f"keys: expected last dim {queries.shape[-1]} to match queries, "
-                         f"got {keys.shape[-1]}")
     if values.shape[-2] != keys.shape[-2]:
         raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
                          f"got {values.shape[-2]}")

@@ -12,7 +12,9 @@ from torch.nn import functional as F
 from . import _checks
 
 
-def _check_pair(queries, keys):
+def check_pair(queries, keys):
+    """Queries (..., Tq, d) and keys (..., Tk, d): float tensors of one dtype and device, one d,
+    broadcastable batch dims; raises ValueError/TypeError naming the argument."""
     _checks.tensor(queries, "queries", min_dim=2)
     _checks.tensor(keys, "keys", min_dim=2)
     _checks.same_kind(queries, "queries", keys, "keys")
@@ -24,19 +26,19 @@ def _check_pair(queries, keys):
 
 def dot_scores(queries, keys):
     """q · k for every query-key pair: (..., Tq, d), (..., Tk, d) -> (..., Tq, Tk)."""
-    _check_pair(queries, keys)
+    check_pair(queries, keys)
     return queries @ keys.transpose(-2, -1)
 
 
 def scaled_dot_scores(queries, keys):
     """q · k / sqrt(d): dividing by sqrt(d) keeps the variance at 1 when q, k have unit-variance entries."""
-    _check_pair(queries, keys)
+    check_pair(queries, keys)
     return (queries @ keys.transpose(-2, -1)) / math.sqrt(queries.shape[-1])
 
 
 def cosine_scores(queries, keys, eps=1e-8):
     """q · k / (|q| |k|), in [-1, 1]; a zero vector scores 0 against everything."""
-    _check_pair(queries, keys)
+    check_pair(queries, keys)
     eps = _checks.real(eps, "eps", positive=True)
     return F.normalize(queries, dim=-1, eps=eps) @ F.normalize(keys, dim=-1, eps=eps).transpose(-2, -1)
 
@@ -55,7 +57,7 @@ def gaussian_scores(queries, keys, sigma=1.0):
                          f"got {tuple(keys.shape)}")
     if queries.dim() == 1:
         queries, keys = queries[:, None], keys[:, None]           # (Tq, 1), (Tk, 1)
-    _check_pair(queries, keys)
+    check_pair(queries, keys)
     batch = torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2])
     if batch.numel() * queries.shape[-2] * keys.shape[-2] * queries.shape[-1] <= _EXACT_LIMIT:
         diff = queries.unsqueeze(-2) - keys.unsqueeze(-3)         # (..., Tq, Tk, d): exact
