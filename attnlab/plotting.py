@@ -67,14 +67,22 @@ def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
     return ax
 
 
+def _tuple(labels):
+    return None if labels is None else tuple(map(str, labels))
+
+
 def _set_ticks_and_text(ax, w):
     state = ax._attnlab
     rows, cols = w.shape
-    ax.set_xticks(range(cols))
-    ax.set_yticks(range(rows))
-    ax.set_xticklabels(state["x_labels"] if state["x_labels"] is not None else range(cols),
-                       rotation=45 if state["x_labels"] is not None else 0, ha="right" if state["x_labels"] is not None else "center")
-    ax.set_yticklabels(state["y_labels"] if state["y_labels"] is not None else range(rows))
+    ticks = (rows, cols, _tuple(state["x_labels"]), _tuple(state["y_labels"]))
+    if state.get("ticks") != ticks:     # unchanged ticks stay untouched, so a live panel need not redraw them
+        state["ticks"] = ticks
+        ax.set_xticks(range(cols))
+        ax.set_yticks(range(rows))
+        ax.set_xticklabels(state["x_labels"] if state["x_labels"] is not None else range(cols),
+                           rotation=45 if state["x_labels"] is not None else 0,
+                           ha="right" if state["x_labels"] is not None else "center")
+        ax.set_yticklabels(state["y_labels"] if state["y_labels"] is not None else range(rows))
     annotate = state["annotate"] if state["annotate"] is not None else _annotate_default(w)
     texts = [t for t in ax.texts if getattr(t, "_attnlab_cell", False)]
     if not annotate or len(texts) != rows * cols:

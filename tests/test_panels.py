@@ -1,11 +1,13 @@
 """panels.py: a Panel calls update on construction and on every control change, renders PNG,
 shows callback errors (keeping the last good image) and offers PNG/SVG downloads."""
 import base64
+import io
 import re
 
 import ipywidgets as widgets
 import numpy as np
 import pytest
+from PIL import Image
 
 from attnlab import panels, plotting
 
@@ -100,3 +102,165 @@ def test_a_plain_figure_without_agg_canvas_and_text_free_update():
     assert bytes(panel.image.value).startswith(PNG_SIGNATURE) and panel.text.value == ""
     slider.value = 2.0
     assert list(line.get_ydata()) == [0, 2.0]
+
+
+# --- blitting: after a move, the picture must equal what a full matplotlib draw gives -----------
+
+def _pixels(panel):
+    return np.asarray(panel.figure.canvas.buffer_rgba()).copy()
+
+
+def _full_draw_pixels(panel):
+    """The reference: matplotlib's own full draw of the same figure, with nothing hidden."""
+    with panel.blitter.everything_shown():
+        panel.figure.canvas.draw()
+    return _pixels(panel)
+
+
+def _assert_same_as_full_draw(panel):
+    shown = _pixels(panel)
+    reference = _full_draw_pixels(panel)
+    differing = (np.abs(shown.astype(int) - reference).max(axis=-1) > 40).mean()
+    assert differing == 0.0, f"{differing:.2%} of pixels differ from a full draw ({panel.blitter.why!r})"
+
+
+def _lines_and_heatmap_panel(**panel_kw):
+    """A heatmap whose values follow `level`, and a line plot whose y range follows `scale`."""
+    fig, (ax_map, ax_line) = panels.new_figure(1, 2, figsize=(6, 2.5))
+    plotting.heatmap(np.full((3, 3), 0.5), ax=ax_map, x_labels=list("abc"), y_labels=list("xyz"))
+    x = np.linspace(0, 1, 50)
+    line, = ax_line.plot(x, x)
+    ax_line.set_title("fixed title")
+    level = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="level")
+    scale = widgets.FloatSlider(value=1.0, min=0.5, max=5.0, description="scale")
+
+    def update(level, scale):
+        plotting.update_heatmap(ax_map, np.linspace(0, level, 9).reshape(3, 3))
+        line.set_ydata(scale * x ** 2)
+        ax_line.set_ylim(0, scale)                     # set on every move, changed only by `scale`
+
+    return panels.Panel(fig, {"level": level, "scale": scale}, update, **panel_kw)
+
+
+def test_repeated_moves_of_one_control_are_blitted_and_match_a_full_draw():
+    panel = _lines_and_heatmap_panel()
+    blitter = panel.blitter
+    for value in (0.1, 0.3, 0.7, 0.9):
+        panel.controls["level"].value = value
+        _assert_same_as_full_draw(panel)
+    assert blitter.blits >= 2 and blitter.why == ""
+    drawn = {type(a).__name__ for a in blitter.on_top}
+    assert "AxesImage" in drawn and "XAxis" not in drawn and "YAxis" not in drawn   # ticks stay saved
+
+
+def test_a_control_that_changes_axis_limits_redraws_that_axes_whole():
+    panel = _lines_and_heatmap_panel()
+    for value in (2.0, 3.0, 4.5, 1.5):
+        panel.controls["scale"].value = value
+        _assert_same_as_full_draw(panel)
+    ax_map, ax_line = panel.figure.axes[:2]
+    assert panel.blitter.blits >= 2
+    assert id(ax_line) in panel.blitter.whole and ax_line.yaxis in panel.blitter.on_top
+    assert ax_map.xaxis not in panel.blitter.on_top and id(ax_map) not in panel.blitter.whole
+
+
+def test_switching_controls_saves_a_new_background():
+    panel = _lines_and_heatmap_panel()
+    panel.controls["level"].value = 0.2
+    panel.controls["level"].value = 0.4
+    assert panel.blitter.why == ""
+    panel.controls["scale"].value = 2.0
+    assert panel.blitter.why == "the background was saved for 'level'"
+    _assert_same_as_full_draw(panel)
+
+
+def test_added_artists_force_a_full_draw():
+    fig, ax = panels.new_figure(figsize=(3, 2))
+    line, = ax.plot([0, 1], [0, 1])
+    n = widgets.IntSlider(value=1, min=1, max=9, description="n")
+
+    def update(n):
+        line.set_ydata([0, n / 10])
+        if n > 5:
+            ax.axvline(n / 10)                         # a new artist on the saved background's axes
+
+    panel = panels.Panel(fig, {"n": n}, update)
+    for value in (2, 3, 4):
+        n.value = value
+    assert panel.blitter.why == ""
+    n.value = 6
+    assert panel.blitter.why == "axes moved or artists added/removed"
+    _assert_same_as_full_draw(panel)
+
+
+def test_setting_the_same_limits_again_does_not_force_a_full_draw():
+    fig, ax = panels.new_figure(figsize=(3, 2))
+    line, = ax.plot([0, 1], [0, 1])
+    k = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="k")
+
+    def update(k):
+        line.set_ydata([0, k])
+        ax.set_ylim(0, 1)
+        ax.set_xticks([0, 0.5, 1])
+
+    panel = panels.Panel(fig, {"k": k}, update)
+    for value in (0.2, 0.4, 0.6, 0.8):
+        k.value = value
+        _assert_same_as_full_draw(panel)
+    assert panel.blitter.blits >= 2 and ax.yaxis not in panel.blitter.on_top
+
+
+def test_overlapping_axes_are_always_drawn_in_full():
+    fig, ax = panels.new_figure(figsize=(3, 2))
+    inset = fig.add_axes([0.5, 0.5, 0.3, 0.3])
+    line, = ax.plot([0, 1], [0, 1])
+    k = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="k")
+    panel = panels.Panel(fig, {"k": k}, lambda k: line.set_ydata([0, k]))
+    for value in (0.2, 0.4, 0.6):
+        k.value = value
+        _assert_same_as_full_draw(panel)
+    assert panel.blitter.blits == 0 and panel.blitter.why == "no background" and inset in fig.axes
+
+
+def test_blit_false_draws_everything_every_time():
+    panel = _lines_and_heatmap_panel(blit=False)
+    assert panel.blitter is None
+    first = bytes(panel.image.value)
+    panel.controls["level"].value = 0.9
+    assert bytes(panel.image.value) != first
+
+
+def test_exports_include_the_artists_drawn_on_top():
+    panel = _lines_and_heatmap_panel()
+    for value in (0.11, 0.33, 0.77):
+        panel.controls["level"].value = value
+    assert panel.blitter.why == "" and all(a.get_animated() for a in panel.blitter.on_top)
+    reference = _lines_and_heatmap_panel(blit=False)
+    reference.controls["level"].value = 0.77
+    svg, svg_reference = panel.export("svg").decode(), reference.export("svg").decode()
+    for tag in ("<image", "<use", "<path"):                          # images, glyphs, lines: all there
+        assert svg.count(tag) == svg_reference.count(tag) > 0
+    png = panel.export("png")
+    exported = np.asarray(Image.open(io.BytesIO(png)).convert("RGB").resize(panel.figure.canvas.get_width_height()))
+    assert all(a.get_animated() for a in panel.blitter.on_top)                 # hidden again afterwards
+    shown = np.asarray(Image.open(io.BytesIO(bytes(panel.image.value))).convert("RGB"))
+    assert np.abs(exported.astype(int) - shown).mean() < 12                   # same picture, 150 dpi
+
+
+def test_an_update_error_keeps_blitting_consistent():
+    calls = []
+    panel, _ = _heatmap_panel(calls)
+    for value in (0.2, 0.4, 1.0, 0.6, 0.7):                 # 1.0 raises inside update
+        panel.controls["level"].value = value
+    _assert_same_as_full_draw(panel)
+
+
+def test_moves_after_an_export_still_match_a_full_draw():
+    panel = _lines_and_heatmap_panel()
+    for value in (0.2, 0.4):
+        panel.controls["level"].value = value
+    panel.export("png")                                     # draws at 150 dpi on a renderer of its own
+    for value in (0.6, 0.8):
+        panel.controls["level"].value = value
+        _assert_same_as_full_draw(panel)
+    assert panel.blitter.why == ""
