@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8866
 VOILA_TEMPLATE := $(VENV)/share/jupyter/voila/templates/attnlab
 
-.PHONY: dashboard classroom test setup test-setup chromium bench bench-browser lab clean
+.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -40,11 +40,21 @@ $(VOILA_TEMPLATE): | $(VENV)/.runtime
 dashboard: setup
 	JUPYTER_PATH=$(CURDIR)/share/jupyter OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
-# A class of LEARNERS browsers moving sliders for DURATION seconds against one local Voila (see README).
+# A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
+# the class (started at once, not refilled for 4 hours; late arrivals get a fresh kernel in ~6 s).
+# Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (see README).
 LEARNERS ?= 20
+NOTEBOOK ?= 01_kernel_regression.ipynb
+IP ?= 127.0.0.1
+lesson: setup
+	JUPYTER_PATH=$(CURDIR)/share/jupyter OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
+	  --VoilaKernelManager.kernel_pools_config='{"$(NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
+	  --VoilaKernelManager.fill_delay=14400
+
+# A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README).
 DURATION ?= 60
 classroom: test-setup $(VOILA_TEMPLATE)
-	$(PY) bench/bench_classroom.py --learners $(LEARNERS) --duration $(DURATION)
+	$(PY) bench/bench_classroom.py --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb

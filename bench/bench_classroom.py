@@ -4,11 +4,13 @@ slowest render, errors, peak memory per kernel and in total, and the kernels sti
 AFTER seconds later (beyond the preheated pool, which is kept on purpose).
 
     .venv/bin/python bench/bench_classroom.py [--learners 20] [--duration 60] [--after 60]
-        [--notebook 01_kernel_regression.ipynb | --spread]
+        [--notebook 01_kernel_regression.ipynb | --spread] [--pool N]
 
 Default notebook: the first one after the index that has live panels (all learners on it, as
 when a teacher says "open notebook 1"); --spread deals the learners over every such notebook.
-The server is started from the repo root with the shipped voila.json (preheat pool, culling).
+The server is started from the repo root with the shipped voila.json (preheat pool, culling) and,
+as `make lesson` does, a preheated pool of --pool kernels (default: one per learner) for each
+target notebook that is not refilled during the lesson; --pool 1 is the plain `make dashboard`.
 Memory: PSS of each kernel process (shared libraries split fairly), sampled every second.
 """
 import argparse
@@ -117,6 +119,16 @@ async def run_class(a, server, targets):
     return out
 
 
+def lesson_args(targets, pool_size):
+    """Voila options of `make lesson`: a pool of `pool_size` for each lesson notebook, no refill."""
+    if pool_size <= 1:
+        return []
+    config = {p.name: {"pool_size": pool_size} for p in targets}
+    config["default"] = {"pool_size": 1}
+    return [f"--VoilaKernelManager.kernel_pools_config={json.dumps(config)}",
+            "--VoilaKernelManager.fill_delay=14400"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--learners", type=int, default=20)
@@ -124,6 +136,8 @@ def main():
     ap.add_argument("--after", type=float, default=60, help="seconds to wait after they leave")
     ap.add_argument("--notebook", default=None)
     ap.add_argument("--spread", action="store_true", help="deal learners over every notebook with panels")
+    ap.add_argument("--pool", type=int, default=None,
+                    help="preheated kernels per target notebook (default: one per learner, as `make lesson`)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "classroom.json"))
     a = ap.parse_args()
     with_panels = [p for p in NOTEBOOKS if expected_panels(p) and not p.name.startswith("00")] or \
@@ -137,10 +151,11 @@ def main():
     logdir = ROOT / "bench" / "results"
     logdir.mkdir(parents=True, exist_ok=True)
     load0 = os.getloadavg()
-    server = VoilaServer(targets[0].parent, logdir / "voila-classroom.log")
+    per_notebook = a.pool if a.pool is not None else -(-a.learners // len(targets))
+    server = VoilaServer(targets[0].parent, logdir / "voila-classroom.log", lesson_args(targets, per_notebook))
     try:
-        pool = settle(server)
-        print(f"server up; preheated pool: {pool} kernel(s); {a.learners} learners on "
+        pool = settle(server, timeout=120 + 15 * per_notebook * len(targets))
+        print(f"server up; preheated: {pool} kernel(s), {per_notebook} per lesson notebook; {a.learners} learners on "
               f"{', '.join(p.name for p in targets)}", flush=True)
         sampler = MemorySampler(server)
         sampler.start()
@@ -159,9 +174,15 @@ def main():
     errors = [e for r in recs for e in r["errors"]]
     outside = sorted({u for r in recs for u in r["outside"]})
     per_kernel = sorted(sampler.peak_per_kernel.values())
-    leaked = max(0, alive - pool)
+    # What should still run: the untouched pool. A lesson pool is not refilled, so the kernels the
+    # learners took from it must be gone; the plain pool (size 1) refills to its size.
+    taken = sum(min(per_notebook, sum(1 for i in range(a.learners) if targets[i % len(targets)] == t))
+                for t in targets) if per_notebook > 1 else 0
+    expected = pool - taken
+    leaked = max(0, alive - expected)
     summary = {
         "learners": a.learners, "notebooks": [p.name for p in targets], "duration_s": a.duration,
+        "pool_per_lesson_notebook": per_notebook,
         "rendered": len(rendered), "slowest_render_s": max((r["render_s"] for r in rendered), default=None),
         "median_render_s": statistics.median([r["render_s"] for r in rendered]) if rendered else None,
         "moves": sum(r["moves"] for r in recs), "moves_without_new_figure": sum(r["stuck_moves"] for r in recs),
@@ -169,7 +190,7 @@ def main():
         "peak_kernel_pss_mb": max(per_kernel, default=0), "median_kernel_peak_pss_mb":
             statistics.median(per_kernel) if per_kernel else 0,
         "peak_total_kernel_pss_mb": sampler.peak_total, "peak_kernels": sampler.peak_count,
-        "pool_kernels": pool, "kernels_alive_after": alive, "leaked_kernels": leaked,
+        "pool_kernels": pool, "kernels_expected_after": expected, "kernels_alive_after": alive, "leaked_kernels": leaked,
         "xsrf_403s": log.count("'_xsrf' argument missing"),
         "loadavg_start": load0, "loadavg_end": os.getloadavg(), "cpus": os.cpu_count(),
     }
@@ -183,7 +204,7 @@ def main():
         print("   ", e)
     print(f"memory: peak per kernel {s['peak_kernel_pss_mb']:.0f} MB PSS (median kernel {s['median_kernel_peak_pss_mb']:.0f} MB), "
           f"peak total {s['peak_total_kernel_pss_mb']:.0f} MB over {s['peak_kernels']} kernels")
-    print(f"kernels alive {a.after:.0f} s after the class left: {alive} (pool {pool}) -> leaked {leaked}")
+    print(f"kernels alive {a.after:.0f} s after the class left: {alive} (untouched pool {expected}) -> leaked {leaked}")
     print(f"load average {load0[0]:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
           + ("  -- TAKEN UNDER LOAD" if max(load0[0], os.getloadavg()[0]) > 1.5 else ""))
     print(f"written: {a.out}")

@@ -1,7 +1,9 @@
 """Cost of one live-panel refresh in the kernel: the callback (update artists) and the render
-(figure -> PNG bytes for the Image widget), against the slower ways of rendering.
+(figure -> PNG bytes for the Image widget), against the slower ways of rendering; then, for every
+live panel in the notebooks, the render of a drag (moves in a row on one slider) with blitting
+(the default) and with every move drawn in full.
 
-    .venv/bin/python bench/bench_panel.py [--repeats 40]
+    .venv/bin/python bench/bench_panel.py [--repeats 40] [--moves 12] [--only 03]
 
 The browser side (bytes -> pixels) is measured by bench/bench_dashboards.py.
 """
@@ -15,7 +17,9 @@ from pathlib import Path
 import ipywidgets as widgets
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 from attnlab import panels, plotting  # noqa: E402
 
 
@@ -48,6 +52,8 @@ def heatmap_panel(n=6):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=40)
+    ap.add_argument("--moves", type=int, default=12, help="moves in a row per slider, per notebook panel")
+    ap.add_argument("--only", default="", help="only notebooks whose name contains this")
     a = ap.parse_args()
     panel, slider = heatmap_panel()
     values = iter([0.1 + 0.05 * (i % 80) for i in range(10_000)])
@@ -71,6 +77,54 @@ def main():
     print(f"    Agg draw alone (lower bound)                  {draw_only:7.1f} ms")
     print(f"    savefig PNG, compress level 1                 {savefig_fast:7.1f} ms")
     print(f"    savefig PNG, default compression              {savefig_default:7.1f} ms")
+    notebook_drags(a.moves, a.only)
+
+
+def _drag_values(slider, moves):
+    """Values one keyboard step apart, back and forth, as a drag by keys gives."""
+    step = slider.step if hasattr(slider, "step") and isinstance(slider.value, (int, float)) else None
+    if step is None:
+        options = list(slider.options.values()) if isinstance(slider.options, dict) else [
+            o[1] if isinstance(o, tuple) else o for o in slider.options]
+        i = options.index(slider.value)
+        return [options[j] for j in (i + 1 if i + 1 < len(options) else i - 1, i) * (moves // 2)]
+    v = slider.value
+    nxt = v + step if v + step <= slider.max else v - step
+    return [nxt, v] * (moves // 2)
+
+
+def notebook_drags(moves, only):
+    """Render time (draw + PNG) per move of a drag, blitted vs full, for each notebook slider."""
+    from _notebook_panels import notebook_panels
+    print(f"\nnotebook panels: render per move over a drag of {moves} moves (median; first move of a "
+          "drag excluded), blitted vs every move drawn in full")
+    print(f"  {'panel':30s} {'slider':12s} {'blit ms':>8s} {'full ms':>8s} {'full/blit':>9s}")
+    ratios = []
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        if only not in nb.name:
+            continue
+        for panel in notebook_panels(nb):
+            for name, control in panel.controls.items():
+                if not (hasattr(control, "max") or type(control).__name__ == "SelectionSlider"):
+                    continue
+                medians = []
+                for blit in (True, False):
+                    blitter = panel.blitter
+                    if not blit:
+                        blitter._hide(False)
+                        panel.blitter = None
+                    n0 = len(panel.timings)
+                    for value in _drag_values(control, moves):
+                        control.value = value
+                    panel.blitter = blitter
+                    renders = [t[1] for t in panel.timings[n0 + 1:]]
+                    medians.append(statistics.median(renders) * 1e3 if renders else float("nan"))
+                blitter.source = None                  # the full draws above bypassed it: start over
+                ratios.append(medians[1] / medians[0])
+                print(f"  {panel.name[:30]:30s} {name[:12]:12s} {medians[0]:8.1f} {medians[1]:8.1f} "
+                      f"{medians[1] / medians[0]:8.1f}x", flush=True)
+    if ratios:
+        print(f"  median ratio full/blit over {len(ratios)} sliders: {statistics.median(ratios):.1f}x")
 
 
 if __name__ == "__main__":
