@@ -20,7 +20,10 @@ from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.text import Text
 from PIL import Image
+
+from ._glyphs import FigureCanvasGlyphCache
 
 PNG_OPTIONS = {"compress_level": 1}
 _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);"
@@ -30,7 +33,7 @@ _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-fam
 def new_figure(nrows=1, ncols=1, *, figsize=(6, 3.5), dpi=90, **subplot_kw):
     """A matplotlib Figure outside pyplot (so nothing is shown twice) and its axes."""
     fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
-    FigureCanvasAgg(fig)
+    FigureCanvasGlyphCache(fig)                  # Agg, remembering text it has drawn (same pixels)
     axes = fig.subplots(nrows, ncols, **subplot_kw)
     return fig, axes
 
@@ -110,7 +113,7 @@ class Panel:
         """The figure as PNG bytes, fast: draw with Agg, encode with PIL (~30% quicker than savefig)."""
         canvas = self.figure.canvas
         if not isinstance(canvas, FigureCanvasAgg):
-            canvas = FigureCanvasAgg(self.figure)
+            canvas = FigureCanvasGlyphCache(self.figure)
         if self.blitter is not None:
             fixed = isinstance(self.figure.get_layout_engine(), (type(None), PlaceHolderLayoutEngine))
             self.blitter.draw(source, allowed=fixed)
@@ -173,7 +176,7 @@ class _Blitter:
         self.snapshot = None
         self.why = "first draw"        # why the last draw was a full one ("" after a blit)
         self.full_draws = self.blits = 0
-        self.axis_looks = {}           # id(Axis) -> what it showed after the last draw
+        self.looks = {}                # id(axis or text) -> what it showed after the last draw
 
     def draw(self, source, allowed):
         """Bring the canvas up to date after a move of control ``source``.
@@ -207,16 +210,33 @@ class _Blitter:
                 artist.draw(renderer)
             self.blits += 1
         _mark_fresh(self.figure)
-        # Setting limits or ticks to what they were marks an axis stale; this tells such moves apart.
-        self.axis_looks = {id(a): _axis_look(a) for ax in self.figure.axes for a in (ax.xaxis, ax.yaxis)}
+        # Setting limits, ticks, words or colours to what they were marks an artist stale: what it
+        # looks like now tells such moves apart next time (all after a full draw, else the touched).
+        self._remember_looks(self._tops() if self.why else changed)
 
     def _changed(self):
         """Top-level artists (axes children, figure children) with a stale artist anywhere inside."""
+        return [a for a in self._tops() if _any_stale(a) and not self._looks_the_same(a)]
+
+    def _looks_the_same(self, artist):
+        """An axis or a plain text that a setter touched but left as it was (same limits, same words)."""
+        if isinstance(artist, Axis):
+            return self.looks.get(id(artist)) == _axis_look(artist)
+        if type(artist) is Text:
+            return self.looks.get(id(artist)) == _text_look(artist)
+        return False
+
+    def _remember_looks(self, artists):
+        for artist in artists:
+            if isinstance(artist, Axis):
+                self.looks[id(artist)] = _axis_look(artist)
+            elif type(artist) is Text:
+                self.looks[id(artist)] = _text_look(artist)
+
+    def _tops(self):
         fig = self.figure
-        tops = [a for ax in fig.axes for a in ax.get_children()]
-        tops += [a for a in fig.get_children() if a not in fig.axes]
-        return [a for a in tops if _any_stale(a)
-                and not (isinstance(a, Axis) and self.axis_looks.get(id(a)) == _axis_look(a))]
+        return [a for ax in fig.axes for a in ax.get_children()] + [
+            a for a in fig.get_children() if a not in fig.axes]
 
     def _snapshot(self):
         """What the saved background depends on: per axes its place and artists, then its limits."""
@@ -304,6 +324,15 @@ def _axis_look(axis):
             tuple(np.float32(axis.get_minorticklocs())), tuple(axis.major.formatter.format_ticks(locs)),
             repr(axis.get_tick_params()), axis.get_visible(), axis.label.get_text(),
             repr(axis.label.get_color()), axis.label.get_fontsize())
+
+
+def _text_look(text):
+    """What a plain Text draws: words, place, font, colour, angle, alignment, box."""
+    box = text.get_bbox_patch()
+    return (text.get_text(), text.get_position(), repr(text.get_color()), text.get_alpha(),
+            text.get_visible(), text.get_rotation(), text.get_ha(), text.get_va(),
+            hash(text.get_fontproperties()), text.get_zorder(),
+            None if box is None else (repr(box.get_facecolor()), repr(box.get_edgecolor())))
 
 
 def _any_stale(artist):
