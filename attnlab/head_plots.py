@@ -1,7 +1,6 @@
 """Figures for notebook 03 (multi-head attention): the split of a (T, D) matrix into heads, and
 hatching over padded keys. Each helper takes data and an optional ``ax`` and returns the Axes."""
 import matplotlib.pyplot as plt
-import numpy as np
 from matplotlib.patches import Rectangle
 
 from .plotting import _numpy

@@ -70,6 +70,8 @@ async def learner(i, browser, server, path, duration, start_at, out):
         await page.goto(f"{server.url}/voila/render/{path.name}", wait_until="commit", timeout=300_000)
         await page.wait_for_function(PANELS_READY, arg=expected_panels(path), timeout=300_000, polling=100)
         rec["render_s"] = time.time() - t0
+        # Server side done: Voila streams the executed notebook, so the HTML ends once it has run.
+        rec["html_s"] = await page.evaluate("performance.getEntriesByType('navigation')[0].responseEnd / 1000")
         rec["errors"] += [f"shown: {t}" for t in await page.evaluate(PROBLEMS)]
         sliders = [(p, k) for p, n in enumerate(await page.evaluate(
             "() => [...document.querySelectorAll('.attnlab-panel')].map(p => p.querySelectorAll('.widget-slider').length)"))
@@ -185,6 +187,8 @@ def main():
         "pool_per_lesson_notebook": per_notebook,
         "rendered": len(rendered), "slowest_render_s": max((r["render_s"] for r in rendered), default=None),
         "median_render_s": statistics.median([r["render_s"] for r in rendered]) if rendered else None,
+        "slowest_html_s": max((r["html_s"] for r in rendered), default=None),
+        "median_html_s": statistics.median([r["html_s"] for r in rendered]) if rendered else None,
         "moves": sum(r["moves"] for r in recs), "moves_without_new_figure": sum(r["stuck_moves"] for r in recs),
         "errors": errors, "outside_requests": outside,
         "peak_kernel_pss_mb": max(per_kernel, default=0), "median_kernel_peak_pss_mb":
@@ -198,6 +202,8 @@ def main():
     s = summary
     print(f"rendered {s['rendered']}/{a.learners}; slowest render {s['slowest_render_s'] or float('nan'):.1f} s "
           f"(median {s['median_render_s'] or float('nan'):.1f} s)")
+    print(f"  of which the server's part (HTML complete): slowest {s['slowest_html_s'] or float('nan'):.1f} s "
+          f"(median {s['median_html_s'] or float('nan'):.1f} s); the rest is the browsers drawing the page")
     print(f"slider moves {s['moves']}, of which {s['moves_without_new_figure']} showed no new figure within 20 s")
     print(f"errors {len(errors)}; outside requests {len(outside)}; shutdown 403s {s['xsrf_403s']}")
     for e in errors[:8]:
