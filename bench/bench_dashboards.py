@@ -8,8 +8,8 @@ page, whose origin is the navigation). "cold": a server with preheating off (a f
 the notebook on request). "preheated": the shipped voila.json (a pooled kernel already ran it).
 Slider latency: measured in the page, from the keydown (capture listener) to the first animation
 frame after the panel's <img> has loaded its new src (MutationObserver on src + load + rAF). The
-presses come in runs on one slider (presses / sliders in a row), as dragging a slider makes them;
-the first press of a run is a switch of control, which draws the whole figure once. They start
+presses come in runs of 5 on one slider, as dragging a slider by keys makes them, then the next
+slider; the first press of a run is a switch of control, which draws the whole figure once. They start
 once the pool has refilled the kernel this page took (about 5 s of CPU on a 2-core machine).
 Profile: the same notebook executed by nbclient, then each slider of each panel nudged in the
 kernel, splitting a refresh into callback (update artists) and render (draw + PNG encode).
@@ -65,6 +65,9 @@ print("ATTNLAB_PROFILE" + json.dumps(_out))
 """
 
 
+RUN = 5
+
+
 def pct(values, q):
     if not values:
         return float("nan")
@@ -95,7 +98,7 @@ def slider_latencies(page, presses):
     handles = page.locator(".attnlab-panel .widget-slider .noUi-handle")
     n = handles.count()
     lat = []
-    run = max(1, presses // max(n, 1))        # presses in a row on one slider, as a drag makes them
+    run = RUN                                  # presses in a row on one slider, as a drag makes them
     for i in range(presses if n else 0):
         k = (i // run) % n
         h = handles.nth(k)
