@@ -212,6 +212,8 @@ class _Blitter:
         _mark_fresh(self.figure)
         # Setting limits, ticks, words or colours to what they were marks an artist stale: what it
         # looks like now tells such moves apart next time (all after a full draw, else the touched).
+        if self.why:
+            self.looks = {}
         self._remember_looks(self._tops() if self.why else changed)
 
     def _changed(self):
