@@ -174,52 +174,48 @@ def test_switching_controls_saves_a_new_background():
     _assert_same_as_full_draw(panel)
 
 
-def test_added_artists_force_a_full_draw():
+def _line_panel(extra=lambda ax, k: None):
+    """One line whose end follows slider `k`; `extra(ax, k)` does more on each move."""
     fig, ax = panels.new_figure(figsize=(3, 2))
     line, = ax.plot([0, 1], [0, 1])
-    n = widgets.IntSlider(value=1, min=1, max=9, description="n")
 
-    def update(n):
-        line.set_ydata([0, n / 10])
-        if n > 5:
-            ax.axvline(n / 10)                         # a new artist on the saved background's axes
+    def update(k):
+        line.set_ydata([0, k])
+        extra(ax, k)
 
-    panel = panels.Panel(fig, {"n": n}, update)
-    for value in (2, 3, 4):
-        n.value = value
+    k = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="k")
+    return panels.Panel(fig, {"k": k}, update), ax
+
+
+def test_added_artists_force_a_full_draw():
+    panel, ax = _line_panel(lambda ax, k: ax.axvline(k) if k > 0.55 else None)   # a new artist
+    for value in (0.2, 0.3, 0.4):
+        panel.controls["k"].value = value
     assert panel.blitter.why == ""
-    n.value = 6
+    panel.controls["k"].value = 0.6
     assert panel.blitter.why == "axes moved or artists added/removed"
     _assert_same_as_full_draw(panel)
 
 
 def test_setting_the_same_limits_again_does_not_force_a_full_draw():
-    fig, ax = panels.new_figure(figsize=(3, 2))
-    line, = ax.plot([0, 1], [0, 1])
-    k = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="k")
-
-    def update(k):
-        line.set_ydata([0, k])
+    def same_limits_and_ticks(ax, k):
         ax.set_ylim(0, 1)
         ax.set_xticks([0, 0.5, 1])
 
-    panel = panels.Panel(fig, {"k": k}, update)
+    panel, ax = _line_panel(same_limits_and_ticks)
     for value in (0.2, 0.4, 0.6, 0.8):
-        k.value = value
+        panel.controls["k"].value = value
         _assert_same_as_full_draw(panel)
     assert panel.blitter.blits >= 2 and ax.yaxis not in panel.blitter.on_top
 
 
 def test_overlapping_axes_are_always_drawn_in_full():
-    fig, ax = panels.new_figure(figsize=(3, 2))
-    inset = fig.add_axes([0.5, 0.5, 0.3, 0.3])
-    line, = ax.plot([0, 1], [0, 1])
-    k = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="k")
-    panel = panels.Panel(fig, {"k": k}, lambda k: line.set_ydata([0, k]))
+    panel, ax = _line_panel()
+    inset = panel.figure.add_axes([0.5, 0.5, 0.3, 0.3])
     for value in (0.2, 0.4, 0.6):
-        k.value = value
+        panel.controls["k"].value = value
         _assert_same_as_full_draw(panel)
-    assert panel.blitter.blits == 0 and panel.blitter.why == "no background" and inset in fig.axes
+    assert panel.blitter.blits == 0 and panel.blitter.why == "no background" and inset in panel.figure.axes
 
 
 def test_blit_false_draws_everything_every_time():
