@@ -15,14 +15,12 @@ import time
 import traceback
 
 import ipywidgets as widgets
-import numpy as np
-from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
-from matplotlib.text import Text
 from PIL import Image
 
+from ._blit import Blitter
 from ._glyphs import FigureCanvasGlyphCache
 
 PNG_OPTIONS = {"compress_level": 1}
@@ -49,13 +47,13 @@ class Panel:
         name: file name stem for the downloads.
         columns: how many controls per row.
         freeze_layout: lay the figure out on the first draw only, so it does not jump as values change.
-        blit: redraw only the artists the callback changes (see ``_Blitter``); False draws all each time.
+        blit: redraw only the artists the callback changes (see ``attnlab._blit``); False draws all each time.
     The panel itself is displayable; ``.widget`` is the ipywidgets box.
     """
 
     def __init__(self, figure, controls, update, *, name="figure", columns=2, freeze_layout=True, blit=True):
         self.figure = figure
-        self.blitter = _Blitter(figure) if blit else None
+        self.blitter = Blitter(figure) if blit else None
         self.controls = dict(controls)
         self.update = update
         self.name = name
@@ -147,216 +145,6 @@ class Panel:
         # A fixed text form: stable for nbval, readable where widgets can't render.
         bundle["text/plain"] = f"Live panel '{self.name}' with controls: {', '.join(self.controls)}"
         return bundle
-
-
-class _Blitter:
-    """Redraw only what an update changed, on top of a saved picture of everything else.
-
-    Most of a full Agg draw goes to axis decorations (tick marks, tick labels, their layout), which a
-    slider move rarely changes. After each draw every artist is marked fresh; the callback's setters
-    mark what they touch stale. Artists that a control has changed are "live" for that control (so a
-    slider that rescales one axes does not make every other slider redraw it). Live artists are
-    hidden while the rest of the figure is drawn and saved as a background; then they are drawn on
-    top of it, with whatever is stacked above them in their axes, so the stacking order is kept. An
-    axes whose limits a control changes is redrawn whole. A move that touches only what is drawn on
-    top costs a memory copy plus those draws. Anything else (another control, a change inside an
-    artist not drawn on top, new or removed artists, a moved axes, overlapping axes, a layout engine
-    still at work) draws everything and saves the background again, so the picture always equals a
-    full draw.
-    """
-
-    def __init__(self, figure):
-        self.figure = figure
-        self.live = {}                 # control name -> ids of artists its moves have changed
-        self.source = None             # the control the background was saved for
-        self.on_top = []               # artists drawn over the background, in drawing order
-        self.on_top_ids = set()
-        self.whole = set()             # ids of the axes that are drawn on top entirely
-        self.background = None
-        self.snapshot = None
-        self.why = "first draw"        # why the last draw was a full one ("" after a blit)
-        self.full_draws = self.blits = 0
-        self.looks = {}                # id(axis or text) -> what it showed after the last draw
-
-    def draw(self, source, allowed):
-        """Bring the canvas up to date after a move of control ``source``.
-
-        ``allowed`` is False while a layout engine may still move the axes."""
-        first = self.snapshot is None
-        changed = [] if first else self._changed()           # the first draw teaches nothing
-        snapshot = self._snapshot()
-        rescaled = None if first else _rescaled(self.snapshot, snapshot)
-        fresh = [a for a in changed if id(a) not in self.on_top_ids]
-        self.why = ("first draw" if first else "layout not fixed yet" if not allowed
-                    else "axes moved or artists added/removed" if rescaled is None
-                    else "no background" if self.background is None
-                    else f"the background was saved for {self.source!r}" if source != self.source
-                    else f"changed: {fresh[0]!r}" if fresh
-                    else "new axis limits" if not rescaled <= self.whole else "")
-        if self.why:
-            live = self.live.setdefault(source, set())
-            live.update(map(id, changed))
-            for ax in self.figure.axes:
-                if rescaled and id(ax) in rescaled:
-                    live.update(map(id, ax.get_children()))
-            self.source = source
-            self._draw_all(allowed)
-            self.full_draws += 1
-        else:
-            canvas = self.figure.canvas
-            canvas.restore_region(self.background)
-            renderer = canvas.get_renderer()
-            for artist in self.on_top:
-                artist.draw(renderer)
-            self.blits += 1
-        _mark_fresh(self.figure)
-        # Setting limits, ticks, words or colours to what they were marks an artist stale: what it
-        # looks like now tells such moves apart next time (all after a full draw, else the touched).
-        if self.why:
-            self.looks = {}
-        self._remember_looks(self._tops() if self.why else changed)
-
-    def _changed(self):
-        """Top-level artists (axes children, figure children) with a stale artist anywhere inside."""
-        return [a for a in self._tops() if _any_stale(a) and not self._looks_the_same(a)]
-
-    def _looks_the_same(self, artist):
-        """An axis or a plain text that a setter touched but left as it was (same limits, same words)."""
-        if isinstance(artist, Axis):
-            return self.looks.get(id(artist)) == _axis_look(artist)
-        if type(artist) is Text:
-            return self.looks.get(id(artist)) == _text_look(artist)
-        return False
-
-    def _remember_looks(self, artists):
-        for artist in artists:
-            if isinstance(artist, Axis):
-                self.looks[id(artist)] = _axis_look(artist)
-            elif type(artist) is Text:
-                self.looks[id(artist)] = _text_look(artist)
-
-    def _tops(self):
-        fig = self.figure
-        return [a for ax in fig.axes for a in ax.get_children()] + [
-            a for a in fig.get_children() if a not in fig.axes]
-
-    def _snapshot(self):
-        """What the saved background depends on: per axes its place and artists, then its limits."""
-        fig = self.figure
-        axes = {id(ax): ((ax.get_visible(), ax.axison,
-                          tuple(np.round(ax.get_position().bounds, 6)),   # a colour bar's place jitters by 1e-15
-                          tuple(map(id, ax.get_children()))),
-                         tuple(np.float32(ax.viewLim.bounds)))
-                for ax in fig.axes}
-        return axes, tuple(map(id, fig.get_children())), fig.bbox.bounds
-
-    def _draw_all(self, allowed):
-        fig = self.figure
-        canvas = fig.canvas
-        self._hide(False)
-        self.on_top = self._plan() if allowed else []
-        self._hide(True)
-        self.on_top_ids = set(map(id, self.on_top))
-        canvas.draw()
-        renderer = canvas.get_renderer()
-        self.background = canvas.copy_from_bbox(fig.bbox) if self.on_top else None
-        for artist in self.on_top:
-            artist.draw(renderer)
-        self.snapshot = self._snapshot()
-
-    def _hide(self, hidden):
-        """Hide the artists drawn on top from ``canvas.draw`` (matplotlib's ``animated`` flag)."""
-        for artist in self.on_top:
-            artist.set_animated(hidden)
-
-    @contextlib.contextmanager
-    def everything_shown(self):
-        """For savefig: Figure.draw leaves animated artists out even when saving."""
-        self._hide(False)
-        try:
-            yield
-        finally:
-            self._hide(True)
-
-    def _plan(self):
-        """Live artists and everything stacked above them in their axes, in drawing order."""
-        fig = self.figure
-        visible = [ax for ax in fig.axes if ax.get_visible()]
-        live = self.live.get(self.source, set())
-        self.whole = set()
-        if not live or _overlapping(visible):
-            return []
-        plan = []
-        for ax in sorted(visible, key=lambda ax: ax.get_zorder()):   # the order Figure.draw uses
-            artists = [a for a in ax.get_children() if a is not ax.patch]
-            if not (ax.axison and ax.get_frame_on()):
-                artists = [a for a in artists if a not in ax.spines.values()]
-            if not ax.axison:
-                artists = [a for a in artists if a not in (ax.xaxis, ax.yaxis)]
-            artists.sort(key=lambda a: a.get_zorder())            # the order Axes.draw uses
-            first = next((i for i, a in enumerate(artists) if id(a) in live), None)
-            if first is None:
-                continue
-            mine = [a for a in artists[first:] if id(a) in live or not (isinstance(a, Axis) and _stays_behind(a))]
-            if len(mine) == len(artists):
-                self.whole.add(id(ax))
-            plan += mine
-        if loose := [a for a in fig.get_children() if id(a) in live and a not in fig.axes]:
-            if fig.patch in loose:
-                return []
-            plan += sorted(loose, key=lambda a: a.get_zorder())   # suptitle, figure texts
-        return plan
-
-
-def _rescaled(old, new):
-    """Ids of the axes whose limits changed, or None if anything else the background shows changed."""
-    old_axes, *old_rest = old
-    new_axes, *new_rest = new
-    if old_rest != new_rest or old_axes.keys() != new_axes.keys():
-        return None
-    if any(old_axes[k][0] != new_axes[k][0] for k in new_axes):
-        return None
-    return {k for k in new_axes if old_axes[k][1] != new_axes[k][1]}
-
-
-def _axis_look(axis):
-    """What an axis draws: limits, tick places and labels, tick settings, the axis label."""
-    locs = axis.get_majorticklocs()
-    return (tuple(np.float32(axis.get_view_interval())), tuple(np.float32(locs)),
-            tuple(np.float32(axis.get_minorticklocs())), tuple(axis.major.formatter.format_ticks(locs)),
-            repr(axis.get_tick_params()), axis.get_visible(), axis.label.get_text(),
-            repr(axis.label.get_color()), axis.label.get_fontsize())
-
-
-def _text_look(text):
-    """What a plain Text draws: words, place, font, colour, angle, alignment, box."""
-    box = text.get_bbox_patch()
-    return (text.get_text(), text.get_position(), repr(text.get_color()), text.get_alpha(),
-            text.get_visible(), text.get_rotation(), text.get_ha(), text.get_va(),
-            hash(text.get_fontproperties()), text.get_zorder(),
-            None if box is None else (repr(box.get_facecolor()), repr(box.get_edgecolor())))
-
-
-def _any_stale(artist):
-    return artist.stale or any(_any_stale(child) for child in artist.get_children())
-
-
-def _mark_fresh(artist):
-    artist.stale = False       # setting False is not passed on to the parent
-    for child in artist.get_children():
-        _mark_fresh(child)
-
-
-def _overlapping(axes):
-    boxes = [ax.bbox for ax in axes]
-    return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
-
-
-def _stays_behind(axis):
-    """An axis whose ticks point out and draw no grid never covers what is inside the axes."""
-    ticks = axis.majorTicks + axis.minorTicks
-    return not any(t.gridline.get_visible() for t in ticks) and all(
-        getattr(t, "_tickdir", "in") == "out" for t in ticks)
 
 
 def _error_html(exc):
