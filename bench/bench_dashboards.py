@@ -65,7 +65,7 @@ print("ATTNLAB_PROFILE" + json.dumps(_out))
 """
 
 
-RUN = 5
+RUN = 5                                        # presses in a row on one slider, as a drag makes them
 
 
 def pct(values, q):
@@ -98,15 +98,13 @@ def slider_latencies(page, presses):
     handles = page.locator(".attnlab-panel .widget-slider .noUi-handle")
     n = handles.count()
     lat = []
-    run = RUN                                  # presses in a row on one slider, as a drag makes them
     for i in range(presses if n else 0):
-        k = (i // run) % n
-        h = handles.nth(k)
+        h = handles.nth((i // RUN) % n)
         h.scroll_into_view_if_needed()
         h.focus()
         at_max = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemax")
         at_min = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemin")
-        key = "ArrowLeft" if at_max or (i // run // n % 2 and not at_min) else "ArrowRight"
+        key = "ArrowLeft" if at_max or (i // RUN // n % 2 and not at_min) else "ArrowRight"
         before = page.evaluate("window.__attnlab_lat.length")
         page.keyboard.press(key)
         try:
