@@ -7,7 +7,8 @@ import contextlib
 
 import numpy as np
 from matplotlib.axis import Axis
-from matplotlib.text import Text
+from matplotlib.patches import ConnectionPatch
+from matplotlib.text import Annotation, Text
 
 
 class Blitter:
@@ -38,6 +39,7 @@ class Blitter:
         self.why = "first draw"        # why the last draw was a full one ("" after a blit)
         self.full_draws = self.blits = 0
         self.looks = {}                # id(axis or text) -> what it showed after the last draw
+        self.pointers = False          # annotations or connections left in the background
 
     def draw(self, source, allowed):
         """Bring the canvas up to date after a move of control ``source``.
@@ -53,7 +55,9 @@ class Blitter:
                     else "no background" if self.background is None
                     else f"the background was saved for {self.source!r}" if source != self.source
                     else f"changed: {fresh[0]!r}" if fresh
-                    else "new axis limits" if not rescaled <= self.whole else "")
+                    else "new axis limits" if not rescaled <= self.whole
+                    else "new axis limits, and annotations may point into them" if rescaled and self.pointers
+                    else "")
         if self.why:
             live = self.live.setdefault(source, set())
             live.update(map(id, changed))
@@ -78,8 +82,11 @@ class Blitter:
         self._remember_looks(self._tops() if self.why else changed)
 
     def _changed(self):
-        """Top-level artists (axes children, figure children) with a stale artist anywhere inside."""
-        return [a for a in self._tops() if _any_stale(a) and not self._looks_the_same(a)]
+        """Top-level artists (axes children, figure children) with a stale artist anywhere inside,
+        or plain texts that look different (``Text.set_bbox`` changes a text without marking it)."""
+        return [a for a in self._tops()
+                if (_any_stale(a) and not self._looks_the_same(a))
+                or (type(a) is Text and not a.stale and not self._looks_the_same(a))]
 
     def _looks_the_same(self, artist):
         """An axis or a plain text that a setter touched but left as it was (same limits, same words)."""
@@ -106,10 +113,10 @@ class Blitter:
         fig = self.figure
         axes = {id(ax): ((ax.get_visible(), ax.axison,
                           tuple(np.round(ax.get_position().bounds, 6)),   # a colour bar's place jitters by 1e-15
-                          tuple(map(id, ax.get_children()))),
-                         tuple(np.float32(ax.viewLim.bounds)))
+                          tuple((id(a), a.get_zorder()) for a in ax.get_children())),
+                         tuple(ax.viewLim.bounds))
                 for ax in fig.axes}
-        return axes, tuple(map(id, fig.get_children())), fig.bbox.bounds
+        return axes, tuple((id(a), a.get_zorder()) for a in fig.get_children()), fig.bbox.bounds
 
     def _draw_all(self, allowed):
         fig = self.figure
@@ -124,6 +131,12 @@ class Blitter:
         for artist in self.on_top:
             artist.draw(renderer)
         self.snapshot = self._snapshot()
+
+    def reset(self):
+        """Forget the background (after a failed draw): the next draw is a full one."""
+        self._hide(False)
+        self.on_top, self.on_top_ids, self.whole = [], set(), set()
+        self.background = self.snapshot = None
 
     def _hide(self, hidden):
         """Hide the artists drawn on top from ``canvas.draw`` (matplotlib's ``animated`` flag)."""
@@ -147,7 +160,7 @@ class Blitter:
         self.whole = set()
         if not live or _overlapping(visible):
             return []
-        plan = []
+        plan, planned = [], []
         for ax in sorted(visible, key=lambda ax: ax.get_zorder()):   # the order Figure.draw uses
             artists = [a for a in ax.get_children() if a is not ax.patch]
             if not (ax.axison and ax.get_frame_on()):
@@ -162,10 +175,22 @@ class Blitter:
             if len(mine) == len(artists):
                 self.whole.add(id(ax))
             plan += mine
-        if loose := [a for a in fig.get_children() if id(a) in live and a not in fig.axes]:
-            if fig.patch in loose:
-                return []
-            plan += sorted(loose, key=lambda a: a.get_zorder())   # suptitle, figure texts
+            planned.append(ax)
+        # Figure-level artists (suptitle, figure texts and legends, connections) are drawn after the
+        # axes below them: redraw those stacked above a redrawn axes. A changed one stacked below an
+        # axes cannot be redrawn in its place: draw everything then.
+        loose = sorted((a for a in fig.get_children() if a is not fig.patch and a not in fig.axes),
+                       key=lambda a: a.get_zorder())
+        lowest = min((ax.get_zorder() for ax in planned), default=None)
+        top_axes = max((ax.get_zorder() for ax in visible), default=0)
+        if any(id(a) in live and a.get_zorder() <= top_axes for a in loose) and len(visible) > len(planned):
+            return []
+        plan += [a for a in loose if id(a) in live or (lowest is not None and a.get_zorder() >= lowest)]
+        if _spills(plan, visible, fig.canvas.get_renderer()):
+            return []
+        on_top = set(map(id, plan))
+        self.pointers = any(isinstance(a, (Annotation, ConnectionPatch)) and id(a) not in on_top
+                            for a in _descendants(fig))
         return plan
 
 
@@ -181,21 +206,54 @@ def _rescaled(old, new):
 
 
 def _axis_look(axis):
-    """What an axis draws: limits, tick places and labels, tick settings, the axis label."""
+    """What an axis draws: limits, tick places and labels, tick settings, each tick label's look,
+    the axis label and offset text."""
     locs = axis.get_majorticklocs()
-    return (tuple(np.float32(axis.get_view_interval())), tuple(np.float32(locs)),
-            tuple(np.float32(axis.get_minorticklocs())), tuple(axis.major.formatter.format_ticks(locs)),
-            repr(axis.get_tick_params()), axis.get_visible(), axis.label.get_text(),
-            repr(axis.label.get_color()), axis.label.get_fontsize())
+    ticks = [(_text_look(t.label1), _text_look(t.label2), t.tick1line.get_visible(), t.tick2line.get_visible(),
+              repr(t.tick1line.get_color()), t.gridline.get_visible()) for t in axis.majorTicks + axis.minorTicks]
+    return (tuple(axis.get_view_interval()), tuple(locs), tuple(axis.get_minorticklocs()),
+            tuple(axis.major.formatter.format_ticks(locs)), repr(axis.get_tick_params()), axis.get_visible(),
+            _text_look(axis.label), _text_look(axis.offsetText), axis.get_label_position(), tuple(ticks))
 
 
 def _text_look(text):
-    """What a plain Text draws: words, place, font, colour, angle, alignment, box."""
+    """What a plain Text draws: words, place and transform, font, colour, angle, alignment, box."""
     box = text.get_bbox_patch()
-    return (text.get_text(), text.get_position(), repr(text.get_color()), text.get_alpha(),
-            text.get_visible(), text.get_rotation(), text.get_ha(), text.get_va(),
-            hash(text.get_fontproperties()), text.get_zorder(),
-            None if box is None else (repr(box.get_facecolor()), repr(box.get_edgecolor())))
+    return (text.get_text(), text.get_position(), text.get_transform().get_matrix().tobytes(),
+            repr(text.get_color()), text.get_alpha(), text.get_visible(), text.get_rotation(),
+            text.get_rotation_mode(), text.get_ha(), text.get_va(),
+            text.get_linespacing(), text.get_wrap(), text.get_clip_on(), repr(text.get_path_effects()),
+            text.get_usetex(), text.get_antialiased(), _font_look(text.get_fontproperties()), text.get_zorder(),
+            None if box is None else (repr(box.get_boxstyle()), repr(box.get_facecolor()),
+                                      repr(box.get_edgecolor()), box.get_linewidth(), box.get_alpha(),
+                                      box.get_visible()))
+
+
+def _font_look(prop):
+    return (tuple(prop.get_family()), prop.get_style(), prop.get_variant(), prop.get_weight(),
+            prop.get_stretch(), prop.get_size_in_points(), prop.get_file(), prop.get_math_fontfamily())
+
+
+def _descendants(artist):
+    yield artist
+    for child in artist.get_children():
+        yield from _descendants(child)
+
+
+def _spills(plan, axes, renderer):
+    """Does an unclipped artist drawn on top reach into another axes (which it would cover)?"""
+    boxes = {id(ax): ax.bbox for ax in axes}
+    for artist in plan:
+        if artist.get_clip_on() and artist.get_clip_box() is not None and not isinstance(artist, Axis):
+            continue
+        owner = getattr(artist, "axes", None)
+        extent = (artist.get_tightbbox(renderer) if isinstance(artist, Axis)
+                  else artist.get_window_extent(renderer))
+        if extent is None:
+            continue
+        if any(k != id(owner) and box.overlaps(extent) for k, box in boxes.items()):
+            return True
+    return False
 
 
 def _any_stale(artist):

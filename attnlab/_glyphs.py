@@ -10,12 +10,14 @@ out each string with FreeType and renders every glyph each time; here both are r
 
 The output is byte-identical to ``RendererAgg`` (tests/test_glyphs.py compares them). This leans
 on matplotlib internals of the pinned 3.11 (``_draw_text_glyphs_and_boxes``, ``FT2Font._layout``,
-``_render_glyph``); where they are missing, the canvas falls back to plain Agg.
+``_render_glyph``, ``FontManager._find_fonts_by_props``, as RendererAgg itself uses); where they are missing, the canvas falls back to plain Agg.
 """
 import math
 
+import matplotlib as mpl
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg, get_hinting_flag
+from matplotlib.font_manager import fontManager as _fontManager
 
 try:
     from matplotlib.ft2font import FT2Font, RenderMode
@@ -30,8 +32,9 @@ _bitmaps = {}                      # (font, size, dpi, glyph, matrix, sub-pixel 
 
 
 def _font_key(prop):
-    return (tuple(prop.get_family()), prop.get_style(), prop.get_variant(), prop.get_weight(),
-            prop.get_stretch(), prop.get_size_in_points(), prop.get_file(), prop.get_math_fontfamily())
+    """The font files the properties resolve to now (family names depend on rcParams), and size."""
+    return (tuple(_fontManager._find_fonts_by_props(prop)), prop.get_size_in_points(),
+            mpl.rcParams["text.hinting_factor"], mpl.rcParams["text.kerning_factor"])
 
 
 class GlyphCachingRenderer(RendererAgg):

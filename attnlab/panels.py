@@ -94,11 +94,13 @@ class Panel:
         t0 = time.perf_counter()
         try:
             text = self.update(**self.values())
+            t1 = time.perf_counter()
+            png = self.png(source)         # drawing can fail too, e.g. on a title with bad mathtext
         except Exception as exc:  # shown to the learner, not swallowed
             self.error.value = _error_html(exc)
+            if self.blitter is not None:
+                self.blitter.reset()
             return
-        t1 = time.perf_counter()
-        png = self.png(source)
         t2 = time.perf_counter()
         # Figure, text and error go out together, so the numbers never describe another figure.
         self.image.value = png
@@ -132,6 +134,8 @@ class Panel:
         buf = io.BytesIO()
         with self.blitter.everything_shown() if self.blitter else contextlib.nullcontext():
             self.figure.savefig(buf, format=fmt, dpi=150 if fmt == "png" else None)
+        if self.blitter is not None:
+            self.blitter.reset()           # that draw, at another dpi, moved ticks and texts: start over
         return buf.getvalue()
 
     def _offer_download(self, fmt):

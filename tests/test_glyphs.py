@@ -60,3 +60,16 @@ def test_caches_are_used_and_bounded(monkeypatch):
 
 def test_supported_on_the_pinned_matplotlib():
     assert _glyphs.SUPPORTED
+
+
+def test_a_font_family_setting_changed_later_is_followed():
+    import matplotlib as mpl
+    fig = _figure(_glyphs.FigureCanvasGlyphCache, 90)
+    fig.canvas.draw()                                   # fills the caches with DejaVu Sans
+    with mpl.rc_context({"font.sans-serif": ["DejaVu Serif"]}):
+        cached = _figure(_glyphs.FigureCanvasGlyphCache, 90)
+        reference = _figure(FigureCanvasAgg, 90)
+        cached.canvas.draw()
+        reference.canvas.draw()
+        np.testing.assert_array_equal(np.asarray(cached.canvas.buffer_rgba()),
+                                      np.asarray(reference.canvas.buffer_rgba()))
