@@ -96,6 +96,8 @@ def _drag_values(slider, moves):
 def notebook_drags(moves, only):
     """Render time (draw + PNG) per move of a drag, blitted vs full, for each notebook slider."""
     from _notebook_panels import notebook_panels
+
+    from attnlab._blit import Blitter
     print(f"\nnotebook panels: render per move over a drag of {moves} moves (median; first move of a "
           "drag excluded), blitted vs every move drawn in full")
     print(f"  {'panel':30s} {'slider':12s} {'blit ms':>8s} {'full ms':>8s} {'full/blit':>9s}")
@@ -108,18 +110,16 @@ def notebook_drags(moves, only):
                 if not (hasattr(control, "max") or type(control).__name__ == "SelectionSlider"):
                     continue
                 medians = []
-                for blit in (True, False):
-                    blitter = panel.blitter
-                    if not blit:
-                        blitter._hide(False)
-                        panel.blitter = None
+                for blit in (True, False):          # a fresh blitter: the full draws must not teach it
+                    if panel.blitter is not None:
+                        panel.blitter.reset()
+                    panel.blitter = Blitter(panel.figure) if blit else None
                     n0 = len(panel.timings)
                     for value in _drag_values(control, moves):
                         control.value = value
-                    panel.blitter = blitter
                     renders = [t[1] for t in panel.timings[n0 + 1:]]
                     medians.append(statistics.median(renders) * 1e3 if renders else float("nan"))
-                blitter.source = None                  # the full draws above bypassed it: start over
+                panel.blitter = Blitter(panel.figure)
                 ratios.append(medians[1] / medians[0])
                 print(f"  {panel.name[:30]:30s} {name[:12]:12s} {medians[0]:8.1f} {medians[1]:8.1f} "
                       f"{medians[1] / medians[0]:8.1f}x", flush=True)
