@@ -83,10 +83,10 @@ class Blitter:
 
     def _changed(self):
         """Top-level artists (axes children, figure children) with a stale artist anywhere inside,
-        or plain texts that look different (``Text.set_bbox`` changes a text without marking it)."""
+        or boxed texts that look different (``Text.set_bbox`` changes a text without marking it)."""
         return [a for a in self._tops()
                 if (_any_stale(a) and not self._looks_the_same(a))
-                or (type(a) is Text and not a.stale and not self._looks_the_same(a))]
+                or (type(a) is Text and a.get_bbox_patch() is not None and not self._looks_the_same(a))]
 
     def _looks_the_same(self, artist):
         """An axis or a plain text that a setter touched but left as it was (same limits, same words)."""
