@@ -21,10 +21,12 @@ class Blitter:
     hidden while the rest of the figure is drawn and saved as a background; then they are drawn on
     top of it, with whatever is stacked above them in their axes, so the stacking order is kept. An
     axes whose limits a control changes is redrawn whole. A move that touches only what is drawn on
-    top costs a memory copy plus those draws. Anything else (another control, a change inside an
-    artist not drawn on top, new or removed artists, a moved axes, overlapping axes, a layout engine
-    still at work) draws everything and saves the background again, so the picture always equals a
-    full draw.
+    top costs a memory copy plus those draws; figure-level artists stacked above a redrawn axes are
+    redrawn too. Anything else (another control, a change inside an artist not drawn on top, new or
+    removed artists, a new stacking order, a moved axes, overlapping axes or an artist reaching into
+    another axes, new limits while an annotation could point into them, a layout engine still at
+    work) draws everything and saves the background again, so the picture always equals a full
+    draw. A setter that leaves an axis or a text looking as it was does not count as a change.
     """
 
     def __init__(self, figure):
