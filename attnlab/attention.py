@@ -12,11 +12,11 @@ from torch import nn
 from torch.nn import functional as F
 
 from . import _checks
-from .masking import _softmax, causal_mask, sequence_mask
+from .masking import causal_mask, sequence_mask, softmax_unchecked
 from .scoring import AdditiveScores, additive_scores, check_additive_inputs, check_pair, gaussian_scores
 
 
-def _check_qkv(queries, keys, values):
+def check_qkv(queries, keys, values):
     """Check q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); return the weights' shape (..., Tq, Tk)."""
     check_pair(queries, keys)
     _checks.tensor(values, "values", min_dim=2)
@@ -76,7 +76,7 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
     Returns:
         (output (..., Tq, dv), weights (..., Tq, Tk) or None).
     """
-    shape = _check_qkv(queries, keys, values)
+    shape = check_qkv(queries, keys, values)
     temperature = _checks.real(temperature, "temperature", positive=True)
     scale = 1.0 / math.sqrt(queries.shape[-1]) if scale is None else _checks.real(scale, "scale")
     dropout = _checks.real(dropout, "dropout", low=0.0, high=1.0)
@@ -93,7 +93,7 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
         return output, None
 
     logits = (queries * logit_scale) @ keys.transpose(-2, -1)                   # (..., Tq, Tk)
-    weights = _softmax(logits, combined)                                         # (..., Tq, Tk)
+    weights = softmax_unchecked(logits, combined)                                         # (..., Tq, Tk)
     dropped = _dropout(weights, dropout, generator) if dropout > 0 else weights
     return dropped @ values, (weights if need_weights else None)                 # (..., Tq, dv)
 
@@ -179,5 +179,5 @@ class AdditiveAttention(nn.Module):
         shape = batch + (queries.shape[-2], keys.shape[-2])                       # (B, Tq, Tk)
         mask = combine_masks(shape, queries.device, valid_lens=valid_lens)       # checked before any matmul
         scores = additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)    # (B, Tq, Tk)
-        self.attention_weights = _softmax(scores, mask)                            # (B, Tq, Tk)
+        self.attention_weights = softmax_unchecked(scores, mask)                            # (B, Tq, Tk)
         return self.dropout(self.attention_weights) @ values                       # (B, Tq, dv)

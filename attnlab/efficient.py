@@ -6,7 +6,7 @@ import torch
 from torch.nn import functional as F
 
 from . import _checks
-from .attention import _check_qkv
+from .attention import check_qkv
 from .masking import causal_mask
 
 
@@ -23,7 +23,7 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
     Returns:
         output (..., Tq, dv); a query with no visible key gets a zero output.
     """
-    shape = _check_qkv(queries, keys, values)
+    shape = check_qkv(queries, keys, values)
     block = _checks.count(block_size, "block_size", low=1)
     if mask is not None:
         _checks.bool_mask(mask, "mask", shape)
@@ -79,7 +79,7 @@ def linear_attention(queries, keys, values, *, feature_map="elu"):
     Args: queries (..., Tq, d), keys (..., Tk, d), values (..., Tk, dv); feature_map "elu" or a callable.
     Returns: output (..., Tq, dv).
     """
-    _check_qkv(queries, keys, values)
+    check_qkv(queries, keys, values)
     if isinstance(feature_map, str) and feature_map == "elu":
         phi = _elu_plus_one
     elif callable(feature_map):

@@ -3,7 +3,7 @@ hatching over padded keys. Each helper takes data and an optional ``ax`` and ret
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from .plotting import _numpy
+from .plotting import to_numpy
 
 HEAD_COLORS = ("#fbb4ae", "#b3cde3", "#ccebc5", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd", "#fddaec")
 
@@ -21,7 +21,7 @@ def _cells(ax, M, x0, y0, colors, title):
 def head_blocks_plot(X, num_heads, *, ax=None):
     """Left: one sequence X (T, D), columns tinted by the head they go to. Right: split_heads(X),
     H blocks (T, D/H) with the same numbers. Returns the Axes."""
-    X = _numpy(X)
+    X = to_numpy(X)
     T, D = X.shape
     H = int(num_heads)
     if D % H:

@@ -65,10 +65,10 @@ def masked_softmax(scores, mask=None, *, temperature=1.0):
     temperature = _checks.real(temperature, "temperature", positive=True)
     if mask is not None:
         _checks.bool_mask(mask, "mask", scores.shape)
-    return _softmax(scores if temperature == 1.0 else scores / temperature, mask)
+    return softmax_unchecked(scores if temperature == 1.0 else scores / temperature, mask)
 
 
-def _softmax(logits, mask):
+def softmax_unchecked(logits, mask):
     """The unchecked core of masked_softmax; never writes into ``logits``."""
     if mask is None:
         return torch.softmax(logits, dim=-1)

@@ -10,7 +10,7 @@ import torch
 WEIGHT_CMAP = "viridis"
 
 
-def _numpy(x):
+def to_numpy(x):
     if isinstance(x, torch.Tensor):
         return x.detach().cpu().double().numpy()
     return np.asarray(x, dtype=float)
@@ -31,7 +31,7 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
 
     annotate (default: when there are at most 100 cells) writes each value in its cell.
     """
-    w = _numpy(weights)
+    w = to_numpy(weights)
     if w.ndim != 2:
         raise ValueError(f"weights: expected a 2-D (Tq, Tk) matrix, got shape {w.shape}")
     if ax is None:
@@ -51,7 +51,7 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
 
 def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
     """Put new values (and, if given, labels) into a heatmap drawn by ``heatmap``; returns the Axes."""
-    w = _numpy(weights)
+    w = to_numpy(weights)
     im = ax.images[0]
     state = ax._attnlab
     if x_labels is not None:
@@ -102,7 +102,7 @@ def _set_ticks_and_text(ax, w):
 
 def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None, annotate=False):
     """One heatmap per head from (H, Tq, Tk) weights, on a shared 0–1 colour bar; returns the axes."""
-    w = _numpy(weights)
+    w = to_numpy(weights)
     if w.ndim != 3:
         raise ValueError(f"weights: expected (H, Tq, Tk), got shape {w.shape}")
     H = w.shape[0]
@@ -125,7 +125,7 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
 
 def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
     """Text for readers who can't see colour: each query row's largest weights, one line per row."""
-    w = _numpy(weights)
+    w = to_numpy(weights)
     xs = list(x_labels) if x_labels is not None else [str(j) for j in range(w.shape[1])]
     ys = list(y_labels) if y_labels is not None else [str(i) for i in range(w.shape[0])]
     lines = []
@@ -142,10 +142,10 @@ def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *
     """Truth, prediction and (optionally) the training points; returns the Axes."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(_numpy(x_test), _numpy(y_truth), label="truth", color="0.3", linestyle="--")
-    ax.plot(_numpy(x_test), _numpy(y_hat), label=label, color="C1", linewidth=2)
+    ax.plot(to_numpy(x_test), to_numpy(y_truth), label="truth", color="0.3", linestyle="--")
+    ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
     if x_train is not None:
-        ax.plot(_numpy(x_train), _numpy(y_train), "o", color="C0", alpha=0.5, markersize=4, label="training data")
+        ax.plot(to_numpy(x_train), to_numpy(y_train), "o", color="C0", alpha=0.5, markersize=4, label="training data")
     ax.set_xlabel("x")
     ax.set_ylabel("y")
     ax.set_xlim(0, 5)
@@ -155,7 +155,7 @@ def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *
 
 def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     """Columns of a positional encoding P (T, d) against position, as in seed 000; returns the Axes."""
-    P = _numpy(P)
+    P = to_numpy(P)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3))
     for c in columns:
@@ -175,7 +175,7 @@ def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, t
 
     For live panels, change it in place with ``update_encoding_heatmap``.
     """
-    M = _numpy(P)
+    M = to_numpy(P)
     if M.ndim != 2:
         raise ValueError(f"P: expected a 2-D (T, d) matrix, got shape {M.shape}")
     if ax is None:
@@ -192,7 +192,7 @@ def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, t
 
 def update_encoding_heatmap(ax, P):
     """Put a new (T, d) matrix into an ``encoding_heatmap`` in place (its shape may change)."""
-    M = _numpy(P)
+    M = to_numpy(P)
     im = ax.images[0]
     im.set_data(M)
     im.set_extent((-0.5, M.shape[1] - 0.5, M.shape[0] - 0.5, -0.5))

@@ -9,7 +9,7 @@ import math
 import torch
 
 from . import _checks
-from .attention import _check_qkv
+from .attention import check_qkv
 
 
 def tiled_attention_steps(queries, keys, values, *, block_size=2, causal=False):
@@ -33,7 +33,7 @@ def tiled_attention_steps(queries, keys, values, *, block_size=2, causal=False):
         acc (bq, dv), output (bq, dv) = acc / l (0 where l = 0), and out (Tq, dv): every
         query's current output (finished blocks final, current block partial, later blocks 0).
     """
-    _check_qkv(queries, keys, values)
+    check_qkv(queries, keys, values)
     if queries.dim() != 2 or keys.dim() != 2 or values.dim() != 2:
         raise ValueError(f"queries, keys, values: expected unbatched (T, d) tensors, got shapes "
                          f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
