@@ -8,6 +8,7 @@ import os
 
 import torch
 
+from . import _checks
 from .attention import (AdditiveAttention, DotProductAttention, nadaraya_watson,
                         scaled_dot_product_attention)
 from .efficient import linear_attention, tiled_attention
@@ -28,20 +29,14 @@ __all__ = [
 
 
 def default_device():
-    """cuda > mps > cpu; the environment variable ATTNLAB_DEVICE (e.g. "cpu") overrides."""
+    """cuda > mps > cpu; the environment variable ATTNLAB_DEVICE (e.g. "cpu") overrides.
+
+    An ATTNLAB_DEVICE that torch does not know, that is not available here, or that holds no values
+    ('meta') is a ValueError naming ATTNLAB_DEVICE.
+    """
     name = os.environ.get("ATTNLAB_DEVICE")
     if name:
-        try:
-            device = torch.device(name)
-        except RuntimeError:
-            raise ValueError(f"ATTNLAB_DEVICE: expected a torch device such as 'cpu' or 'cuda:0', "
-                             f"got {name!r}") from None
-        if device.type == "cuda" and not torch.cuda.is_available():
-            raise ValueError(f"ATTNLAB_DEVICE: expected an available device, got {name!r} (no CUDA here)")
-        mps = getattr(torch.backends, "mps", None)
-        if device.type == "mps" and not (mps is not None and mps.is_available()):
-            raise ValueError(f"ATTNLAB_DEVICE: expected an available device, got {name!r} (no MPS here)")
-        return device
+        return _checks.device(name, "ATTNLAB_DEVICE", allow_meta=False)     # refuses unknown, unavailable and 'meta'
     if torch.cuda.is_available():
         return torch.device("cuda")
     mps = getattr(torch.backends, "mps", None)

@@ -5,6 +5,11 @@ import numbers
 
 import torch
 
+# Largest tensor the library will allocate (refused with the numbers before any allocation).
+MAX_BYTES = 1 << 30
+FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_DTYPE_NAMES = "torch.float16, torch.bfloat16, torch.float32 or torch.float64"
+
 
 def tensor(x, name, *, min_dim=0, floating=True):
     """Check that ``x`` is a tensor with at least ``min_dim`` dims (and a floating dtype)."""
@@ -14,7 +19,53 @@ def tensor(x, name, *, min_dim=0, floating=True):
         raise ValueError(f"{name}: expected at least {min_dim} dims, got shape {tuple(x.shape)}")
     if floating and not x.is_floating_point():
         raise TypeError(f"{name}: expected a floating-point tensor, got dtype {x.dtype}")
+    if floating and x.dtype not in FLOAT_DTYPES:
+        raise TypeError(f"{name}: expected dtype {_DTYPE_NAMES}, got {x.dtype}")
     return x
+
+
+def float_dtype(x, name, default=None):
+    """Check that ``x`` is a supported floating torch.dtype (None -> ``default`` or torch's default)."""
+    if x is None:
+        return default or torch.get_default_dtype()
+    if not isinstance(x, torch.dtype):
+        raise TypeError(f"{name}: expected a torch.dtype ({_DTYPE_NAMES}), got {type(x).__name__} {x!r}")
+    if x not in FLOAT_DTYPES:
+        raise TypeError(f"{name}: expected a floating dtype ({_DTYPE_NAMES}), got {x}")
+    return x
+
+
+def device(x, name, *, allow_meta=True):
+    """Check that ``x`` names an available device ('meta' only when ``allow_meta``); None stays None."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (str, torch.device, int)):
+        raise TypeError(f"{name}: expected a torch.device or a str such as 'cpu' or 'cuda:0', "
+                        f"got {type(x).__name__}")
+    try:
+        dev = torch.device(x)
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"{name}: expected a torch device such as 'cpu' or 'cuda:0', got {x!r}") from None
+    if dev.type == "meta" and not allow_meta:
+        raise ValueError(f"{name}: expected a device that holds values such as 'cpu' or 'cuda', got {x!r} "
+                         f"(meta tensors have shapes but no values)")
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{name}: expected an available device, got {x!r} (no CUDA here)")
+    mps = getattr(torch.backends, "mps", None)
+    if dev.type == "mps" and not (mps is not None and mps.is_available()):
+        raise ValueError(f"{name}: expected an available device, got {x!r} (no MPS here)")
+    return dev
+
+
+def fits(sizes, itemsize, name, what):
+    """Refuse, before allocating, a tensor of ``sizes`` (ints) with ``itemsize`` bytes per entry
+    that is larger than MAX_BYTES; the message names the arguments and says the limit."""
+    numel = math.prod(int(s) for s in sizes)
+    if numel * itemsize > MAX_BYTES:
+        dims = " x ".join(str(int(s)) for s in sizes)
+        raise ValueError(f"{name}: expected {what} of at most {MAX_BYTES / 2**30:g} GiB, got {dims} entries "
+                         f"of {itemsize} bytes = {numel * itemsize / 2**30:.3g} GiB")
+    return numel
 
 
 def same_kind(ref, ref_name, x, name):

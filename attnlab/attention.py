@@ -12,8 +12,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from . import _checks
-from .masking import causal_mask, sequence_mask, softmax_unchecked
-from .scoring import AdditiveScores, additive_scores, check_additive_inputs, check_pair, gaussian_scores
+from .masking import causal_mask, compute_dtype, sequence_mask, stable_softmax
+from .scoring import AdditiveScores, additive_scores, check_additive_inputs, check_pair, squared_distances
 
 
 def check_qkv(queries, keys, values):
@@ -82,24 +82,42 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
     dropout = _checks.real(dropout, "dropout", low=0.0, high=1.0)
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator: expected a torch.Generator or None, got {type(generator).__name__}")
+    if not isinstance(need_weights, bool):
+        raise TypeError(f"need_weights: expected a bool, got {type(need_weights).__name__}")
     combined = combine_masks(shape, queries.device, mask, valid_lens, causal)
-    logit_scale = scale / temperature
+    factor = scale / temperature                       # a Python float: may be 0 or inf past float64
 
-    if not need_weights and (dropout == 0.0 or generator is None):
+    if not need_weights and (dropout == 0.0 or generator is None) and _fused_is_safe(queries, keys, factor):
         output = F.scaled_dot_product_attention(queries, keys, values, attn_mask=combined,
-                                                dropout_p=dropout, scale=logit_scale)
+                                                dropout_p=dropout, scale=factor)
         if combined is not None:                        # fused GPU kernels may not zero empty rows
             output = output.masked_fill(~combined.any(dim=-1, keepdim=True), 0.0)   # (..., Tq, dv)
         return output, None
 
-    logits = (queries * logit_scale) @ keys.transpose(-2, -1)                   # (..., Tq, Tk)
-    weights = softmax_unchecked(logits, combined)                                         # (..., Tq, Tk)
-    dropped = _dropout(weights, dropout, generator) if dropout > 0 else weights
-    return dropped @ values, (weights if need_weights else None)                 # (..., Tq, dv)
+    # The weights path (and the fallback when the fused kernel's logits could overflow): q·k in
+    # float32 for halves, each row's top visible logit subtracted before scaling by scale/temperature.
+    dtype = compute_dtype(queries.dtype)
+    _checks.fits(shape, torch.finfo(dtype).bits // 8, "queries, keys",
+                 "attention weights (..., Tq, Tk) (pass need_weights=False, or use tiled_attention)")
+    raw = queries.to(dtype) @ keys.to(dtype).transpose(-2, -1)                  # (..., Tq, Tk)
+    weights = stable_softmax(raw, factor, combined)                              # (..., Tq, Tk)
+    dropped = _dropout(weights, dropout, generator, queries.dtype) if dropout > 0 else weights
+    output = (dropped @ values.to(dtype)).to(values.dtype)                       # (..., Tq, dv)
+    return output, (weights.to(queries.dtype) if need_weights else None)
 
 
-def _dropout(weights, p, generator):
-    keep = torch.rand(weights.shape, generator=generator, device=weights.device, dtype=weights.dtype) >= p
+def _fused_is_safe(queries, keys, factor):
+    """True when torch's fused kernel cannot overflow: |logits| <= |factor| max|q| max|k| d stays
+    well inside the dtype's range (and factor is an ordinary number of that dtype)."""
+    info = torch.finfo(queries.dtype)
+    if not info.tiny <= abs(factor) <= info.max or queries.numel() == 0 or keys.numel() == 0:
+        return False
+    bound = abs(factor) * queries.shape[-1] * queries.abs().amax().item() * keys.abs().amax().item()
+    return bound < info.max / 4
+
+
+def _dropout(weights, p, generator, draw_dtype):
+    keep = torch.rand(weights.shape, generator=generator, device=weights.device, dtype=draw_dtype) >= p
     return weights * keep / (1.0 - p)
 
 
@@ -111,7 +129,9 @@ def nadaraya_watson(x_queries, x_keys, y_values, sigma=1.0):
         y_values: (Tk,) or (Tk, dv).
         sigma: kernel width, > 0. Small sigma follows the nearest key; large sigma averages.
     Returns:
-        (y_hat (Tq,) or (Tq, dv), weights (Tq, Tk)).
+        (y_hat (Tq,) or (Tq, dv), weights (Tq, Tk)), in the inputs' dtype; never NaN for finite
+        inputs (the nearest key's score is subtracted before dividing by 2 sigma^2, float16 and
+        bfloat16 are computed in float32).
     """
     _checks.tensor(y_values, "y_values", min_dim=1)
     _checks.tensor(x_keys, "x_keys", min_dim=1)
@@ -128,8 +148,16 @@ def nadaraya_watson(x_queries, x_keys, y_values, sigma=1.0):
     if x_queries.shape[1:] != x_keys.shape[1:]:
         raise ValueError(f"x_queries: expected rows shaped like x_keys' {tuple(x_keys.shape[1:])}, "
                          f"got {tuple(x_queries.shape[1:])}")
-    weights = torch.softmax(gaussian_scores(x_queries, x_keys, sigma), dim=-1)  # (Tq, Tk)
-    return weights @ y_values, weights
+    if x_queries.dim() == 2 and x_queries.shape[1] == 0:
+        raise ValueError(f"x_queries: expected at least one feature (d >= 1), got shape {tuple(x_queries.shape)}")
+    sigma = _checks.real(sigma, "sigma", positive=True)
+    q = x_queries[:, None] if x_queries.dim() == 1 else x_queries                   # (Tq, d)
+    k = x_keys[:, None] if x_keys.dim() == 1 else x_keys                            # (Tk, d)
+    sq = squared_distances(q, k)                                                    # (Tq, Tk), float32 for halves
+    denom = 2 * sigma * sigma
+    weights = stable_softmax(-sq, math.inf if denom == 0 else 1.0 / denom)         # nearest key first: no NaN
+    y_hat = weights @ y_values.to(weights.dtype)
+    return y_hat.to(y_values.dtype), weights.to(x_keys.dtype)
 
 
 class DotProductAttention(nn.Module):
@@ -179,5 +207,5 @@ class AdditiveAttention(nn.Module):
         shape = batch + (queries.shape[-2], keys.shape[-2])                       # (B, Tq, Tk)
         mask = combine_masks(shape, queries.device, valid_lens=valid_lens)       # checked before any matmul
         scores = additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)    # (B, Tq, Tk)
-        self.attention_weights = softmax_unchecked(scores, mask)                            # (B, Tq, Tk)
+        self.attention_weights = stable_softmax(scores, 1.0, mask)                         # (B, Tq, Tk)
         return self.dropout(self.attention_weights) @ values                       # (B, Tq, dv)

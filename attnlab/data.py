@@ -1,5 +1,6 @@
 """Toy data for the notebooks: the kernel regression set, seed 004's cat/milk/it vectors and the
 "Thinking Machines" example. Every random draw takes a seed; nothing is seeded globally."""
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import torch
@@ -8,7 +9,8 @@ from . import _checks
 
 
 def kernel_regression_target(x):
-    """The function behind the toy set: f(x) = 2 sin(x) + x^0.8."""
+    """The function behind the toy set: f(x) = 2 sin(x) + x^0.8 (x a float tensor, >= 0 for a real f)."""
+    _checks.tensor(x, "x")
     return 2 * torch.sin(x) + x ** 0.8
 
 
@@ -23,6 +25,8 @@ def kernel_regression_data(n_train=50, *, noise=0.5, seed=0, dtype=torch.float64
     """d2l's toy set: n sorted x in [0, 5), y = 2 sin x + x^0.8 + eps, eps ~ N(0, noise^2)."""
     n_train = _checks.count(n_train, "n_train", low=1)
     noise = _checks.real(noise, "noise", low=0.0)
+    dtype = _checks.float_dtype(dtype, "dtype")
+    _checks.fits((n_train,), 8, "n_train", "a training set")
     g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
     x_train, _ = torch.sort(torch.rand(n_train, generator=g, dtype=dtype) * 5)
     y_train = kernel_regression_target(x_train) + noise * torch.randn(n_train, generator=g, dtype=dtype)
@@ -47,11 +51,37 @@ def cat_milk_it(sentence="sweet", vectors=None, *, dtype=torch.float64):
     Returns:
         (words tuple of 4, X (4, 2)).
     """
-    if sentence not in SENTENCES:
+    if not isinstance(sentence, str) or sentence not in SENTENCES:
         raise ValueError(f"sentence: expected one of {sorted(SENTENCES)}, got {sentence!r}")
-    table = {**WORD_VECTORS, **(vectors or {})}
+    dtype = _checks.float_dtype(dtype, "dtype")
+    table = {**WORD_VECTORS, **_word_vectors(vectors)}
     words = SENTENCES[sentence][1]
     return words, torch.tensor([table[w] for w in words], dtype=dtype)
+
+
+def _word_vectors(vectors):
+    """Check {word: (f1, f2)}: known words, two finite numbers each."""
+    if vectors is None:
+        return {}
+    if not isinstance(vectors, Mapping):
+        raise TypeError(f"vectors: expected a dict {{word: (f1, f2)}}, got {type(vectors).__name__}")
+    checked = {}
+    for word, vec in vectors.items():
+        if word not in WORD_VECTORS:
+            raise ValueError(f"vectors: expected words among {sorted(WORD_VECTORS)}, got {word!r}")
+        if isinstance(vec, (str, bytes)) or not isinstance(vec, (Sequence, torch.Tensor)) or len(vec) != 2:
+            raise ValueError(f"vectors: expected two numbers (f1, f2) for {word!r}, got {vec!r}")
+        checked[word] = tuple(_checks.real(v, f"vectors[{word!r}]") for v in vec)
+    return checked
+
+
+def _generated(d_model, d_k, dtype, count):
+    d_model = _checks.count(d_model, "d_model", low=1)
+    d_k = _checks.count(d_k, "d_k", low=1)
+    dtype = _checks.float_dtype(dtype, "dtype")
+    _checks.fits((count, d_model, d_k), torch.finfo(dtype).bits // 8, "d_model, d_k",
+                 f"{count} projections (d_model x d_k)")
+    return d_model, d_k, dtype
 
 
 def thinking_machines(d_model=512, d_k=64, *, seed=0, dtype=torch.float64):
@@ -60,8 +90,7 @@ def thinking_machines(d_model=512, d_k=64, *, seed=0, dtype=torch.float64):
     Entries of X are N(0, 1) and of each W are N(0, 1/d_model), so q and k have unit-variance
     entries and q·k has variance d_k: the situation the ÷ sqrt(d_k) is for.
     """
-    d_model = _checks.count(d_model, "d_model", low=1)
-    d_k = _checks.count(d_k, "d_k", low=1)
+    d_model, d_k, dtype = _generated(d_model, d_k, dtype, 3)
     g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
     X = torch.randn(2, d_model, generator=g, dtype=dtype)
     W = [torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(3)]
@@ -75,8 +104,10 @@ def toy_sentence(words=("The", "cat", "sat", "on", "the", "mat"), d_model=512, d
     Drawn like ``thinking_machines``. One vector per word ignoring case, so "The" and "the" share
     a row of X (there are no positions here). "<pad>" is a word like any other; mask it.
     """
-    d_model = _checks.count(d_model, "d_model", low=1)
-    d_k = _checks.count(d_k, "d_k", low=1)
+    if isinstance(words, str) or not isinstance(words, Sequence) or not words \
+            or not all(isinstance(w, str) for w in words):
+        raise TypeError(f"words: expected a non-empty sequence of str such as ('The', 'cat'), got {words!r}")
+    d_model, d_k, dtype = _generated(d_model, d_k, dtype, 3 + len(words))
     g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
     W = [torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(3)]
     vocab = {}
@@ -95,8 +126,7 @@ def translation_pair(d_model=64, d_k=16, *, noise=0.5, seed=0, dtype=torch.float
     translation model learns. Returns {"source", "target", "X_source" (4, d_model),
     "X_target" (4, d_model), "W_Q", "W_K", "W_V" (d_model, d_k)}.
     """
-    d_model = _checks.count(d_model, "d_model", low=1)
-    d_k = _checks.count(d_k, "d_k", low=1)
+    d_model, d_k, dtype = _generated(d_model, d_k, dtype, 2)
     noise = _checks.real(noise, "noise", low=0.0)
     g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
     source, target = ("the", "black", "cat", "sleeps"), ("le", "chat", "noir", "dort")

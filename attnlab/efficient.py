@@ -1,13 +1,16 @@
 """Attention that avoids the Tq x Tk weight matrix: tiled (flash-attention's online softmax) and
 linear (kernel feature maps). Shape legend as in attention.py."""
 import math
+import warnings
 
 import torch
-from torch.nn import functional as F
 
 from . import _checks
 from .attention import check_qkv
-from .masking import causal_mask
+from .masking import causal_mask, compute_dtype
+
+WARN_TILES = 10_000        # tiles (one Python step each) past which tiled_attention warns
+MAX_TILES = 1_000_000      # ... and past which it refuses: minutes of Python loop
 
 
 def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_size=128):
@@ -21,10 +24,22 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
         queries (..., Tq, d), keys (..., Tk, d), values (..., Tk, dv); mask bool broadcastable to
         (..., Tq, Tk), True = may attend; causal: top-left aligned; block_size: tile edge, >= 1.
     Returns:
-        output (..., Tq, dv); a query with no visible key gets a zero output.
+        output (..., Tq, dv), in the inputs' dtype (float16/bfloat16 computed in float32); a query
+        with no visible key gets a zero output.
+    Each tile is one step of a Python loop: more than WARN_TILES tiles warns, more than MAX_TILES
+    is refused (a ValueError naming block_size, with the numbers).
     """
     shape = check_qkv(queries, keys, values)
     block = _checks.count(block_size, "block_size", low=1)
+    Tq, Tk = shape[-2:]
+    tiles = -(-Tq // block) * -(-Tk // block)
+    if tiles > WARN_TILES:
+        need = max(Tq, Tk) // 100 + 1                       # a block size giving about 10^4 tiles
+        message = (f"block_size={block} with Tq={Tq}, Tk={Tk} makes {tiles} tiles, one Python step each; "
+                   f"block_size >= {need} makes at most {-(-Tq // need) * -(-Tk // need)}")
+        if tiles > MAX_TILES:
+            raise ValueError(f"block_size: expected at most {MAX_TILES} tiles, got {message}")
+        warnings.warn(f"tiled_attention is slow here: {message}", stacklevel=2)
     if mask is not None:
         _checks.bool_mask(mask, "mask", shape)
         mask = mask.to(queries.device)
@@ -32,10 +47,11 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
             mask = mask.reshape((1,) * (2 - mask.dim()) + tuple(mask.shape))
     if not isinstance(causal, bool):
         raise TypeError(f"causal: expected a bool, got {type(causal).__name__}")
-    batch, (Tq, Tk) = shape[:-2], shape[-2:]
-    q = queries.expand(*batch, Tq, queries.shape[-1]) * (1.0 / math.sqrt(queries.shape[-1]))
-    k = keys.expand(*batch, Tk, keys.shape[-1])
-    v = values.expand(*batch, Tk, values.shape[-1])
+    batch = shape[:-2]
+    dtype = compute_dtype(queries.dtype)
+    q = queries.to(dtype).expand(*batch, Tq, queries.shape[-1]) * (1.0 / math.sqrt(queries.shape[-1]))
+    k = keys.to(dtype).expand(*batch, Tk, keys.shape[-1])
+    v = values.to(dtype).expand(*batch, Tk, values.shape[-1])
     out = q.new_zeros(*batch, Tq, v.shape[-1])                                    # (..., Tq, dv)
     for q0 in range(0, Tq, block):
         q1 = min(q0 + block, Tq)
@@ -56,7 +72,7 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
             acc = acc * rescale + p @ v[..., k0:k1, :]
             m = m_new
         out[..., q0:q1, :] = acc / l.masked_fill(l == 0, 1.0)
-    return out
+    return out.to(values.dtype)
 
 
 def _tile_mask(mask, causal, q0, q1, k0, k1, device):
@@ -76,21 +92,30 @@ def linear_attention(queries, keys, values, *, feature_map="elu"):
 
     phi = elu + 1 keeps features positive, so the "weights" phi(q)·phi(k) / sum are >= 0 and sum to
     1 per query, like a softmax; but they are not the softmax's weights, only a kernel stand-in.
-    Args: queries (..., Tq, d), keys (..., Tk, d), values (..., Tk, dv); feature_map "elu" or a callable.
-    Returns: output (..., Tq, dv).
+    elu(x) + 1 is computed as exp(x) for x <= 0 (no cancellation: -20 gives 2e-9, not 0), x + 1 above.
+    Args: queries (..., Tq, d), keys (..., Tk, d), values (..., Tk, dv); feature_map "elu" or a
+        callable mapping (..., T, d) to (..., T, d') with the same d' for queries and keys.
+    Returns: output (..., Tq, dv) in the inputs' dtype (float16/bfloat16 computed in float32).
     """
     check_qkv(queries, keys, values)
     if isinstance(feature_map, str) and feature_map == "elu":
-        phi = _elu_plus_one
-    elif callable(feature_map):
+        phi = elu_plus_one
+    elif callable(feature_map) and not isinstance(feature_map, str):
         phi = feature_map
     else:
         raise ValueError(f"feature_map: expected 'elu' or a callable, got {feature_map!r}")
-    fq, fk = phi(queries), phi(keys)                                              # (..., T, d')
-    kv = fk.transpose(-2, -1) @ values                                            # (..., d', dv)
+    dtype = compute_dtype(queries.dtype)
+    fq, fk = phi(queries.to(dtype)), phi(keys.to(dtype))                          # (..., T, d')
+    for name, f, x in (("queries", fq, queries), ("keys", fk, keys)):
+        if not isinstance(f, torch.Tensor) or f.shape[:-1] != x.shape[:-1] or f.shape[-1] != fq.shape[-1]:
+            got = tuple(f.shape) if isinstance(f, torch.Tensor) else type(f).__name__
+            raise ValueError(f"feature_map: expected a tensor shaped like {name} {tuple(x.shape[:-1])} + (d',) "
+                             f"with one d' for queries and keys, got {got} for {name}")
+    kv = fk.transpose(-2, -1) @ values.to(fk.dtype)                               # (..., d', dv)
     norm = fq @ fk.sum(dim=-2, keepdim=True).transpose(-2, -1)                    # (..., Tq, 1)
-    return (fq @ kv) / norm.clamp_min(torch.finfo(norm.dtype).tiny)
+    return ((fq @ kv) / norm.clamp_min(torch.finfo(norm.dtype).tiny)).to(values.dtype)
 
 
-def _elu_plus_one(x):
-    return F.elu(x) + 1.0
+def elu_plus_one(x):
+    """elu(x) + 1 without cancellation: exp(x) for x <= 0, x + 1 above; finite gradient everywhere."""
+    return torch.where(x > 0, x + 1.0, torch.exp(x.clamp(max=0.0)))

@@ -11,27 +11,36 @@ from . import _checks
 def sinusoidal_encoding(num_steps, num_hiddens, base=10000.0, *, dtype=None, device=None):
     """The (num_steps, num_hiddens) matrix P; an odd num_hiddens ends with a sine column.
 
-    Computed in float64, returned in ``dtype`` (torch's default dtype when None).
+    Computed in float64, returned in ``dtype`` (a floating dtype; torch's default when None) on
+    ``device``. A P larger than 1 GiB in float64 is refused before it is allocated.
     """
     num_steps = _checks.count(num_steps, "num_steps")
     num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
     base = _checks.real(base, "base", positive=True)
+    dtype = _checks.float_dtype(dtype, "dtype")
+    device = _checks.device(device, "device")
+    _checks.fits((num_steps, num_hiddens), 8, "num_steps, num_hiddens", "an encoding P (computed in float64)")
     i = torch.arange(num_steps, dtype=torch.float64, device=device)[:, None]          # (T, 1)
     two_j = torch.arange(0, num_hiddens, 2, dtype=torch.float64, device=device)       # (ceil(d/2),)
     angles = i / base ** (two_j / num_hiddens)                                          # (T, ceil(d/2))
     P = torch.empty(num_steps, num_hiddens, dtype=torch.float64, device=device)
     P[:, 0::2] = torch.sin(angles)
     P[:, 1::2] = torch.cos(angles[:, : num_hiddens // 2])
-    return P.to(dtype or torch.get_default_dtype())
+    return P.to(dtype)
 
 
 class PositionalEncoding(nn.Module):
-    """Adds the sinusoidal P to token embeddings: forward(X (B, T, D)) -> dropout(X + P[:T])."""
+    """Adds the sinusoidal P to token embeddings: forward(X (B, T, D)) -> dropout(X + P[:T]).
+
+    The table P (max_len, num_hiddens) is made once in float64; one larger than 1 GiB is refused.
+    """
 
     def __init__(self, num_hiddens, dropout=0.0, max_len=1000):
         super().__init__()
         self.num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
         self.max_len = _checks.count(max_len, "max_len", low=1)
+        _checks.fits((self.max_len, self.num_hiddens), 8, "max_len, num_hiddens",
+                     "a table P (max_len x num_hiddens, float64)")
         self.dropout = nn.Dropout(_checks.real(dropout, "dropout", low=0.0, high=1.0))
         # Kept in float64 so float64 inputs get P to full precision; cast to X's dtype in forward.
         self.register_buffer("P", sinusoidal_encoding(max_len, num_hiddens, dtype=torch.float64)[None],

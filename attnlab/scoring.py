@@ -10,6 +10,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from . import _checks
+from .masking import compute_dtype
 
 
 def check_pair(queries, keys):
@@ -21,6 +22,9 @@ def check_pair(queries, keys):
     if keys.shape[-1] != queries.shape[-1]:
         raise ValueError(f"keys: expected last dim {queries.shape[-1]} to match queries, "
                          f"got {keys.shape[-1]}")
+    if queries.shape[-1] == 0:
+        raise ValueError(f"queries: expected at least one feature (last dim d >= 1), got shape "
+                         f"{tuple(queries.shape)}")
     _checks.batch_shape(("queries", queries), ("keys", keys))
 
 
@@ -46,7 +50,9 @@ def cosine_scores(queries, keys, eps=1e-8):
 def gaussian_scores(queries, keys, sigma=1.0):
     """-|q - k|^2 / (2 sigma^2): the Gaussian kernel's exponent (Nadaraya-Watson).
 
-    softmax of these scores over the keys is exactly the normalised Gaussian kernel.
+    softmax of these scores over the keys is exactly the normalised Gaussian kernel. Scores below
+    the dtype's range are -inf (a tiny sigma, far keys in float16), never NaN; float16/bfloat16
+    are computed in float32.
     1-D inputs (Tq,) and (Tk,) are read as scalar positions and give (Tq, Tk).
     """
     sigma = _checks.real(sigma, "sigma", positive=True)
@@ -58,14 +64,27 @@ def gaussian_scores(queries, keys, sigma=1.0):
     if queries.dim() == 1:
         queries, keys = queries[:, None], keys[:, None]           # (Tq, 1), (Tk, 1)
     check_pair(queries, keys)
+    sq = squared_distances(queries, keys)                         # (..., Tq, Tk), float32 for halves
+    denom = 2 * sigma * sigma
+    if denom < torch.finfo(sq.dtype).tiny:                        # 1 / denom is beyond the dtype's range:
+        scores = torch.zeros_like(sq).masked_fill(sq > 0, float("-inf"))    # the limit sigma -> 0
+    else:
+        scores = -sq / denom
+    return scores.to(queries.dtype)
+
+
+def squared_distances(queries, keys):
+    """|q - k|^2 for every pair, (..., Tq, d), (..., Tk, d) -> (..., Tq, Tk), unchecked; computed in
+    float32 for float16/bfloat16 (whose range ends at 65504 / whose precision is 3 digits)."""
+    dtype = compute_dtype(queries.dtype)
+    queries, keys = queries.to(dtype), keys.to(dtype)
     batch = torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2])
     if batch.numel() * queries.shape[-2] * keys.shape[-2] * queries.shape[-1] <= _EXACT_LIMIT:
         diff = queries.unsqueeze(-2) - keys.unsqueeze(-3)         # (..., Tq, Tk, d): exact
-        sq = (diff * diff).sum(-1)                                # (..., Tq, Tk)
-    else:  # |q|^2 + |k|^2 - 2 q·k: no (Tq, Tk, d) tensor, tiny rounding where q ≈ k
-        sq = ((queries * queries).sum(-1, keepdim=True) + (keys * keys).sum(-1).unsqueeze(-2)
-              - 2 * queries @ keys.transpose(-2, -1)).clamp_min(0)
-    return -sq / (2 * sigma * sigma)
+        return (diff * diff).sum(-1)                              # (..., Tq, Tk)
+    # |q|^2 + |k|^2 - 2 q·k: no (Tq, Tk, d) tensor, tiny rounding where q ≈ k
+    return ((queries * queries).sum(-1, keepdim=True) + (keys * keys).sum(-1).unsqueeze(-2)
+            - 2 * queries @ keys.transpose(-2, -1)).clamp_min(0)
 
 
 _EXACT_LIMIT = 1 << 22   # elements of the (..., Tq, Tk, d) difference tensor (32 MiB in float64)

@@ -110,7 +110,6 @@ for fn, extra in ((al.causal_mask, ()), (al.local_mask, (1,))):
     case(C, f"{n} num_keys='3'", "raise", "num_keys", lambda fn=fn, e=extra: fn(3, "3", *e))
     case(C, f"{n} device='banana'", "raise", "device", lambda fn=fn, e=extra: fn(3, 3, *e, device="banana"))
     case(C, f"{n} device=3.5", "raise", "device", lambda fn=fn, e=extra: fn(3, 3, *e, device=3.5))
-    case(C, f"{n} device='meta'", "raise", "device", lambda fn=fn, e=extra: fn(3, 3, *e, device="meta"))
     case(C, f"{n}(10**6, 10**6)", "bounded", "num_queries", lambda fn=fn, e=extra: fn(10**6, 10**6, *e))
 case(C, "local_mask window=-1", "raise", "window", lambda: al.local_mask(3, 3, -1))
 case(C, "local_mask window=1.5", "raise", "window", lambda: al.local_mask(3, 3, 1.5))
@@ -135,7 +134,7 @@ case(C, "masked_softmax mask list", "raise", "mask", lambda: al.masked_softmax(S
 case(C, "masked_softmax T=1e-39 float32", "finite", "temperature",
      lambda: al.masked_softmax(t([1.0, 2.0]), temperature=1e-39), close([[0.0, 1.0]]))
 case(C, "masked_softmax T=1e-3 float16 +-1e4", "finite", "scores",
-     lambda: al.masked_softmax(t([1e4, -1e4, 9999.0], dtype=torch.float16), temperature=1e-3), close([[1.0, 0.0, 0.0]]))
+     lambda: al.masked_softmax(t([1e4, -1e4, 9984.0], dtype=torch.float16), temperature=1e-3), close([[1.0, 0.0, 0.0]]))
 case(C, "masked_softmax T=1e-3 bfloat16", "finite", "scores",
      lambda: al.masked_softmax(t([100.0, 99.0], dtype=torch.bfloat16), temperature=1e-3), close([[1.0, 0.0]]))
 case(C, "masked_softmax float16 keeps dtype", "finite", "scores",
@@ -163,7 +162,7 @@ case(C, "AdditiveScores forward float64", "raise", "queries", lambda: al.Additiv
 
 case(C, "nadaraya_watson list", "raise", "x_queries", lambda: al.nadaraya_watson([1.0], t(1.0), t(1.0)))
 case(C, "nadaraya_watson sigma=0", "raise", "sigma", lambda: al.nadaraya_watson(t(1.0), t(1.0), t(1.0), sigma=0))
-case(C, "nadaraya_watson 3-D", "raise", "x_queries", lambda: al.nadaraya_watson(Q, K, V))
+case(C, "nadaraya_watson 3-D", "raise", "x_queries", lambda: al.nadaraya_watson(Q, t(1.0), t(1.0)))
 case(C, "nadaraya_watson rows", "raise", "y_values", lambda: al.nadaraya_watson(t(1.0), t(1.0, 2.0), t(1.0)))
 case(C, "nadaraya_watson int keys", "raise", "x_keys", lambda: al.nadaraya_watson(t(1.0), torch.tensor([1, 2]), t(1.0, 2.0)))
 case(C, "nadaraya_watson sigma=1e-30", "finite", "sigma",
@@ -253,7 +252,6 @@ case(C, "sinusoidal_encoding dtype=bool", "raise", "dtype", lambda: al.sinusoida
 case(C, "sinusoidal_encoding dtype=int64", "raise", "dtype", lambda: al.sinusoidal_encoding(4, 4, dtype=torch.int64))
 case(C, "sinusoidal_encoding dtype='float32'", "raise", "dtype", lambda: al.sinusoidal_encoding(4, 4, dtype="float32"))
 case(C, "sinusoidal_encoding device='banana'", "raise", "device", lambda: al.sinusoidal_encoding(4, 4, device="banana"))
-case(C, "sinusoidal_encoding device='meta'", "raise", "device", lambda: al.sinusoidal_encoding(4, 4, device="meta"))
 case(C, "sinusoidal_encoding(10**9, 512)", "bounded", "num_steps", lambda: al.sinusoidal_encoding(10**9, 512))
 case(C, "PositionalEncoding max_len=10**9", "bounded", "max_len", lambda: al.PositionalEncoding(512, max_len=10**9))
 case(C, "PositionalEncoding num_hiddens=0", "raise", "num_hiddens", lambda: al.PositionalEncoding(0))
