@@ -2,18 +2,108 @@
 
 Weights are drawn with viridis on a fixed 0–1 scale, so heads and settings compare by colour.
 ``update_heatmap`` changes a drawn heatmap in place, for the live panels.
+
+Every helper checks its arguments first (a ValueError/TypeError naming the argument, what was
+expected and what was given) and bounds its work: a figure made without ``ax`` is at most
+MAX_FIGSIZE inches, at most MAX_ANNOTATED cells are written out (more switches annotation off
+with a warning), a matrix wider or taller than MAX_TICKS cells gets a few numbered ticks instead of
+one per cell, and binary_counter_plot draws at most MAX_BITS bits.
 """
+import math
+import numbers
+import warnings
+from collections.abc import Sequence
+
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.axes import Axes
+from matplotlib.colors import Colormap
+from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
 WEIGHT_CMAP = "viridis"
+MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax
+MAX_ANNOTATED = 900            # cells written out (30 x 30); more is unreadable and slow
+MAX_TICKS = 60                 # rows/columns given one tick each when unlabelled
+MAX_BITS = 8                   # binary_counter_plot: 2^8 = 256 numbers, each written out
 
 
-def to_numpy(x):
+def to_numpy(x, name="x"):
+    """A float64 numpy copy of a tensor, array or nested list of numbers; anything else is a
+    TypeError naming ``name``."""
     if isinstance(x, torch.Tensor):
+        if x.is_complex():
+            raise TypeError(f"{name}: expected real numbers, got a complex tensor ({x.dtype})")
         return x.detach().cpu().double().numpy()
-    return np.asarray(x, dtype=float)
+    if isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"{name}: expected a tensor or an array of numbers, got {type(x).__name__} {x!r}")
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a tensor or a rectangular array of numbers, "
+                        f"got {type(x).__name__} that is neither") from None
+
+
+def _array(x, name, ndim, what):
+    a = to_numpy(x, name)
+    if a.ndim != ndim:
+        raise ValueError(f"{name}: expected {what}, got shape {a.shape}")
+    return a
+
+
+def _axes(ax, name="ax"):
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"{name}: expected a matplotlib Axes or None, got {type(ax).__name__}")
+    return ax
+
+
+def _flag(x, name, allow_none=False):
+    if not (isinstance(x, bool) or (allow_none and x is None)):
+        raise TypeError(f"{name}: expected {'True, False or None' if allow_none else 'True or False'}, "
+                        f"got {x!r}")
+    return x
+
+
+def _real(x, name):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
+        raise ValueError(f"{name}: expected a finite number, got {x!r}")
+    return float(x)
+
+
+def _labels(labels, n, name, what):
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, np.ndarray, torch.Tensor)):
+        raise TypeError(f"{name}: expected a sequence of {n} labels (one per {what}), got {type(labels).__name__}")
+    if len(labels) != n:
+        raise ValueError(f"{name}: expected {n} labels (one per {what}), got {len(labels)}")
+    return labels
+
+
+def _cmap(cmap, name="cmap"):
+    if isinstance(cmap, Colormap):
+        return cmap
+    if not isinstance(cmap, str) or cmap not in matplotlib.colormaps:
+        raise ValueError(f"{name}: expected a matplotlib colormap name such as 'viridis', got {cmap!r}")
+    return cmap
+
+
+def _fmt(fmt):
+    if not isinstance(fmt, str):
+        raise TypeError(f"fmt: expected a format string such as '{{:.2f}}', got {type(fmt).__name__}")
+    try:
+        fmt.format(0.5)
+    except (ValueError, IndexError, KeyError) as exc:
+        raise ValueError(f"fmt: expected a format string for one float such as '{{:.2f}}', got {fmt!r} "
+                         f"({exc})") from None
+    return fmt
+
+
+def _figsize(width, height):
+    """(width, height) in inches, scaled down to fit MAX_FIGSIZE (keeping the aspect ratio)."""
+    shrink = min(1.0, MAX_FIGSIZE[0] / width, MAX_FIGSIZE[1] / height)
+    return width * shrink, height * shrink
 
 
 def _annotate_default(w):
@@ -29,13 +119,23 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
             colorbar=True):
     """Draw a (Tq, Tk) matrix of weights with token labels; returns the Axes.
 
-    annotate (default: when there are at most 100 cells) writes each value in its cell.
+    annotate (default: when there are at most 100 cells) writes each value in its cell; past
+    MAX_ANNOTATED cells it is switched off with a warning. Without ``ax`` the figure grows with the
+    matrix up to MAX_FIGSIZE inches. NaN cells are left blank.
     """
-    w = to_numpy(weights)
-    if w.ndim != 2:
-        raise ValueError(f"weights: expected a 2-D (Tq, Tk) matrix, got shape {w.shape}")
+    w = _array(weights, "weights", 2, "a 2-D (Tq, Tk) matrix")
+    _labels(x_labels, w.shape[1], "x_labels", "column (key)")
+    _labels(y_labels, w.shape[0], "y_labels", "row (query)")
+    _axes(ax)
+    vmin, vmax = _real(vmin, "vmin"), _real(vmax, "vmax")
+    if not vmin < vmax:
+        raise ValueError(f"vmin: expected a number below vmax={vmax:g}, got {vmin:g}")
+    _cmap(cmap)
+    _flag(annotate, "annotate", allow_none=True)
+    _fmt(fmt)
+    _flag(colorbar, "colorbar")
     if ax is None:
-        _, ax = plt.subplots(figsize=(1.2 + 0.55 * w.shape[1], 1.0 + 0.45 * w.shape[0]))
+        _, ax = plt.subplots(figsize=_figsize(1.2 + 0.55 * w.shape[1], 1.0 + 0.45 * w.shape[0]))
     im = ax.imshow(w, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -51,9 +151,17 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
 
 def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
     """Put new values (and, if given, labels) into a heatmap drawn by ``heatmap``; returns the Axes."""
-    w = to_numpy(weights)
+    state = getattr(ax, "_attnlab", None) if isinstance(ax, Axes) else None
+    if state is None or not ax.images:
+        raise ValueError(f"ax: expected an Axes drawn by plotting.heatmap, got {type(ax).__name__} "
+                         f"without one")
+    w = _array(weights, "weights", 2, "a 2-D (Tq, Tk) matrix")
+    for name, labels, n, what in (("x_labels", x_labels if x_labels is not None else state["x_labels"],
+                                   w.shape[1], "column (key)"),
+                                  ("y_labels", y_labels if y_labels is not None else state["y_labels"],
+                                   w.shape[0], "row (query)")):
+        _labels(labels, n, name, what)
     im = ax.images[0]
-    state = ax._attnlab
     if x_labels is not None:
         state["x_labels"] = x_labels
     if y_labels is not None:
@@ -77,13 +185,24 @@ def _set_ticks_and_text(ax, w):
     ticks = (rows, cols, _tuple(state["x_labels"]), _tuple(state["y_labels"]))
     if state.get("ticks") != ticks:     # unchanged ticks stay untouched, so a live panel need not redraw them
         state["ticks"] = ticks
-        ax.set_xticks(range(cols))
-        ax.set_yticks(range(rows))
-        ax.set_xticklabels(state["x_labels"] if state["x_labels"] is not None else range(cols),
-                           rotation=45 if state["x_labels"] is not None else 0,
-                           ha="right" if state["x_labels"] is not None else "center")
-        ax.set_yticklabels(state["y_labels"] if state["y_labels"] is not None else range(rows))
+        for axis, n, labels, horizontal in ((ax.xaxis, cols, state["x_labels"], True),
+                                            (ax.yaxis, rows, state["y_labels"], False)):
+            if labels is None and n > MAX_TICKS:          # a few numbered ticks, not one per cell
+                axis.set_major_locator(MaxNLocator(nbins=10, integer=True))
+                axis.set_major_formatter(ScalarFormatter())
+                continue
+            axis.set_ticks(range(n))
+            if horizontal:
+                axis.set_ticklabels(labels if labels is not None else range(n),
+                                    rotation=45 if labels is not None else 0,
+                                    ha="right" if labels is not None else "center")
+            else:
+                axis.set_ticklabels(labels if labels is not None else range(n))
     annotate = state["annotate"] if state["annotate"] is not None else _annotate_default(w)
+    if annotate and rows * cols > MAX_ANNOTATED:
+        warnings.warn(f"annotate: {rows} x {cols} = {rows * cols} cells is more than the {MAX_ANNOTATED} "
+                      f"that can be written out legibly; annotation switched off", stacklevel=3)
+        annotate = False
     texts = [t for t in ax.texts if getattr(t, "_attnlab_cell", False)]
     if not annotate or len(texts) != rows * cols:
         for t in texts:
@@ -101,16 +220,29 @@ def _set_ticks_and_text(ax, w):
 
 
 def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None, annotate=False):
-    """One heatmap per head from (H, Tq, Tk) weights, on a shared 0–1 colour bar; returns the axes."""
-    w = to_numpy(weights)
-    if w.ndim != 3:
-        raise ValueError(f"weights: expected (H, Tq, Tk), got shape {w.shape}")
+    """One heatmap per head from (H, Tq, Tk) weights, on a shared 0–1 colour bar; returns the axes.
+
+    Without ``axes`` the grid has 4 columns (more past 16 heads) and fits in MAX_FIGSIZE inches.
+    """
+    w = _array(weights, "weights", 3, "(H, Tq, Tk)")
     H = w.shape[0]
+    if H == 0:
+        raise ValueError(f"weights: expected at least one head, got shape {w.shape}")
+    if titles is not None:
+        _labels(titles, H, "titles", "head")
+    _flag(annotate, "annotate", allow_none=True)
     if axes is None:
-        cols = min(H, 4)
+        cols = min(H, 4) if H <= 16 else math.ceil(math.sqrt(H))
         rows = -(-H // cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.8 * rows), squeeze=False,
+        fig, axes = plt.subplots(rows, cols, figsize=_figsize(3.2 * cols, 2.8 * rows), squeeze=False,
                                  layout="constrained")
+    else:
+        flat = np.asarray(axes, dtype=object).ravel()
+        if not all(isinstance(a, Axes) for a in flat):
+            raise TypeError("axes: expected matplotlib Axes (e.g. from plt.subplots), got "
+                            f"{sorted({type(a).__name__ for a in flat if not isinstance(a, Axes)})}")
+        if len(flat) < H:
+            raise ValueError(f"axes: expected at least {H} Axes (one per head), got {len(flat)}")
     axes = np.asarray(axes).ravel()
     for h, ax in enumerate(axes):
         if h >= H:
@@ -125,7 +257,11 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
 
 def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
     """Text for readers who can't see colour: each query row's largest weights, one line per row."""
-    w = to_numpy(weights)
+    w = _array(weights, "weights", 2, "a 2-D (Tq, Tk) matrix")
+    _labels(x_labels, w.shape[1], "x_labels", "column (key)")
+    _labels(y_labels, w.shape[0], "y_labels", "row (query)")
+    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
+        raise ValueError(f"top: expected an int >= 1, got {top!r}")
     xs = list(x_labels) if x_labels is not None else [str(j) for j in range(w.shape[1])]
     ys = list(y_labels) if y_labels is not None else [str(i) for i in range(w.shape[0])]
     lines = []
@@ -140,6 +276,19 @@ def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
 
 def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label="prediction"):
     """Truth, prediction and (optionally) the training points; returns the Axes."""
+    x = _array(x_test, "x_test", 1, "a 1-D tensor of query positions")
+    for name, y in (("y_truth", y_truth), ("y_hat", y_hat)):
+        if _array(y, name, 1, "a 1-D tensor").shape != x.shape:
+            raise ValueError(f"{name}: expected {x.shape[0]} values (one per x_test), got {to_numpy(y).shape[0]}")
+    if (x_train is None) != (y_train is None):
+        missing = "y_train" if y_train is None else "x_train"
+        raise ValueError(f"{missing}: expected it with {'x_train' if missing == 'y_train' else 'y_train'}, got None")
+    if x_train is not None:
+        xt = _array(x_train, "x_train", 1, "a 1-D tensor of key positions")
+        if _array(y_train, "y_train", 1, "a 1-D tensor").shape != xt.shape:
+            raise ValueError(f"y_train: expected {xt.shape[0]} values (one per x_train), "
+                             f"got {to_numpy(y_train).shape[0]}")
+    _axes(ax)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(to_numpy(x_test), to_numpy(y_truth), label="truth", color="0.3", linestyle="--")
@@ -155,7 +304,13 @@ def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *
 
 def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     """Columns of a positional encoding P (T, d) against position, as in seed 000; returns the Axes."""
-    P = to_numpy(P)
+    P = _array(P, "P", 2, "a 2-D (T, d) matrix")
+    cols = list(columns) if isinstance(columns, (Sequence, range, np.ndarray)) and not isinstance(columns, str) else None
+    if cols is None or not all(isinstance(c, numbers.Integral) and not isinstance(c, bool)
+                               and 0 <= c < P.shape[1] for c in cols):
+        raise ValueError(f"columns: expected column numbers from 0 to {P.shape[1] - 1} (P has {P.shape[1]} "
+                         f"columns), got {columns!r}")
+    _axes(ax)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3))
     for c in columns:
@@ -175,9 +330,13 @@ def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, t
 
     For live panels, change it in place with ``update_encoding_heatmap``.
     """
-    M = to_numpy(P)
-    if M.ndim != 2:
-        raise ValueError(f"P: expected a 2-D (T, d) matrix, got shape {M.shape}")
+    M = _array(P, "P", 2, "a 2-D (T, d) matrix")
+    vmax = _real(vmax, "vmax")
+    if vmax <= 0:
+        raise ValueError(f"vmax: expected a number > 0 (colours span [-vmax, vmax]), got {vmax:g}")
+    _cmap(cmap)
+    _flag(colorbar, "colorbar")
+    _axes(ax)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
@@ -192,7 +351,10 @@ def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, t
 
 def update_encoding_heatmap(ax, P):
     """Put a new (T, d) matrix into an ``encoding_heatmap`` in place (its shape may change)."""
-    M = to_numpy(P)
+    if not isinstance(ax, Axes) or not ax.images:
+        raise ValueError(f"ax: expected an Axes drawn by plotting.encoding_heatmap, got {type(ax).__name__} "
+                         f"without an image")
+    M = _array(P, "P", 2, "a 2-D (T, d) matrix")
     im = ax.images[0]
     im.set_data(M)
     im.set_extent((-0.5, M.shape[1] - 0.5, M.shape[0] - 0.5, -0.5))
@@ -203,7 +365,13 @@ def update_encoding_heatmap(ax, P):
 
 def binary_counter_plot(num_bits=3, *, ax=None):
     """Bits of the counter 0 .. 2^num_bits - 1 as step curves against the number, lowest bit on top
-    (seed 000's analogy: higher bits flip more slowly); returns the Axes."""
+    (seed 000's analogy: higher bits flip more slowly); returns the Axes. num_bits is 1 .. MAX_BITS."""
+    if isinstance(num_bits, bool) or not isinstance(num_bits, numbers.Integral):
+        raise TypeError(f"num_bits: expected an int from 1 to {MAX_BITS}, got {type(num_bits).__name__}")
+    if not 1 <= num_bits <= MAX_BITS:
+        raise ValueError(f"num_bits: expected an int from 1 to {MAX_BITS} (2^{MAX_BITS} = {2 ** MAX_BITS} "
+                         f"numbers, each written out), got {num_bits}")
+    _axes(ax)
     n = np.arange(2 ** num_bits)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3))
