@@ -63,8 +63,8 @@ def fits(sizes, itemsize, name, what):
     numel = math.prod(int(s) for s in sizes)
     if numel * itemsize > MAX_BYTES:
         dims = " x ".join(str(int(s)) for s in sizes)
-        raise ValueError(f"{name}: expected {what} of at most {MAX_BYTES / 2**30:g} GiB, got {dims} entries "
-                         f"of {itemsize} bytes = {numel * itemsize / 2**30:.3g} GiB")
+        raise ValueError(f"{name}: expected {what} of at most {MAX_BYTES / 2**30:g} GiB, got {dims} entries x "
+                         f"{itemsize} B = {numel * itemsize / 2**30:.3g} GiB")
     return numel
 
 

@@ -4,9 +4,15 @@ says why a wrong answer is wrong, and keeps the solution one click away.
     selfcheck.multiple_choice("T -> 0 gives ...", {"uniform weights": "No: that is T -> ∞", ...}, answer="one-hot")
     selfcheck.numeric("Var(q·k) for d_k = 64?", answer=64, tolerance=0.5, solution="...")
     selfcheck.check_function(my_softmax, reference=torch.softmax, cases=[...])   # prints a report
+
+Questions check what the notebook's author gives them when they are made (a ValueError/TypeError
+naming the argument); what the learner types or writes never raises: it gets feedback in words.
 """
+import copy
 import html
 import math
+import numbers
+from collections.abc import Mapping
 
 import ipywidgets as widgets
 
@@ -18,6 +24,9 @@ class _Check:
     """Common parts: a question, an answer control, a Check button, feedback and a solution toggle."""
 
     def __init__(self, question, control, solution):
+        for name, text in (("question", question), ("solution", solution)):
+            if not isinstance(text, str):
+                raise TypeError(f"{name}: expected a str (HTML allowed), got {type(text).__name__}")
         self.question = question
         self.feedback = widgets.HTML()
         self.check_button = widgets.Button(description="Check", button_style="primary",
@@ -45,7 +54,13 @@ class _Check:
 
 class MultipleChoice(_Check):
     def __init__(self, question, options, answer, solution=""):
-        if answer not in options:
+        if not isinstance(options, Mapping) or not options:
+            raise TypeError(f"options: expected a non-empty dict {{option: feedback}}, got "
+                            f"{type(options).__name__} {options!r}")
+        if not all(isinstance(o, str) and isinstance(f, str) for o, f in options.items()):
+            raise TypeError("options: expected str options mapped to str feedback, got "
+                            f"{[(type(o).__name__, type(f).__name__) for o, f in options.items()]}")
+        if not isinstance(answer, str) or answer not in options:
             raise ValueError(f"answer: expected one of the options {list(options)}, got {answer!r}")
         self.options, self.answer = dict(options), answer
         control = widgets.RadioButtons(options=list(self.options), value=None,
@@ -55,6 +70,10 @@ class MultipleChoice(_Check):
     def check(self, choice=None):
         """Check ``choice`` (default: the selected option); returns True when right."""
         if choice is not None:
+            if choice not in self.options:
+                self.feedback.value = _NO.format(f"{html.escape(str(choice))} is not one of the options: "
+                                                 f"pick one of them.")
+                return False
             self.control.value = choice
         choice = self.control.value
         if choice is None:
@@ -67,14 +86,28 @@ class MultipleChoice(_Check):
 
 class Numeric(_Check):
     def __init__(self, question, answer, *, tolerance=1e-6, solution="", hint=""):
-        self.answer, self.tolerance, self.hint = float(answer), float(tolerance), hint
+        self.answer = _finite(answer, "answer")
+        self.tolerance = _finite(tolerance, "tolerance")
+        if self.tolerance < 0:
+            raise ValueError(f"tolerance: expected a number >= 0, got {self.tolerance:g}")
+        if not isinstance(hint, str):
+            raise TypeError(f"hint: expected a str, got {type(hint).__name__}")
+        self.hint = hint
         super().__init__(question, widgets.FloatText(value=0.0, description="answer:"), solution)
 
     def check(self, value=None):
-        """Check ``value`` (default: the typed number); returns True when within the tolerance."""
+        """Check ``value`` (default: the typed number); returns True when within the tolerance.
+        A value that is not a number gets feedback saying so (never an exception)."""
         if value is not None:
-            self.control.value = value
-        value = self.control.value
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                self.feedback.value = _NO.format(f"{html.escape(repr(value))} is not a number: type a number. "
+                                                 f"{self.hint}")
+                return False
+            value = float(value)
+            if math.isfinite(value):
+                self.control.value = value
+        else:
+            value = self.control.value
         right = math.isfinite(value) and abs(value - self.answer) <= self.tolerance
         if right:
             self.feedback.value = _OK.format(f"{self.answer:g}.")
@@ -84,6 +117,14 @@ class Numeric(_Check):
             direction = "too large" if value > self.answer else "too small"
             self.feedback.value = _NO.format(f"{value:g} is {direction}. {self.hint}")
         return right
+
+
+def _finite(x, name):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name}: expected a number, got {type(x).__name__} {x!r}")
+    if not math.isfinite(x):
+        raise ValueError(f"{name}: expected a finite number, got {x!r}")
+    return float(x)
 
 
 def multiple_choice(question, options, answer, solution=""):
@@ -96,34 +137,182 @@ def numeric(question, answer, *, tolerance=1e-6, solution="", hint=""):
     return Numeric(question, answer, tolerance=tolerance, solution=solution, hint=hint)
 
 
-def check_function(fn, reference, cases, *, name=None, atol=1e-6):
-    """Run the learner's ``fn`` and a ``reference`` on each case (a tuple of arguments) and print a
-    report: ✓ per matching case, what differs otherwise. Exceptions are reported, not raised.
-    Returns True when every case matches."""
+class Hint:
+    """A common mistake that ``check_function`` recognises in a wrong answer, and what to say.
+
+    Build one with ``mistake`` (the learner's output equals a typical wrong function's) or
+    ``symptom`` (a predicate on the learner's output is True).
+    """
+
+    def __init__(self, matches, message):
+        if not callable(matches):
+            raise TypeError(f"hint: expected a function, got {type(matches).__name__}")
+        if not isinstance(message, str):
+            raise TypeError(f"message: expected a str, got {type(message).__name__}")
+        self.matches, self.message = matches, message
+
+
+def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
+    """A Hint shown when the learner's output equals ``wrong(*case)`` (a typical mistake written
+    out, e.g. a softmax over the wrong dim), within atol/rtol."""
     import torch
 
-    name = name or getattr(fn, "__name__", "your function")
-    ok = True
-    for i, args in enumerate(cases, 1):
-        want = reference(*args)
+    def matches(got, args):
+        want = wrong(*args)
+        got, want = torch.as_tensor(got).double(), torch.as_tensor(want).double()
+        return got.shape == want.shape and bool(torch.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True))
+    return Hint(matches, message)
+
+
+def symptom(predicate, message):
+    """A Hint shown when ``predicate(output, *case)`` is True (e.g. rows that do not sum to 1)."""
+    return Hint(lambda got, args: bool(predicate(got, *args)), message)
+
+
+def _copy(args):
+    """The case's arguments copied, so an in-place edit by the learner changes no shared tensor."""
+    import torch
+
+    return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
+
+
+def _as_tensor(x):
+    """(tensor, None) for a tensor, number or rectangular list; (None, words) for anything else."""
+    import numpy as np
+    import torch
+
+    if x is None:
+        return None, "returned None: did you forget the `return` line?"
+    if isinstance(x, torch.Tensor):
+        return x.detach(), None
+    if isinstance(x, (bool, numbers.Number, np.ndarray, list, tuple)) and not isinstance(x, complex):
         try:
-            got = fn(*args)
-        except NotImplementedError:
+            t = torch.as_tensor(np.asarray(x, dtype=float) if not isinstance(x, np.ndarray) else x)
+        except (TypeError, ValueError, RuntimeError):
+            kind = "a ragged list (rows of different lengths)" if isinstance(x, (list, tuple)) else type(x).__name__
+            return None, f"returned {kind}, not a tensor of numbers"
+        return t, None
+    return None, f"returned a {type(x).__name__} ({html.escape(repr(x))[:60]}), expected a tensor"
+
+
+def _mismatch(got, want, atol, rtol):
+    """A torch.testing.assert_close-style report of how ``got`` differs from ``want``, or None."""
+    import torch
+
+    try:
+        torch.testing.assert_close(got, want, atol=atol, rtol=rtol, equal_nan=True,
+                                   check_dtype=False, check_device=False)
+    except AssertionError as exc:
+        lines = [ln for ln in str(exc).splitlines() if ln.strip() and "not close" not in ln]
+        return lines
+    return None
+
+
+def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hints=()):
+    """Run the learner's ``fn`` and a ``reference`` on each case (a tuple of arguments) and print a
+    report: ✓ per matching case, what differs otherwise. Returns True when every case matches.
+
+    Whatever ``fn`` does is reported in words, never raised: an exception, a missing ``return``
+    (None), a str, dict or ragged list, a wrong shape, NaN or inf where the reference has none,
+    and values off by more than atol + rtol * |reference| (reported like torch.testing.assert_close:
+    how many entries, the greatest absolute and relative differences and where). NaN where the
+    reference has NaN too counts as equal. ``fn`` and ``reference`` each run on their own copies of
+    the case's tensors, so an in-place edit (``x.mul_(2)``) cannot change the cases.
+
+    hints: common mistakes to recognise, each a ``Hint`` (see ``mistake`` and ``symptom``) or a
+        pair (wrong_function, message) meaning ``mistake(wrong_function, message)``. When a case
+        fails and a hint matches the learner's output, its message is printed under the case:
+            check_function(my_softmax, ref, cases, hints=[
+                (lambda x: torch.softmax(x, 0), "Softmax over the keys: that is dim=-1, not dim=0."),
+                symptom(lambda out, x: (out < 0).any(), "Weights are never negative: exponentiate.")])
+        A hint that raises is skipped.
+    The reference, cases, tolerances and hints are the notebook author's: bad ones raise a
+    ValueError/TypeError naming the argument.
+    """
+    import torch
+
+    if not callable(reference):
+        raise TypeError(f"reference: expected a function, got {type(reference).__name__}")
+    if isinstance(cases, (str, bytes)) or not isinstance(cases, (list, tuple)) or not cases:
+        raise TypeError(f"cases: expected a non-empty list of argument tuples, got {type(cases).__name__}")
+    for i, args in enumerate(cases, 1):
+        if not isinstance(args, tuple):
+            raise TypeError(f"cases: expected each case to be a tuple of arguments, got "
+                            f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)")
+    for label, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol) or tol < 0:
+            raise ValueError(f"{label}: expected a finite number >= 0, got {tol!r}")
+    if isinstance(hints, (str, bytes)) or not isinstance(hints, (list, tuple)):
+        raise TypeError(f"hints: expected a list of Hint or (function, message) pairs, got {type(hints).__name__}")
+    hints = [h if isinstance(h, Hint) else
+             mistake(*h) if isinstance(h, tuple) and len(h) == 2 and callable(h[0]) and isinstance(h[1], str)
+             else _bad_hint(h) for h in hints]
+    wants = [reference(*_copy(args)) for args in cases]                   # the author's: errors raise
+    for i, want in enumerate(wants, 1):
+        if _as_tensor(want)[0] is None:
+            raise TypeError(f"reference: expected a tensor (or numbers) for every case, got "
+                            f"{type(want).__name__} for case {i}")
+
+    name = name or getattr(fn, "__name__", "your function")
+    if not callable(fn):
+        print(f"{name} is not a function (it is a {type(fn).__name__}): define it with def and run again.")
+        return False
+    ok = True
+    for i, (args, want) in enumerate(zip(cases, wants), 1):
+        problem = _check_case(fn, args, want, name, atol, rtol)
+        if problem == "stub":
             print(f"case {i}: {name} is not written yet (it raises NotImplementedError). Fill it in and run again.")
             return False
-        except Exception as exc:  # reported to the learner
-            print(f"case {i}: ✗ {name} raised {type(exc).__name__}: {exc}")
-            ok = False
-            continue
-        got_t, want_t = torch.as_tensor(got), torch.as_tensor(want)
-        if got_t.shape != want_t.shape:
-            print(f"case {i}: ✗ shape {tuple(got_t.shape)}, expected {tuple(want_t.shape)}")
-            ok = False
-        elif not torch.allclose(got_t.double(), want_t.double(), atol=atol, rtol=1e-5, equal_nan=False):
-            err = (got_t.double() - want_t.double()).abs().max().item()
-            print(f"case {i}: ✗ values differ from the reference by up to {err:.3g}")
-            ok = False
-        else:
+        if problem is None:
             print(f"case {i}: ✓")
+            continue
+        ok = False
+        lines, got = problem
+        print(f"case {i}: ✗ " + "\n    ".join(lines))
+        if got is not None:
+            for hint in hints:
+                try:
+                    matched = hint.matches(got, _copy(args))
+                except Exception:  # a hint must never break the report
+                    matched = False
+                if matched:
+                    print(f"    Hint: {hint.message}")
     print(f"{name}: all {len(cases)} cases match." if ok else f"{name}: not yet, see above.")
     return ok
+
+
+def _bad_hint(h):
+    raise TypeError(f"hints: expected a Hint or a (function, message) pair, got {h!r}")
+
+
+def _check_case(fn, args, want, name, atol, rtol):
+    """None when fn(*args) matches ``want``; "stub"; else (lines of words, the output or None)."""
+    import torch
+
+    try:
+        got = fn(*_copy(args))
+    except NotImplementedError:
+        return "stub"
+    except Exception as exc:  # reported to the learner
+        return [f"{name} raised {type(exc).__name__}: {exc}"], None
+    got_t, problem = _as_tensor(got)
+    if problem:
+        return [f"{name} {problem}"], None
+    want_t, _ = _as_tensor(want)
+    want_t = want_t.double()
+    if got_t.is_complex():
+        return [f"{name} returned complex numbers ({got_t.dtype}), expected real ones"], got
+    got_t = got_t.double()
+    if got_t.shape != want_t.shape:
+        return [f"shape {tuple(got_t.shape)}, expected {tuple(want_t.shape)}"], got
+    for bad, word in ((torch.isnan, "NaN"), (torch.isinf, "inf")):
+        extra = bad(got_t) & ~bad(want_t)
+        if extra.any():
+            first = tuple(int(j) for j in extra.nonzero()[0])
+            return [f"{int(extra.sum())} of {got_t.numel()} values are {word} where the reference has numbers "
+                    f"(first at index {first}): look for a division by zero or an exp of a large number"], got
+    report = _mismatch(got_t, want_t, atol, rtol)
+    if report is None:
+        return None
+    err = (got_t - want_t).abs().nan_to_num(nan=0.0).max().item()
+    return [f"values differ from the reference by up to {err:.3g}"] + report, got
