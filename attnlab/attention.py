@@ -13,7 +13,8 @@ from torch.nn import functional as F
 
 from . import _checks
 from .masking import causal_mask, compute_dtype, sequence_mask, stable_softmax
-from .scoring import AdditiveScores, additive_scores, check_additive_inputs, check_pair, squared_distances
+from .scoring import (AdditiveScores, additive_scores, check_additive_inputs, check_pair, check_scores_size,
+                      squared_distances)
 
 
 def check_qkv(queries, keys, values):
@@ -151,6 +152,7 @@ def nadaraya_watson(x_queries, x_keys, y_values, sigma=1.0):
     if x_queries.dim() == 2 and x_queries.shape[1] == 0:
         raise ValueError(f"x_queries: expected at least one feature (d >= 1), got shape {tuple(x_queries.shape)}")
     sigma = _checks.real(sigma, "sigma", positive=True)
+    _checks.fits((x_queries.shape[0], x_keys.shape[0]), 8, "x_queries, x_keys", "weights (Tq, Tk)")
     q = x_queries[:, None] if x_queries.dim() == 1 else x_queries                   # (Tq, d)
     k = x_keys[:, None] if x_keys.dim() == 1 else x_keys                            # (Tk, d)
     sq = squared_distances(q, k)                                                    # (Tq, Tk), float32 for halves
@@ -197,6 +199,7 @@ class AdditiveAttention(nn.Module):
 
     def forward(self, queries, keys, values, valid_lens=None):
         check_additive_inputs(queries, keys, self.query_size, self.key_size)
+        check_scores_size(queries, keys, self.W_q.out_features, "the hidden layer (..., Tq, Tk, num_hiddens)")
         _checks.tensor(values, "values", min_dim=2)
         _checks.same_kind(queries, "queries", values, "values")
         _checks.module_kind(self, queries, "queries")

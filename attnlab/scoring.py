@@ -28,21 +28,30 @@ def check_pair(queries, keys):
     _checks.batch_shape(("queries", queries), ("keys", keys))
 
 
+def check_scores_size(queries, keys, extra=1, what="scores (..., Tq, Tk)"):
+    """Refuse (ValueError naming queries, keys) scores, times ``extra``, larger than 1 GiB."""
+    batch = torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2])
+    _checks.fits((*batch, queries.shape[-2], keys.shape[-2], extra), queries.element_size(), "queries, keys", what)
+
+
 def dot_scores(queries, keys):
     """q · k for every query-key pair: (..., Tq, d), (..., Tk, d) -> (..., Tq, Tk)."""
     check_pair(queries, keys)
+    check_scores_size(queries, keys)
     return queries @ keys.transpose(-2, -1)
 
 
 def scaled_dot_scores(queries, keys):
     """q · k / sqrt(d): dividing by sqrt(d) keeps the variance at 1 when q, k have unit-variance entries."""
     check_pair(queries, keys)
+    check_scores_size(queries, keys)
     return (queries @ keys.transpose(-2, -1)) / math.sqrt(queries.shape[-1])
 
 
 def cosine_scores(queries, keys, eps=1e-8):
     """q · k / (|q| |k|), in [-1, 1]; a zero vector scores 0 against everything."""
     check_pair(queries, keys)
+    check_scores_size(queries, keys)
     eps = _checks.real(eps, "eps", positive=True)
     return F.normalize(queries, dim=-1, eps=eps) @ F.normalize(keys, dim=-1, eps=eps).transpose(-2, -1)
 
@@ -64,6 +73,7 @@ def gaussian_scores(queries, keys, sigma=1.0):
     if queries.dim() == 1:
         queries, keys = queries[:, None], keys[:, None]           # (Tq, 1), (Tk, 1)
     check_pair(queries, keys)
+    check_scores_size(queries, keys, 4 // queries.element_size() or 1)   # computed in >= float32
     sq = squared_distances(queries, keys)                         # (..., Tq, Tk), float32 for halves
     denom = 2 * sigma * sigma
     if denom < torch.finfo(sq.dtype).tiny:                        # 1 / denom is beyond the dtype's range:
@@ -129,5 +139,6 @@ class AdditiveScores(nn.Module):
 
     def forward(self, queries, keys):
         check_additive_inputs(queries, keys, self.query_size, self.key_size)
+        check_scores_size(queries, keys, self.W_q.out_features, "the hidden layer (..., Tq, Tk, num_hiddens)")
         _checks.module_kind(self, queries, "queries")
         return additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)

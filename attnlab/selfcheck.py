@@ -157,6 +157,9 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
     out, e.g. a softmax over the wrong dim), within atol/rtol."""
     import torch
 
+    if not callable(wrong):
+        raise TypeError(f"wrong: expected a function with the reference's arguments, got {type(wrong).__name__}")
+
     def matches(got, args):
         want = wrong(*args)
         got, want = torch.as_tensor(got).double(), torch.as_tensor(want).double()
@@ -166,6 +169,8 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
 
 def symptom(predicate, message):
     """A Hint shown when ``predicate(output, *case)`` is True (e.g. rows that do not sum to 1)."""
+    if not callable(predicate):
+        raise TypeError(f"predicate: expected a function (output, *case) -> bool, got {type(predicate).__name__}")
     return Hint(lambda got, args: bool(predicate(got, *args)), message)
 
 
