@@ -71,7 +71,7 @@ class MultipleChoice(_Check):
         """Check ``choice`` (default: the selected option); returns True when right."""
         if choice is not None:
             if choice not in self.options:
-                self.feedback.value = _NO.format(f"{html.escape(str(choice))} is not one of the options: "
+                self.feedback.value = _NO.format(f"{html.escape(str(choice), quote=False)} is not one of the options: "
                                                  f"pick one of them.")
                 return False
             self.control.value = choice
@@ -100,7 +100,7 @@ class Numeric(_Check):
         A value that is not a number gets feedback saying so (never an exception)."""
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                self.feedback.value = _NO.format(f"{html.escape(repr(value))} is not a number: type a number. "
+                self.feedback.value = _NO.format(f"{html.escape(repr(value), quote=False)} is not a number: type a number. "
                                                  f"{self.hint}")
                 return False
             value = float(value)
@@ -197,7 +197,7 @@ def _as_tensor(x):
             kind = "a ragged list (rows of different lengths)" if isinstance(x, (list, tuple)) else type(x).__name__
             return None, f"returned {kind}, not a tensor of numbers"
         return t, None
-    return None, f"returned a {type(x).__name__} ({html.escape(repr(x))[:60]}), expected a tensor"
+    return None, f"returned a {type(x).__name__} ({repr(x)[:60]}), expected a tensor"
 
 
 def _mismatch(got, want, atol, rtol):

@@ -79,3 +79,109 @@ def test_numeric_nan_asks_for_a_finite_number():
     q = selfcheck.numeric("x?", 1.0)
     assert not q.check(float("nan"))
     assert "finite number" in q.feedback.value
+
+
+# ---- issue 15: the learner's mistakes are reported in words, never raised
+def _out(capsys):
+    return capsys.readouterr().out
+
+
+def test_check_function_reports_a_missing_return(capsys):
+    def my_softmax(x):
+        torch.softmax(x, -1)                                    # no return
+    assert selfcheck.check_function(my_softmax, _softmax, CASES) is False
+    assert "case 1: ✗ my_softmax returned None: did you forget the `return` line?" in _out(capsys)
+
+
+@pytest.mark.parametrize("result,words", [
+    ("abc", "returned a str ('abc'), expected a tensor"),
+    ({"a": 1}, "returned a dict ({'a': 1}), expected a tensor"),
+    ([[1.0], [1.0, 2.0]], "returned a ragged list (rows of different lengths), not a tensor of numbers"),
+    (1 + 2j, "returned a complex"),
+])
+def test_check_function_reports_wrong_types(capsys, result, words):
+    assert selfcheck.check_function(lambda x: result, _softmax, CASES[:1], name="f") is False
+    assert f"case 1: ✗ f {words}" in _out(capsys)
+
+
+def test_check_function_accepts_lists_and_numpy_of_the_right_values(capsys):
+    assert selfcheck.check_function(lambda x: _softmax(x).tolist(), _softmax, CASES, name="f") is True
+    assert selfcheck.check_function(lambda x: _softmax(x).numpy(), _softmax, CASES, name="g") is True
+    assert "f: all 2 cases match." in _out(capsys)
+
+
+def test_check_function_reports_nan_in_words(capsys):
+    assert selfcheck.check_function(lambda x: x / 0 * 0, _softmax, CASES[:1], name="f") is False
+    assert ("case 1: ✗ 3 of 3 values are NaN where the reference has numbers (first at index (0,)): "
+            "look for a division by zero or an exp of a large number") in _out(capsys)
+
+
+def test_identical_nan_results_match(capsys):
+    case = [(torch.tensor([float("nan"), 1.0]),)]
+    assert selfcheck.check_function(lambda x: x * 1.0, lambda x: x + 0.0, case, name="f") is True
+    assert "case 1: ✓" in _out(capsys)
+
+
+def test_check_function_reports_like_assert_close(capsys):
+    case = [(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64),)]
+    assert selfcheck.check_function(lambda x: _softmax(x) + torch.tensor([0.0, 0.5, 0.0], dtype=torch.float64),
+                                    _softmax, case, name="f") is False
+    out = _out(capsys)
+    assert "case 1: ✗ values differ from the reference by up to 0.5" in out
+    assert "Mismatched elements: 1 / 3 (33.3%)" in out
+    assert "Greatest absolute difference: 0.5 at index (1,) (up to 1e-06 allowed)" in out
+
+
+def test_check_function_runs_the_learner_on_copies(capsys):
+    cases = [(torch.tensor([1.0, 2.0]),)]
+    before = cases[0][0].clone()
+
+    def my_softmax(b):
+        b.mul_(2)                                               # in place: must not reach the shared case
+        return torch.softmax(b, -1)
+    assert selfcheck.check_function(my_softmax, _softmax, cases) is False
+    assert torch.equal(cases[0][0], before)
+
+
+def test_check_function_stub_output_unchanged(capsys):
+    """Notebook 01's stored output depends on this line."""
+    def my_gaussian_weights(x):
+        raise NotImplementedError
+    selfcheck.check_function(my_gaussian_weights, _softmax, CASES)
+    assert _out(capsys) == ("case 1: my_gaussian_weights is not written yet (it raises NotImplementedError). "
+                            "Fill it in and run again.\n")
+
+
+def test_check_function_reports_a_non_function(capsys):
+    assert selfcheck.check_function(3, _softmax, CASES, name="my_softmax") is False
+    assert "my_softmax is not a function (it is a int): define it with def and run again." in _out(capsys)
+
+
+def test_hints_recognise_a_common_mistake(capsys):
+    hints = [(lambda x: torch.softmax(x, 0), "Softmax over the keys: that is dim=-1, not dim=0."),
+             selfcheck.symptom(lambda out, x: (out < 0).any(), "Weights are never negative: exponentiate."),
+             selfcheck.symptom(lambda out, x: 1 / 0, "never shown: a hint that raises is skipped")]
+    case = [(torch.tensor([[1.0, 2.0], [0.0, 5.0]]),)]
+    assert selfcheck.check_function(lambda x: torch.softmax(x, 0), _softmax, case, name="f", hints=hints) is False
+    out = _out(capsys)
+    assert "    Hint: Softmax over the keys: that is dim=-1, not dim=0." in out
+    assert "never negative" not in out and "never shown" not in out
+    assert selfcheck.check_function(lambda x: x - 10, _softmax, case, name="f", hints=hints) is False
+    out = _out(capsys)
+    assert "    Hint: Weights are never negative: exponentiate." in out and "dim=-1" not in out
+    assert selfcheck.check_function(_softmax, _softmax, case, name="f", hints=hints) is True
+    assert "Hint" not in _out(capsys)                           # hints only under a failing case
+
+
+@pytest.mark.parametrize("value,words", [("abc", "'abc' is not a number: type a number."),
+                                         ([1], "[1] is not a number: type a number."),
+                                         (float("inf"), "Type a finite number.")])
+def test_numeric_check_of_nonsense_tells_the_learner(value, words):
+    q = selfcheck.numeric("x?", 1.0, hint="Think.")
+    assert q.check(value) is False
+    assert words in q.feedback.value and "Not quite" in q.feedback.value
+
+
+def test_multiple_choice_check_of_an_unknown_option_tells_the_learner():
+    mc = selfcheck.multiple_choice("?", {"a": "x", "b": "y"}, "a")
+    assert mc.check("c") is False and "c is not one of the options: pick one of them." in mc.feedback.value
