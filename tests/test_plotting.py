@@ -93,3 +93,44 @@ def test_kernel_regression_and_encoding_columns_plots():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ---- issue 15: bounded work
+def _pixels(fig):
+    return tuple(fig.get_size_inches() * fig.dpi)
+
+
+def test_heatmap_without_ax_caps_the_figure_size():
+    ax = plotting.heatmap(np.full((300, 300), 0.5))
+    w, h = _pixels(ax.figure)
+    assert w <= 100 * plotting.MAX_FIGSIZE[0] + 1e-6 and h <= 100 * plotting.MAX_FIGSIZE[1] + 1e-6
+    small = plotting.heatmap(np.full((2, 3), 0.5))                      # small matrices keep their size
+    np.testing.assert_allclose(small.figure.get_size_inches(), (1.2 + 0.55 * 3, 1.0 + 0.45 * 2))
+
+
+def test_heatmap_switches_annotation_off_past_the_limit_with_a_warning():
+    with pytest.warns(UserWarning, match=r"annotate: 31 x 30 = 930 cells is more than the 900 that can be written "
+                                         r"out legibly; annotation switched off"):
+        ax = plotting.heatmap(np.full((31, 30), 0.5), annotate=True)
+    assert _cell_texts(ax) == []
+    ax = plotting.heatmap(np.full((30, 30), 0.5), annotate=True)        # at the limit: written out
+    assert len(_cell_texts(ax)) == 900
+
+
+def test_heatmap_of_a_wide_matrix_gets_a_few_ticks_not_one_per_cell():
+    ax = plotting.heatmap(np.full((5, 500), 0.5))
+    ax.figure.canvas.draw()
+    assert len(ax.get_xticks()) <= 12 and len(ax.get_yticks()) == 5
+    plotting.update_heatmap(ax, np.full((5, 6), 0.5))                   # back to one tick per cell
+    assert list(ax.get_xticks()) == list(range(6))
+
+
+def test_heads_grid_with_many_heads_fits_the_cap():
+    axes = plotting.heads_grid(np.full((64, 2, 2), 0.5))
+    w, h = _pixels(axes[0].figure)
+    assert len(axes) == 64 and w <= 1400 + 1e-6 and h <= 1200 + 1e-6
+
+
+def test_binary_counter_plot_at_the_bit_limit():
+    ax = plotting.binary_counter_plot(plotting.MAX_BITS)
+    assert len(ax.get_xticks()) == 2 ** plotting.MAX_BITS
