@@ -3,16 +3,22 @@
 Weights are drawn with viridis on a fixed 0–1 scale, so heads and settings compare by colour.
 ``update_heatmap`` changes a drawn heatmap in place, for the live panels.
 
+Figure state lives in one place: ``heatmap_state(ax)`` is the record of a heatmap drawn on ``ax``
+(its image, labels, number format, scale and the texts written in its cells), kept in a registry
+keyed by the Axes (weakly: it goes when the Axes goes), never as attributes set on matplotlib objects.
+
 Every helper checks its arguments first (a ValueError/TypeError naming the argument, what was
 expected and what was given) and bounds its work: a figure made without ``ax`` is at most
 MAX_FIGSIZE inches, at most MAX_ANNOTATED cells are written out (more switches annotation off
-with a warning), a matrix wider or taller than MAX_TICKS cells gets a few numbered ticks instead of
-one per cell, and binary_counter_plot draws at most MAX_BITS bits.
+with a warning), and a matrix wider or taller than MAX_TICKS cells gets a few numbered ticks
+instead of one per cell.
 """
 import math
 import numbers
 import warnings
+import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -26,7 +32,31 @@ WEIGHT_CMAP = "viridis"
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax
 MAX_ANNOTATED = 900            # cells written out (30 x 30); more is unreadable and slow
 MAX_TICKS = 60                 # rows/columns given one tick each when unlabelled
-MAX_BITS = 8                   # binary_counter_plot: 2^8 = 256 numbers, each written out
+
+
+@dataclass
+class HeatmapState:
+    """What ``heatmap`` drew on one Axes and ``update_heatmap`` changes in place."""
+    image: object                       # the AxesImage
+    x_labels: object = None
+    y_labels: object = None
+    annotate: object = None             # None: write numbers when there are at most 100 cells
+    fmt: str = "{:.2f}"
+    vmin: float = 0.0
+    vmax: float = 1.0
+    ticks: tuple = None                 # (rows, cols, x labels, y labels) last set, to skip unchanged ticks
+    cells: list = field(default_factory=list)   # the Text of each annotated cell, row by row
+
+
+_HEATMAPS = weakref.WeakKeyDictionary()     # Axes -> HeatmapState
+
+
+def heatmap_state(ax):
+    """The ``HeatmapState`` of the heatmap drawn on ``ax`` by ``heatmap``."""
+    try:
+        return _HEATMAPS[ax]
+    except (KeyError, TypeError):
+        raise ValueError(f"ax: expected an Axes drawn by attnlab.plotting.heatmap, got {ax!r}") from None
 
 
 def to_numpy(x, name="x"):
@@ -141,8 +171,7 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax._attnlab = {"x_labels": x_labels, "y_labels": y_labels, "annotate": annotate, "fmt": fmt,
-                   "vmin": vmin, "vmax": vmax}
+    _HEATMAPS[ax] = HeatmapState(im, x_labels, y_labels, annotate, fmt, vmin, vmax)
     _set_ticks_and_text(ax, w)
     if colorbar:
         ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
@@ -151,21 +180,15 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
 
 def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
     """Put new values (and, if given, labels) into a heatmap drawn by ``heatmap``; returns the Axes."""
-    state = getattr(ax, "_attnlab", None) if isinstance(ax, Axes) else None
-    if state is None or not ax.images:
-        raise ValueError(f"ax: expected an Axes drawn by plotting.heatmap, got {type(ax).__name__} "
-                         f"without one")
+    state = heatmap_state(ax)
     w = _array(weights, "weights", 2, "a 2-D (Tq, Tk) matrix")
-    for name, labels, n, what in (("x_labels", x_labels if x_labels is not None else state["x_labels"],
-                                   w.shape[1], "column (key)"),
-                                  ("y_labels", y_labels if y_labels is not None else state["y_labels"],
-                                   w.shape[0], "row (query)")):
-        _labels(labels, n, name, what)
-    im = ax.images[0]
+    _labels(x_labels if x_labels is not None else state.x_labels, w.shape[1], "x_labels", "column (key)")
+    _labels(y_labels if y_labels is not None else state.y_labels, w.shape[0], "y_labels", "row (query)")
+    im = state.image
     if x_labels is not None:
-        state["x_labels"] = x_labels
+        state.x_labels = x_labels
     if y_labels is not None:
-        state["y_labels"] = y_labels
+        state.y_labels = y_labels
     if im.get_array().shape != w.shape:
         im.set_extent((-0.5, w.shape[1] - 0.5, w.shape[0] - 0.5, -0.5))
     im.set_data(w)
@@ -180,13 +203,13 @@ def _tuple(labels):
 
 
 def _set_ticks_and_text(ax, w):
-    state = ax._attnlab
+    state = heatmap_state(ax)
     rows, cols = w.shape
-    ticks = (rows, cols, _tuple(state["x_labels"]), _tuple(state["y_labels"]))
-    if state.get("ticks") != ticks:     # unchanged ticks stay untouched, so a live panel need not redraw them
-        state["ticks"] = ticks
-        for axis, n, labels, horizontal in ((ax.xaxis, cols, state["x_labels"], True),
-                                            (ax.yaxis, rows, state["y_labels"], False)):
+    ticks = (rows, cols, _tuple(state.x_labels), _tuple(state.y_labels))
+    if state.ticks != ticks:     # unchanged ticks stay untouched, so a live panel need not redraw them
+        state.ticks = ticks
+        for axis, n, labels, horizontal in ((ax.xaxis, cols, state.x_labels, True),
+                                            (ax.yaxis, rows, state.y_labels, False)):
             if labels is None and n > MAX_TICKS:          # a few numbered ticks, not one per cell
                 axis.set_major_locator(MaxNLocator(nbins=10, integer=True))
                 axis.set_major_formatter(ScalarFormatter())
@@ -198,25 +221,19 @@ def _set_ticks_and_text(ax, w):
                                     ha="right" if labels is not None else "center")
             else:
                 axis.set_ticklabels(labels if labels is not None else range(n))
-    annotate = state["annotate"] if state["annotate"] is not None else _annotate_default(w)
+    annotate = state.annotate if state.annotate is not None else _annotate_default(w)
     if annotate and rows * cols > MAX_ANNOTATED:
         warnings.warn(f"annotate: {rows} x {cols} = {rows * cols} cells is more than the {MAX_ANNOTATED} "
                       f"that can be written out legibly; annotation switched off", stacklevel=3)
         annotate = False
-    texts = [t for t in ax.texts if getattr(t, "_attnlab_cell", False)]
-    if not annotate or len(texts) != rows * cols:
-        for t in texts:
+    if not annotate or len(state.cells) != rows * cols:
+        for t in state.cells:
             t.remove()
-        texts = []
-        if annotate:
-            for i in range(rows):
-                for j in range(cols):
-                    t = ax.text(j, i, "", ha="center", va="center", fontsize=8)
-                    t._attnlab_cell = True
-                    texts.append(t)
-    for t, value in zip(texts, w.ravel()):
-        t.set_text(state["fmt"].format(value))
-        t.set_color(_text_color(value, state["vmin"], state["vmax"]))
+        state.cells = [ax.text(j, i, "", ha="center", va="center", fontsize=8)
+                       for i in range(rows) for j in range(cols)] if annotate else []
+    for t, value in zip(state.cells, w.ravel()):
+        t.set_text(state.fmt.format(value))
+        t.set_color(_text_color(value, state.vmin, state.vmax))
 
 
 def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None, annotate=False):
@@ -272,121 +289,3 @@ def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
         best = np.argsort(-row, kind="stable")[:top]
         lines.append(f"{ys[i]}: " + ", ".join(f"{xs[j]} {row[j]:.2f}" for j in best))
     return "\n".join(lines)
-
-
-def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label="prediction"):
-    """Truth, prediction and (optionally) the training points; returns the Axes."""
-    x = _array(x_test, "x_test", 1, "a 1-D tensor of query positions")
-    for name, y in (("y_truth", y_truth), ("y_hat", y_hat)):
-        if _array(y, name, 1, "a 1-D tensor").shape != x.shape:
-            raise ValueError(f"{name}: expected {x.shape[0]} values (one per x_test), got {to_numpy(y).shape[0]}")
-    if (x_train is None) != (y_train is None):
-        missing = "y_train" if y_train is None else "x_train"
-        raise ValueError(f"{missing}: expected it with {'x_train' if missing == 'y_train' else 'y_train'}, got None")
-    if x_train is not None:
-        xt = _array(x_train, "x_train", 1, "a 1-D tensor of key positions")
-        if _array(y_train, "y_train", 1, "a 1-D tensor").shape != xt.shape:
-            raise ValueError(f"y_train: expected {xt.shape[0]} values (one per x_train), "
-                             f"got {to_numpy(y_train).shape[0]}")
-    _axes(ax)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(to_numpy(x_test), to_numpy(y_truth), label="truth", color="0.3", linestyle="--")
-    ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
-    if x_train is not None:
-        ax.plot(to_numpy(x_train), to_numpy(y_train), "o", color="C0", alpha=0.5, markersize=4, label="training data")
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    ax.set_xlim(0, 5)
-    ax.legend(loc="upper right", fontsize=8)
-    return ax
-
-
-def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
-    """Columns of a positional encoding P (T, d) against position, as in seed 000; returns the Axes."""
-    P = _array(P, "P", 2, "a 2-D (T, d) matrix")
-    cols = list(columns) if isinstance(columns, (Sequence, range, np.ndarray)) and not isinstance(columns, str) else None
-    if cols is None or not all(isinstance(c, numbers.Integral) and not isinstance(c, bool)
-                               and 0 <= c < P.shape[1] for c in cols):
-        raise ValueError(f"columns: expected column numbers from 0 to {P.shape[1] - 1} (P has {P.shape[1]} "
-                         f"columns), got {columns!r}")
-    _axes(ax)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3))
-    for c in columns:
-        ax.plot(np.arange(P.shape[0]), P[:, c], label=f"col {c}")
-    ax.set_xlabel("position i")
-    ax.set_ylabel("P[i, col]")
-    ax.legend(loc="upper right", fontsize=8)
-    return ax
-
-
-SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
-
-
-def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
-    """A signed (T, d) matrix such as the positional encoding P: rows = positions, columns =
-    dimensions, diverging colours fixed to [-vmax, vmax] with 0 in white; returns the Axes.
-
-    For live panels, change it in place with ``update_encoding_heatmap``.
-    """
-    M = _array(P, "P", 2, "a 2-D (T, d) matrix")
-    vmax = _real(vmax, "vmax")
-    if vmax <= 0:
-        raise ValueError(f"vmax: expected a number > 0 (colours span [-vmax, vmax]), got {vmax:g}")
-    _cmap(cmap)
-    _flag(colorbar, "colorbar")
-    _axes(ax)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
-    ax.set_xlabel("dimension (column of P)")
-    ax.set_ylabel("position i (row of P)")
-    if title:
-        ax.set_title(title)
-    if colorbar:
-        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="value")
-    return ax
-
-
-def update_encoding_heatmap(ax, P):
-    """Put a new (T, d) matrix into an ``encoding_heatmap`` in place (its shape may change)."""
-    if not isinstance(ax, Axes) or not ax.images:
-        raise ValueError(f"ax: expected an Axes drawn by plotting.encoding_heatmap, got {type(ax).__name__} "
-                         f"without an image")
-    M = _array(P, "P", 2, "a 2-D (T, d) matrix")
-    im = ax.images[0]
-    im.set_data(M)
-    im.set_extent((-0.5, M.shape[1] - 0.5, M.shape[0] - 0.5, -0.5))
-    ax.set_xlim(-0.5, M.shape[1] - 0.5)
-    ax.set_ylim(M.shape[0] - 0.5, -0.5)
-    return ax
-
-
-def binary_counter_plot(num_bits=3, *, ax=None):
-    """Bits of the counter 0 .. 2^num_bits - 1 as step curves against the number, lowest bit on top
-    (seed 000's analogy: higher bits flip more slowly); returns the Axes. num_bits is 1 .. MAX_BITS."""
-    if isinstance(num_bits, bool) or not isinstance(num_bits, numbers.Integral):
-        raise TypeError(f"num_bits: expected an int from 1 to {MAX_BITS}, got {type(num_bits).__name__}")
-    if not 1 <= num_bits <= MAX_BITS:
-        raise ValueError(f"num_bits: expected an int from 1 to {MAX_BITS} (2^{MAX_BITS} = {2 ** MAX_BITS} "
-                         f"numbers, each written out), got {num_bits}")
-    _axes(ax)
-    n = np.arange(2 ** num_bits)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3))
-    for b in range(num_bits):
-        bits = (n >> b) & 1
-        offset = 1.5 * (num_bits - 1 - b)
-        ax.step(np.append(n, n[-1] + 1), np.append(bits, bits[-1]) + offset, where="post",
-                color=f"C{b}", linewidth=2, label=f"bit {b} (flips every {2 ** b})")
-        for k, v in zip(n, bits):
-            ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=f"C{b}")
-    ax.set_xticks(n + 0.5)
-    ax.set_xticklabels([f"{k}\n{k:0{num_bits}b}" for k in n])
-    ax.set_yticks([])
-    ax.set_xlim(0, n[-1] + 1)
-    ax.set_ylim(-0.3, 1.5 * num_bits)
-    ax.set_xlabel("number (and its binary form)")
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
-    return ax

@@ -37,6 +37,19 @@ import torch  # noqa: E402
 import attnlab as al  # noqa: E402
 from attnlab import data, plotting, selfcheck  # noqa: E402
 
+try:   # helpers that moved from plotting into their lessons (issue 10): probed where they live
+    from attnlab.lessons import nb01_kernel_regression as _nb01, nb06_positional_encoding as _nb06
+except ImportError:
+    _nb01 = _nb06 = plotting
+
+
+class _Moved:
+    def __getattr__(self, name):
+        return getattr(plotting, name, None) or getattr(_nb01, name, None) or getattr(_nb06, name)
+
+
+moved = _Moved()
+
 TIMEOUT = 5.0                    # seconds per case
 MAX_PIXELS = 4000                # a figure side beyond this counts as a huge allocation
 torch.set_num_threads(1)
@@ -316,6 +329,7 @@ case(C, "translation_pair noise=-1", "raise", "noise", lambda: data.translation_
 
 # ---------------------------------------------------------------- plotting
 P = "plotting"
+L = "moved to lessons"
 W = torch.rand(3, 4, generator=torch.Generator().manual_seed(0))
 
 
@@ -352,20 +366,20 @@ case(P, "weights_summary 1-D", "raise", "weights", lambda: plotting.weights_summ
 case(P, "weights_summary labels short", "raise", "x_labels", lambda: plotting.weights_summary(W, x_labels=["a"]))
 case(P, "weights_summary top=0", "raise", "top", lambda: plotting.weights_summary(W, top=0))
 case(P, "weights_summary top='2'", "raise", "top", lambda: plotting.weights_summary(W, top="2"))
-case(P, "kernel_regression_plot lengths", "raise", "y_hat",
-     lambda: plotting.kernel_regression_plot(torch.ones(5), torch.ones(5), torch.ones(4)))
-case(P, "kernel_regression_plot y_train missing", "raise", "y_train",
-     lambda: plotting.kernel_regression_plot(torch.ones(5), torch.ones(5), torch.ones(5), torch.ones(3)))
-case(P, "encoding_columns_plot column 99", "raise", "columns", lambda: plotting.encoding_columns_plot(torch.ones(5, 4)))
-case(P, "encoding_columns_plot 1-D", "raise", "P", lambda: plotting.encoding_columns_plot(torch.ones(5), columns=(0,)))
-case(P, "encoding_heatmap vmax=0", "raise", "vmax", lambda: plotting.encoding_heatmap(torch.ones(5, 4), vmax=0))
-case(P, "encoding_heatmap 3-D", "raise", "P", lambda: plotting.encoding_heatmap(torch.ones(5, 4, 2)))
-case(P, "update_encoding_heatmap 1-D", "raise", "P",
-     lambda: plotting.update_encoding_heatmap(plotting.encoding_heatmap(torch.ones(5, 4)), torch.ones(3)))
-case(P, "binary_counter_plot 0", "raise", "num_bits", lambda: plotting.binary_counter_plot(0))
-case(P, "binary_counter_plot 'a'", "raise", "num_bits", lambda: plotting.binary_counter_plot("a"))
-case(P, "binary_counter_plot 2.5", "raise", "num_bits", lambda: plotting.binary_counter_plot(2.5))
-case(P, "binary_counter_plot 16", "bounded", "num_bits", lambda: plotting.binary_counter_plot(16), fig_ok)
+case(L, "kernel_regression_plot lengths", "raise", "y_hat",
+     lambda: moved.kernel_regression_plot(torch.ones(5), torch.ones(5), torch.ones(4)))
+case(L, "kernel_regression_plot y_train missing", "raise", "y_train",
+     lambda: moved.kernel_regression_plot(torch.ones(5), torch.ones(5), torch.ones(5), torch.ones(3)))
+case(L, "encoding_columns_plot column 99", "raise", "columns", lambda: moved.encoding_columns_plot(torch.ones(5, 4)))
+case(L, "encoding_columns_plot 1-D", "raise", "P", lambda: moved.encoding_columns_plot(torch.ones(5), columns=(0,)))
+case(L, "encoding_heatmap vmax=0", "raise", "vmax", lambda: moved.encoding_heatmap(torch.ones(5, 4), vmax=0))
+case(L, "encoding_heatmap 3-D", "raise", "P", lambda: moved.encoding_heatmap(torch.ones(5, 4, 2)))
+case(L, "update_encoding_heatmap 1-D", "raise", "P",
+     lambda: moved.update_encoding_heatmap(moved.encoding_heatmap(torch.ones(5, 4)), torch.ones(3)))
+case(L, "binary_counter_plot 0", "raise", "num_bits", lambda: moved.binary_counter_plot(0))
+case(L, "binary_counter_plot 'a'", "raise", "num_bits", lambda: moved.binary_counter_plot("a"))
+case(L, "binary_counter_plot 2.5", "raise", "num_bits", lambda: moved.binary_counter_plot(2.5))
+case(L, "binary_counter_plot 16", "bounded", "num_bits", lambda: moved.binary_counter_plot(16), fig_ok)
 
 # ---------------------------------------------------------------- selfcheck
 SC = "selfcheck"
@@ -506,7 +520,7 @@ ROWS = [("clear", "clear ValueError/TypeError naming the argument (or a correct 
         ("torch", "RuntimeError deep in torch"),
         ("silent", "silent NaN/inf, wrong result, bad input accepted"),
         ("hang", "hang or huge allocation attempted")]
-GROUPS = ("core", "plotting", "selfcheck")
+GROUPS = ("core", "plotting", "selfcheck", "moved to lessons")
 
 
 def main():
