@@ -280,6 +280,8 @@ ROWS = [
      "weights: expected a 2-D (Tq, Tk) matrix, got shape (2, 2, 2)"),
     ("update_heatmap/labels", lambda: plotting.update_heatmap(plotting.heatmap(W, x_labels=list("abcd")), torch.ones(2, 2)),
      ValueError, "x_labels: expected 2 labels (one per column (key)), got 4"),
+    ("heatmap_state/ax", lambda: plotting.heatmap_state("a"), ValueError,
+     "ax: expected an Axes drawn by attnlab.plotting.heatmap, got 'a'"),
     ("heads_grid/rank", lambda: plotting.heads_grid(W), ValueError, "weights: expected (H, Tq, Tk), got shape (3, 4)"),
     ("heads_grid/empty", lambda: plotting.heads_grid(torch.ones(0, 2, 2)), ValueError,
      "weights: expected at least one head, got shape (0, 2, 2)"),

@@ -215,7 +215,7 @@ def _library_calls():
         lambda: data.kernel_regression_data(), lambda: data.cat_milk_it(), lambda: data.thinking_machines(),
         lambda: data.toy_sentence(), lambda: data.translation_pair(), lambda: al.default_device(),
         lambda: plotting.heatmap(torch.rand(3, 3, generator=torch.Generator())),
-        lambda: plotting.heads_grid(torch.ones(2, 2, 2)), lambda: plotting.binary_counter_plot(3),
+        lambda: plotting.heads_grid(torch.ones(2, 2, 2)), lambda: plotting.weights_summary(torch.ones(2, 2)),
         lambda: selfcheck.numeric("?", 1).check(2), lambda: selfcheck.multiple_choice("?", {"a": "", "b": ""}, "a").check("b"),
         lambda: selfcheck.check_function(lambda x: x, lambda x: x * 2, [(torch.ones(2),)]),
     )
