@@ -50,6 +50,13 @@ class _Moved:
 
 moved = _Moved()
 
+# Warm up torch's lazy imports (sympy for shape checks) before any alarm can interrupt them.
+try:
+    torch.broadcast_shapes((2,), (3,))
+except RuntimeError:
+    pass
+import sympy  # noqa: E402,F401
+
 TIMEOUT = 5.0                    # seconds per case
 MAX_PIXELS = 4000                # a figure side beyond this counts as a huge allocation
 torch.set_num_threads(1)
