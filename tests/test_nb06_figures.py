@@ -24,7 +24,7 @@ def test_encoding_heatmap_fixed_signed_scale_and_update_changes_shape():
 
 
 def test_encoding_heatmap_rejects_non_matrix():
-    with pytest.raises(ValueError, match=r"P: expected a 2-D \(T, d\) matrix"):
+    with pytest.raises(ValueError, match=r"P: expected a 2-D \(n, d\) matrix"):
         lesson.encoding_heatmap(np.zeros((2, 3, 4)), ax=Figure().subplots())
 
 
