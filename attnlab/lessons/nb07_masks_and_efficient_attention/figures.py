@@ -22,6 +22,7 @@ from .masks import MASK_KINDS, make_mask
 from .tiles import implied_weights, tiled_attention_steps
 
 MASK_CMAP = "Greys"          # black = may attend
+SCORE_CMAP = plt.get_cmap("RdBu_r").with_extremes(bad="#eeeeee")   # signed scores; grey = not computed yet
 
 
 def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel="keys", ylabel="queries"):
@@ -179,9 +180,8 @@ class StepFigure:
         self.scores = scores
         Tq, Tk = scores.shape
         lim = float(scores.abs().max())
-        self.scores_image = self.ax_scores.imshow(torch.full((Tq, Tk), float("nan")).numpy(), cmap="RdBu_r", vmin=-lim,
+        self.scores_image = self.ax_scores.imshow(torch.full((Tq, Tk), float("nan")).numpy(), cmap=SCORE_CMAP, vmin=-lim,
                                                   vmax=lim, interpolation="nearest", aspect="auto")
-        self.scores_image.cmap.set_bad("#eeeeee")
         self.ax_scores.figure.colorbar(self.scores_image, ax=self.ax_scores, fraction=0.046, pad=0.04,
                                        label="score q·k/√d")
         self.ax_scores.set(xlabel="keys", ylabel="queries", xticks=range(Tk), yticks=range(Tq))
