@@ -9,10 +9,10 @@ from .gru_pooling import (
     SeedGRUAttention, pool)
 from . import seq2seq
 from .seq2seq import (
-    CHECKPOINTS, DateTranslator, translate, trace, train, accuracy, pretrained)
+    CHECKPOINTS, DateTranslator, translate, trace, train, train_steps, accuracy, pretrained)
 from . import widgets
 from .widgets import (
     SPACE, ROWS, source_labels, output_labels, alignment_heatmap, update_alignment, alignment,
-    argmax_line, AlignmentExplorer, Trainer, trainer, thumbnail)
+    argmax_line, AlignmentExplorer, trainer, thumbnail)
 from . import exercises
 from .exercises import additive_scores, context, check_additive_scores, check_context
