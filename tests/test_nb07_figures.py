@@ -81,3 +81,13 @@ def test_step_figure_and_tile_explorer_move_named_artists():
     exact = al.scaled_dot_product_attention(q, k, v, causal=True)[0][:, 0]
     np.testing.assert_allclose(t.steps.exact.get_xdata(), exact.numpy())
     np.testing.assert_allclose(t.steps.partial.get_xdata(), exact.numpy(), atol=1e-12)
+
+
+def test_step_figure_keeps_every_exact_output_in_view():
+    q, k, v = lesson.toy_problem()
+    t = lesson.TileExplorer(q, k, v)
+    for causal in (False, True):
+        t.update(tile=1, block=2, causal=causal)
+        lo, hi = t.steps.ax_out.get_xlim()
+        x = t.steps.exact.get_xdata()
+        assert lo < x.min() and x.max() < hi

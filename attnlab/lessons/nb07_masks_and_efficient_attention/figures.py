@@ -192,10 +192,8 @@ class StepFigure:
         rows = list(range(Tq))
         self.exact, = self.ax_out.plot(exact, rows, "o", mfc="none", mec="black", ms=9, label="exact (dense)")
         self.partial, = self.ax_out.plot([0.0] * Tq, rows, "o", color="#ff7f0e", ms=6, label="acc / l so far")
-        pad = 0.15 * (float(exact.abs().max()) + 1e-9)
         self.ax_out.set(ylim=(Tq - 0.5, -0.5), yticks=rows, xlabel="output (value is 1 number)", ylabel="queries",
-                        title="output per query",
-                        xlim=(min(float(exact.min()), 0.0) - pad, max(float(exact.max()), 0.0) + pad))
+                        title="output per query", xlim=self._limits(exact))
         self.ax_out.axvline(0, color="grey", linewidth=0.5)
         self.ax_out.legend(loc="lower right", fontsize=8)
 
@@ -216,6 +214,13 @@ class StepFigure:
         self.partial.set_xdata(st["out"][:, 0].numpy())
         if exact is not None:
             self.exact.set_xdata(exact.numpy())
+            self.ax_out.set_xlim(self._limits(exact))
+
+    @staticmethod
+    def _limits(exact):
+        """x limits that show every exact output (and 0, where the partial outputs start)."""
+        pad = 0.15 * (float(exact.abs().max()) + 1e-9)
+        return min(float(exact.min()), 0.0) - pad, max(float(exact.max()), 0.0) + pad
 
 
 class TileExplorer:
