@@ -1,1 +1,1 @@
-"""Lessons: what one notebook needs and no other (``nbNN_<notebook stem>``, one per notebook)."""
+"""One module (or package) per notebook: what that notebook needs and no other."""
