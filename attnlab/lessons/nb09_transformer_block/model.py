@@ -23,8 +23,9 @@ import attnlab as al
 
 from . import data
 
-CHECKPOINT = Path(__file__).parent / "checkpoint.pt"
-RESULTS = Path(__file__).parent / "results.json"
+CHECKPOINTS = Path(__file__).parent / "checkpoints"
+CHECKPOINT = CHECKPOINTS / "it_resolver.pt"
+RESULTS = CHECKPOINTS / "results.json"
 
 
 class TransformerBlock(nn.Module):
@@ -63,18 +64,48 @@ class TransformerBlock(nn.Module):
         return X
 
 
+def torch_layer(block):
+    """``torch.nn.TransformerEncoderLayer`` with ``block``'s weights copied in (batch-first, ReLU,
+    same norm placement, dropout 0): the reference a test and the notebook compare the block with.
+    Needs a full block (residual and FFN) whose attention has biases, like torch's."""
+    if not (block.residual and block.use_ffn and block.attention.W_q.bias is not None):
+        raise ValueError("block: expected a full block with biases (residual=True, ffn=True, bias=True), "
+                         "torch's layer has no ablations")
+    att, (lin1, _, lin2) = block.attention, block.ffn
+    param = att.W_q.weight
+    layer = nn.TransformerEncoderLayer(param.shape[0], att.num_heads, lin1.out_features, dropout=0.0,
+                                       batch_first=True, norm_first=block.norm_first,
+                                       device=param.device, dtype=param.dtype)
+    with torch.no_grad():
+        layer.self_attn.in_proj_weight.copy_(torch.cat([att.W_q.weight, att.W_k.weight, att.W_v.weight]))
+        layer.self_attn.in_proj_bias.copy_(torch.cat([att.W_q.bias, att.W_k.bias, att.W_v.bias]))
+        layer.self_attn.out_proj.weight.copy_(att.W_o.weight)
+        layer.self_attn.out_proj.bias.copy_(att.W_o.bias)
+        for mine, theirs in ((lin1, layer.linear1), (lin2, layer.linear2), (block.norm1, layer.norm1),
+                             (block.norm2, layer.norm2)):
+            theirs.weight.copy_(mine.weight)
+            theirs.bias.copy_(mine.bias)
+    return layer.eval()
+
+
 class ItResolver(nn.Module):
     """Embeddings + sinusoidal positions + blocks; the last block's attention from "it" is the answer.
 
     Args: num_hiddens D, num_heads H, num_layers, ffn_hiddens, positions (False: the no-PE ablation),
-    residual, ffn (False: ablations), norm_first (pre-norm by default).
+    residual, ffn (False: ablations), norm_first (pre-norm by default), seed (the initial weights,
+    drawn without touching the global random generator).
     forward(ids (B, T), valid_lens (B,), it_pos (B,)) -> pointer (B, T): the "it" query's weights in
     the last block, averaged over heads. ``.attention`` then holds (B, layers, H, T, T).
     """
 
     def __init__(self, *, num_hiddens=32, num_heads=4, num_layers=2, ffn_hiddens=64, positions=True,
-                 residual=True, ffn=True, norm_first=True):
+                 residual=True, ffn=True, norm_first=True, seed=0):
         super().__init__()
+        with torch.random.fork_rng(devices=[]):          # nn's initialisers draw from the global RNG
+            torch.manual_seed(seed)
+            self._build(num_hiddens, num_heads, num_layers, ffn_hiddens, positions, residual, ffn, norm_first)
+
+    def _build(self, num_hiddens, num_heads, num_layers, ffn_hiddens, positions, residual, ffn, norm_first):
         self.config = dict(num_hiddens=num_hiddens, num_heads=num_heads, num_layers=num_layers,
                            ffn_hiddens=ffn_hiddens, positions=positions, residual=residual, ffn=ffn,
                            norm_first=norm_first)
@@ -135,7 +166,7 @@ def resolve(model, sentence):
 
 
 def pretrained():
-    """The shipped model (trained by ``python -m attnlab.lessons.nb09_transformer_block.training``), in eval mode."""
+    """The shipped model (trained by ``python -m attnlab.lessons.nb09_transformer_block``), in eval mode."""
     saved = torch.load(CHECKPOINT, weights_only=True)
     model = ItResolver(**saved["config"])
     model.load_state_dict(saved["state"])
