@@ -53,7 +53,9 @@ def block_diagram(ax=None, *, num_layers=2):
 
 
 def row_labels(num_layers, num_heads):
-    return [f"layer {l + 1} · head {h + 1}" for l in range(num_layers) for h in range(num_heads)] + ["answer (layer 2 mean)"]
+    """Row labels of ``attention_rows``: "block 1 · head 1", ..., then the answer row."""
+    return ([f"block {l + 1} · head {h + 1}" for l in range(num_layers) for h in range(num_heads)]
+            + [f"answer (block {num_layers} mean)"])
 
 
 def attention_rows(resolution):
@@ -68,9 +70,7 @@ def it_attention(resolution, ax=None, *, title=None):
     L, H, n = resolution.attention.shape
     if ax is None:
         _, ax = plt.subplots(figsize=(1.6 + 0.62 * n, 0.9 + 0.34 * rows.shape[0]), layout="constrained")
-    labels = row_labels(L, H)
-    labels[-1] = f"answer (layer {L} mean)"
-    plotting.heatmap(rows, x_labels=resolution.words, y_labels=labels, ax=ax, xlabel="the sentence's words (keys)",
+    plotting.heatmap(rows, x_labels=resolution.words, y_labels=row_labels(L, H), ax=ax, xlabel="the sentence's words (keys)",
                      ylabel="", annotate=True, fmt="{:.2f}",
                      title=title or f"where “it” looks: answer = {resolution.referent}")
     ax.axhline(L * H - 0.5, color="white", linewidth=3)
@@ -85,7 +85,7 @@ def head_accuracy(accuracy, ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(1.8 + 1.0 * acc.shape[1], 0.9 + 0.7 * acc.shape[0]), layout="constrained")
     plotting.heatmap(acc, x_labels=[f"head {h + 1}" for h in range(acc.shape[1])],
-                     y_labels=[f"layer {l + 1}" for l in range(acc.shape[0])], ax=ax, xlabel="", ylabel="",
+                     y_labels=[f"block {l + 1}" for l in range(acc.shape[0])], ax=ax, xlabel="", ylabel="",
                      annotate=True, fmt="{:.3f}", title="how often the head's peak is the referent (test split)")
     ax.tick_params(axis="x", labelrotation=0)
     return ax
@@ -103,9 +103,10 @@ def ablations(measured, ax=None):
         bars = ax.bar(x + offset, values, width=0.38, color=colour, label=f"{split} accuracy")
         ax.bar_label(bars, labels=[f"{v:.3f}" for v in values], fontsize=7, padding=1)
     ax.axhline(0.95, color="0.4", linestyle=":", linewidth=1)
+    ax.text(len(names) - 0.5, 0.955, "target 0.95", ha="right", va="bottom", fontsize=7, color="0.4")
     ax.set_xticks(x, [n.replace(", ", ",\n") for n in names], fontsize=8.5)
     ax.set(ylim=(0, 1.12), ylabel="accuracy", title=f"the shipped model and its ablations, "
-                                                     f"each trained {measured['steps']} steps from the same start")
+                                                     f"each trained {measured['steps']} steps, same seed and data")
     ax.legend(loc="lower left", fontsize=8)
     return ax
 

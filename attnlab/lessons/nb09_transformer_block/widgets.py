@@ -30,7 +30,7 @@ def describe(resolution):
     """One line per fact, for readers who can't see colour."""
     it = resolution.it_index
     L, H, _ = resolution.attention.shape
-    peaks = [f"layer {l + 1} head {h + 1} → {resolution.words[int(resolution.attention[l, h].argmax())]}"
+    peaks = [f"block {l + 1} head {h + 1} → {resolution.words[int(resolution.attention[l, h].argmax())]}"
              for l in range(L) for h in range(H)]
     return (f"“it” (word {it + 1}) refers to: {resolution.referent} "
             f"(pointer weight {resolution.pointer.max():.2f})\npeaks: " + "; ".join(peaks))
@@ -64,9 +64,7 @@ class Explorer:
         except (TypeError, ValueError) as exc:
             return self._refuse(str(exc))
         self._dim(False)
-        L = r.attention.shape[0]
-        labels = figures.row_labels(L, r.attention.shape[1])
-        labels[-1] = f"answer (layer {L} mean)"
+        labels = figures.row_labels(*r.attention.shape[:2])
         plotting.update_heatmap(self.ax, figures.attention_rows(r), x_labels=r.words, y_labels=labels,
                                 title=f"{model} model: “it” refers to {r.referent}")
         return describe(r)
