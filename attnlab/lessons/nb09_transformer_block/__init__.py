@@ -8,14 +8,20 @@ model     TransformerBlock (attnlab's MultiHeadAttention + FFN + residual + Laye
 training  the training generator (for attnlab.trainer.Trainer), accuracy, per-head accuracy, ablations
 figures   the block diagram and the attention figures
 widgets   the explorer (a typed sentence) and the trainer (a Train button), and the index's thumbnail
-"""
-from . import data, figures, training, widgets
-from .data import HELD_OUT_NOUNS, HELD_OUT_PAIRS, VOCAB, examples, words_of
-from .model import ItResolver, Resolution, TransformerBlock, measured, pretrained, resolve, torch_layer
-from .training import ABLATIONS, accuracy, head_accuracy, peak_kinds
-from .widgets import EXAMPLE, Explorer, describe, thumbnail, trainer
 
-__all__ = ["ABLATIONS", "EXAMPLE", "Explorer", "HELD_OUT_NOUNS", "HELD_OUT_PAIRS", "ItResolver", "Resolution",
-           "TransformerBlock", "VOCAB", "accuracy", "data", "describe", "examples", "figures", "head_accuracy", "measured",
-           "peak_kinds", "pretrained", "resolve", "thumbnail", "torch_layer", "trainer", "training", "widgets",
-           "words_of"]
+Retrain the shipped checkpoint and re-measure the ablations: python -m attnlab.lessons.nb09_transformer_block
+"""
+from . import data, figures, model, training, widgets
+from .data import (
+    HELD_OUT_NOUNS, HELD_OUT_PAIRS, INDEX, KIND_NAMES, KIND_OF, MAX_WORDS, PAD, SPLIT_SEED, SPLIT_SIZES, TEMPLATES,
+    VOCAB, WORDS, encode, examples, generate, referent, sentence, words_of)
+from .model import (
+    CHECKPOINT, CHECKPOINTS, RESULTS, ItResolver, Resolution, TransformerBlock, measured, pretrained, resolve,
+    torch_layer)
+from .training import (
+    ABLATIONS, DEFAULTS, DEPTH_ABLATIONS, SHIPPED_STEPS, accuracy, batches, encoded, head_accuracy, one_thread,
+    peak_kinds, run, train)
+from .figures import (
+    BLOCK_PARTS, ablation_bars, attention_rows, block_diagram, head_accuracy_map, it_attention, pointer_rows,
+    row_labels)
+from .widgets import EXAMPLE, Explorer, describe, known_words, thumbnail, trainer

@@ -79,7 +79,7 @@ def it_attention(resolution, ax=None, *, title=None):
     return ax
 
 
-def head_accuracy(accuracy, ax=None):
+def head_accuracy_map(accuracy, ax=None):
     """(layers, heads) fractions of test sentences whose head's peak is the referent; returns the Axes."""
     acc = np.asarray(accuracy, dtype=float)
     if ax is None:
@@ -91,7 +91,7 @@ def head_accuracy(accuracy, ax=None):
     return ax
 
 
-def ablations(measured, ax=None):
+def ablation_bars(measured, ax=None):
     """Bars: train and test accuracy of the full model and each ablation, as measured; returns the Axes."""
     rows = measured["ablations"]
     names = list(rows)
@@ -111,7 +111,7 @@ def ablations(measured, ax=None):
     return ax
 
 
-def thumbnail(ax, resolutions):
+def pointer_rows(ax, resolutions):
     """The index's small picture: the answer row ("it"'s pointer) for sentences of the same length,
     one row each, labelled by their last word (seed 004's "sweet" / "hungry")."""
     w = np.vstack([r.pointer.numpy() for r in resolutions])

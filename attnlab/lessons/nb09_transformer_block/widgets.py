@@ -138,5 +138,5 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     model = pretrained()
-    figures.thumbnail(ax, [resolve(model, f"the cat drank the milk because it was {adjective}")
+    figures.pointer_rows(ax, [resolve(model, f"the cat drank the milk because it was {adjective}")
                            for adjective in ("sweet", "hungry")])
