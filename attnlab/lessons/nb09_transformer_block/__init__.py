@@ -20,7 +20,7 @@ from .model import (
     torch_layer)
 from .training import (
     ABLATIONS, DEFAULTS, DEPTH_ABLATIONS, SHIPPED_STEPS, accuracy, batches, encoded, head_accuracy, one_thread,
-    peak_kinds, run, train)
+    peak_kinds, retrain_and_measure, run, train)
 from .figures import (
     BLOCK_PARTS, ablation_bars, attention_rows, block_diagram, head_accuracy_map, it_attention, pointer_rows,
     row_labels)

@@ -167,7 +167,7 @@ def peak_kinds(model, split="test", layer=0):
 SHIPPED_STEPS = 300
 
 
-def _main():
+def retrain_and_measure():
     """Retrain the shipped checkpoint and measure every ablation:
     python -m attnlab.lessons.nb09_transformer_block"""
     import json
@@ -191,4 +191,4 @@ def _main():
 
 
 if __name__ == "__main__":
-    _main()
+    retrain_and_measure()
