@@ -27,13 +27,15 @@ def known_words(width=110):
 
 
 def describe(resolution):
-    """One line per fact, for readers who can't see colour."""
+    """The answer and each head's peak in words, for readers who can't see colour (one line per block)."""
     it = resolution.it_index
     L, H, _ = resolution.attention.shape
-    peaks = [f"block {l + 1} head {h + 1} → {resolution.words[int(resolution.attention[l, h].argmax())]}"
-             for l in range(L) for h in range(H)]
-    return (f"“it” (word {it + 1}) refers to: {resolution.referent} "
-            f"(pointer weight {resolution.pointer.max():.2f})\npeaks: " + "; ".join(peaks))
+    lines = [f"“it” (word {it + 1}) refers to: {resolution.referent} (pointer weight {resolution.pointer.max():.2f})"]
+    for l in range(L):
+        peaks = ", ".join(f"head {h + 1} → {resolution.words[int(resolution.attention[l, h].argmax())]}"
+                          for h in range(H))
+        lines.append(f"block {l + 1}, where each head's weight peaks: {peaks}")
+    return "\n".join(lines)
 
 
 class Explorer:
