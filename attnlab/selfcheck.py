@@ -175,10 +175,19 @@ def symptom(predicate, message):
 
 
 def _copy(args):
-    """The case's arguments copied, so an in-place edit by the learner changes no shared tensor."""
+    """The case's arguments copied, so an in-place edit by the learner changes no shared tensor.
+    What cannot be copied (a model holding non-leaf tensors) is passed as it is."""
     import torch
 
-    return tuple(a.detach().clone() if isinstance(a, torch.Tensor) else copy.deepcopy(a) for a in args)
+    def one(a):
+        if isinstance(a, torch.Tensor):
+            c = a.detach().clone()
+            return c.requires_grad_() if a.requires_grad and c.is_floating_point() else c
+        try:
+            return copy.deepcopy(a)
+        except Exception:  # e.g. a module whose buffers are not graph leaves
+            return a
+    return tuple(one(a) for a in args)
 
 
 def _as_tensor(x):

@@ -185,3 +185,13 @@ def test_numeric_check_of_nonsense_tells_the_learner(value, words):
 def test_multiple_choice_check_of_an_unknown_option_tells_the_learner():
     mc = selfcheck.multiple_choice("?", {"a": "x", "b": "y"}, "a")
     assert mc.check("c") is False and "c is not one of the options: pick one of them." in mc.feedback.value
+
+
+def test_check_function_passes_what_cannot_be_copied_as_it_is(capsys):
+    model = torch.nn.Linear(2, 2)
+    model.cache = model.weight * 2                                   # a non-leaf tensor: deepcopy refuses
+    x = torch.ones(2, requires_grad=True)
+    ref = lambda m, x: m(x).detach()                                 # noqa: E731
+    assert selfcheck.check_function(lambda m, x: m(x).detach(), ref, [(model, x)], name="f") is True
+    assert selfcheck.check_function(lambda m, x: torch.autograd.grad(m(x).sum(), x)[0] * 0 + m(x).detach(), ref,
+                                    [(model, x)], name="g") is True   # requires_grad kept on the copy
