@@ -12,7 +12,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from . import _checks
-from .masking import causal_mask, compute_dtype, sequence_mask, stable_softmax
+from .masking import causal_mask, compute_dtype, sequence_mask, softmax_unchecked, stable_softmax
 from .scoring import (AdditiveScores, additive_scores, check_additive_inputs, check_pair, check_scores_size,
                       squared_distances)
 
@@ -88,7 +88,7 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
     combined = combine_masks(shape, queries.device, mask, valid_lens, causal)
     factor = scale / temperature                       # a Python float: may be 0 or inf past float64
 
-    if not need_weights and (dropout == 0.0 or generator is None) and _fused_is_safe(queries, keys, factor):
+    if not need_weights and (dropout == 0.0 or generator is None) and _logits_fit(queries, keys, factor, queries.dtype):
         output = F.scaled_dot_product_attention(queries, keys, values, attn_mask=combined,
                                                 dropout_p=dropout, scale=factor)
         if combined is not None:                        # fused GPU kernels may not zero empty rows
@@ -100,21 +100,25 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
     dtype = compute_dtype(queries.dtype)
     _checks.fits(shape, torch.finfo(dtype).bits // 8, "queries, keys",
                  "attention weights (..., Tq, Tk) (pass need_weights=False, or use tiled_attention)")
-    raw = queries.to(dtype) @ keys.to(dtype).transpose(-2, -1)                  # (..., Tq, Tk)
-    weights = stable_softmax(raw, factor, combined)                              # (..., Tq, Tk)
+    q, k = queries.to(dtype), keys.to(dtype)
+    if _logits_fit(q, k, factor, dtype):                 # the usual case: scale q, then torch's softmax
+        weights = softmax_unchecked((q * factor) @ k.transpose(-2, -1), combined)   # (..., Tq, Tk)
+    else:                                                # extreme scale/temperature: shift, then scale
+        weights = stable_softmax(q @ k.transpose(-2, -1), factor, combined)         # (..., Tq, Tk)
     dropped = _dropout(weights, dropout, generator, queries.dtype) if dropout > 0 else weights
     output = (dropped @ values.to(dtype)).to(values.dtype)                       # (..., Tq, dv)
     return output, (weights.to(queries.dtype) if need_weights else None)
 
 
-def _fused_is_safe(queries, keys, factor):
-    """True when torch's fused kernel cannot overflow: |logits| <= |factor| max|q| max|k| d stays
-    well inside the dtype's range (and factor is an ordinary number of that dtype)."""
-    info = torch.finfo(queries.dtype)
+def _logits_fit(queries, keys, factor, dtype):
+    """True when factor * q·k cannot overflow ``dtype``: |factor| d max|q| max|k| stays well inside
+    its range and factor is an ordinary number of it. Costs two reductions over q and k."""
+    info = torch.finfo(dtype)
     if not info.tiny <= abs(factor) <= info.max or queries.numel() == 0 or keys.numel() == 0:
         return False
-    bound = abs(factor) * queries.shape[-1] * queries.abs().amax().item() * keys.abs().amax().item()
-    return bound < info.max / 4
+    q, k = queries.detach(), keys.detach()            # amax/amin: much faster than abs().amax() on CPU
+    qhi, qlo, khi, klo = torch.stack([q.amax(), q.amin(), k.amax(), k.amin()]).float().tolist()
+    return abs(factor) * q.shape[-1] * max(qhi, -qlo) * max(khi, -klo) < info.max / 4
 
 
 def _dropout(weights, p, generator, draw_dtype):

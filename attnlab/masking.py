@@ -112,19 +112,21 @@ def scaled_logits(raw, factor, mask=None):
 
 def stable_softmax(raw, factor=1.0, mask=None):
     """softmax(factor * raw) over the last dim, in raw's dtype, never NaN for finite ``raw``:
-    masked keys get 0 and a row with no visible key gets all zeros."""
+    masked keys get 0 and a row with no visible key gets all zeros. A factor in [tiny, 1] cannot
+    overflow and takes torch's softmax directly; any other factor shifts each row first."""
+    if torch.finfo(raw.dtype).tiny <= factor <= 1.0:
+        return softmax_unchecked(raw if factor == 1.0 else raw * factor, mask)
     return softmax_unchecked(scaled_logits(raw, factor, mask), mask)
 
 
 def softmax_unchecked(logits, mask):
-    """The unchecked core of masked_softmax; never writes into ``logits``. A row whose logits are
-    all -inf (every key masked) gets zeros, not NaN."""
-    if mask is not None:
-        if mask.device != logits.device:
-            mask = mask.to(logits.device)
-        logits = logits.masked_fill(~mask, float("-inf"))
-    if logits.shape[-1] == 0:
+    """The unchecked core of masked_softmax; never writes into ``logits``. A row whose keys are all
+    masked gets zeros, not NaN."""
+    if mask is None:
         return torch.softmax(logits, dim=-1)
-    any_key = (logits > float("-inf")).any(dim=-1, keepdim=True)    # (..., Tq, 1)
+    if mask.device != logits.device:
+        mask = mask.to(logits.device)
+    logits = logits.masked_fill(~mask, float("-inf"))
+    any_key = mask.any(dim=-1, keepdim=True)                       # (..., Tq, 1)
     logits = logits.masked_fill(~any_key, 0.0)                     # empty rows: finite, uniform
     return torch.softmax(logits, dim=-1) * any_key                 # ... then zeroed
