@@ -5,5 +5,5 @@ from .compute import (
     SCALINGS, SEED_D_K, SEED_SCORES, SEED_OUTPUTS, SEED_SIMILARITIES, Attended, attend, similarities,
     compare_to_seed, feature_heads)
 from .figures import WORD_COLORS, Moves, moves_plot, thumbnail
-from .play import CatMilkPlay, formula, play, word_sliders
+from .play import CONTROLS, CatMilkPlay, formula, play, word_sliders
 from .exercises import check_attend, check_feature_heads

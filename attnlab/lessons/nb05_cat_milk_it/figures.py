@@ -16,11 +16,11 @@ from ...attention import scaled_dot_product_attention
 from .compute import SEED_D_K
 
 WORD_COLORS = {"cat": "C0", "milk": "C1", "it": "C2", "sweet": "C3", "hungry": "C4"}
-MARKER_SIZE = 11          # points; every word the same size, so no marker hides inside another
-SAME_POINT = 0.05         # words closer than this (in feature units) share a marker and a label
-LABEL_OFFSET = 10         # points from a marker's centre to its label, beside the arrow
-LINE = 11                 # points between the rows a label may move to when its first place is taken
-NEAR = 0.3                # markers closer than this (feature units) share one label, "milk′, sweet′"
+_MARKER_SIZE = 11          # points; every word the same size, so no marker hides inside another
+_SAME_POINT = 0.05         # words closer than this (in feature units) share a marker and a label
+_LABEL_OFFSET = 10         # points from a marker's centre to its label, beside the arrow
+_LINE = 11                 # points between the rows a label may move to when its first place is taken
+_NEAR = 0.3                # markers closer than this (feature units) share one label, "milk′, sweet′"
 
 
 @dataclass
@@ -63,9 +63,9 @@ class Moves:
                     m = markers[words.index(name)]
                     if kind == "after":
                         m.set_fillstyle("full" if len(names) == 1 else ("left", "right")[k % 2])
-                        m.set_markersize(MARKER_SIZE)
+                        m.set_markersize(_MARKER_SIZE)
                     else:
-                        m.set_markersize(MARKER_SIZE + 5 * (len(names) - 1 - k))
+                        m.set_markersize(_MARKER_SIZE + 5 * (len(names) - 1 - k))
         _label_all(self, words, before, after)
         mid = sum(self.ax.get_xlim()) / 2
         for (w, p), m, t in zip(others.items(), self.others, self.other_labels):
@@ -76,7 +76,7 @@ class Moves:
         return self
 
 
-def _group(words, points, radius=SAME_POINT):
+def _group(words, points, radius=_SAME_POINT):
     """Words within ``radius`` of a group's first point: [([words], (x, y)), ...] in sentence order."""
     groups = []
     for w, p in zip(words, points):
@@ -89,12 +89,12 @@ def _group(words, points, radius=SAME_POINT):
     return groups
 
 
-CANDIDATES = ((1, 0), (1, 1), (1, -1), (-1, 0), (-1, 1), (-1, -1), (0, 1.2), (0, -1.2))   # (side, line)
+_CANDIDATES = ((1, 0), (1, 1), (1, -1), (-1, 0), (-1, 1), (-1, -1), (0, 1.2), (0, -1.2))   # (side, line)
 
 
 def _label_all(moves, words, before, after):
     """One label per cluster of nearby markers; "before" labels try the marker's left first and
-    "after" labels its right, then the first of CANDIDATES that overlaps no label placed so far and
+    "after" labels its right, then the first of _CANDIDATES that overlaps no label placed so far and
     stays inside the Axes (measured in display pixels). Words at one point are joined with
     "=", near ones with ","; a thin leader line ties each label to its marker."""
     box = moves.ax.get_window_extent()
@@ -104,14 +104,14 @@ def _label_all(moves, words, before, after):
         for t in labels:
             t.set_text("")
             t.set_visible(False)
-        for t, (names, p) in zip(labels, _group(words, points, radius=NEAR)):
+        for t, (names, p) in zip(labels, _group(words, points, radius=_NEAR)):
             exact = [g for g, _ in _group(names, [points[words.index(n)] for n in names])]
             t.xy = p
             t.set_text(", ".join(" = ".join(n + prime for n in g) for g in exact))
             t.set_fontweight(weight)
             t.set_visible(True)
-            for side, line in sorted(CANDIDATES, key=lambda c: c[0] != first):
-                t.set_position((side * LABEL_OFFSET, line * LINE))
+            for side, line in sorted(_CANDIDATES, key=lambda c: c[0] != first):
+                t.set_position((side * _LABEL_OFFSET, line * _LINE))
                 t.set_ha({1: "left", -1: "right", 0: "center"}[side])
                 t.set_va("center")
                 ext = t.get_window_extent()
@@ -140,15 +140,15 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
                                 shrinkA=5, shrinkB=5)
         moves.arrows.append(ax.add_patch(arrow))
         moves.before.append(ax.add_line(Line2D([], [], marker="o", ls="", mfc="none", mew=2,
-                                               ms=MARKER_SIZE, zorder=3)))
+                                               ms=_MARKER_SIZE, zorder=3)))
         moves.after.append(ax.add_line(Line2D([], [], marker="o", ls="", mec="white", mew=0.8,
-                                              mfcalt="none", ms=MARKER_SIZE, zorder=4)))
+                                              mfcalt="none", ms=_MARKER_SIZE, zorder=4)))
     for labels in (moves.before_labels, moves.after_labels):
         for _ in words:
             labels.append(ax.add_artist(Annotation(      # a thin leader line ties the label to its marker
                 "", (0, 0), xytext=(0, 0), textcoords="offset points", fontsize=9, zorder=5,
                 arrowprops={"arrowstyle": "-", "color": "0.45", "lw": 0.6, "shrinkA": 1,
-                            "shrinkB": MARKER_SIZE / 2 + 1})))
+                            "shrinkB": _MARKER_SIZE / 2 + 1})))
     for _ in (others or {}):
         moves.others.append(ax.add_line(Line2D([], [], marker="s", ls="", mfc="none", mec="0.6",
                                                ms=8, mew=1.5)))
