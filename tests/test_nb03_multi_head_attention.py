@@ -1,4 +1,4 @@
-"""Tests for attnlab.toy_heads (hand-built heads) and attnlab.head_plots.
+"""Tests for notebook 03's lesson (attnlab.lessons.nb03_multi_head_attention): hand-built heads, figures, Play, exercises.
 
 References: closed-form softmax weights (logit `strength` on the target, 0 elsewhere) and torch's
 own nn.MultiheadAttention with the same weights copied in."""
