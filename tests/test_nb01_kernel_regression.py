@@ -238,3 +238,18 @@ def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
     assert "Done: 5 steps" in v.trainer.status.value and "σ = 1/|w|" in v.trainer.status.value
     with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got int"):
         kr.TrainingView(3)
+
+
+def test_weight_maps_share_one_colour_bar_and_box_the_row(data):
+    import matplotlib.pyplot as plt
+    w1 = al.nadaraya_watson(data.x_test, data.x_train, data.y_train, sigma=1.0)[1]
+    w2 = al.nadaraya_watson(data.x_test, data.x_train, data.y_train, sigma=0.3)[1]
+    fig = kr.weight_maps(data.x_test, data.x_train, [(w1, 1), (w2, 0.3)], row=20)
+    maps = [ax for ax in fig.axes if ax.get_images()]
+    assert len(maps) == 2 and len(fig.axes) == 3                       # two maps, one colour bar
+    assert maps[1].get_title() == "Nadaraya-Watson weights, σ = 0.3"
+    assert maps[0].get_images()[0].get_clim() == (0.0, 1.0)
+    assert [p.get_y() for ax in maps for p in ax.patches] == [19.5, 19.5]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="maps: expected at least one"):
+        kr.weight_maps(data.x_test, data.x_train, [])

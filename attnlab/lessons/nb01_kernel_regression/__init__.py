@@ -5,5 +5,5 @@ from .model import (
     NWKernelRegression, leave_one_out, training_loss, training_loss_curve, TrainingResult, train_steps,
     train_bandwidth, predict)
 from .figures import (
-    FitLines, fit_lines, kernel_regression_plot, POOLINGS, pooling_weights, Explorer, SIGMAS, TrainingView,
+    FitLines, fit_lines, kernel_regression_plot, POOLINGS, pooling_weights, weight_maps, Explorer, SIGMAS, TrainingView,
     thumbnail)

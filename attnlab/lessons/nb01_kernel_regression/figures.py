@@ -276,3 +276,21 @@ def thumbnail(ax):
     ax.set_xlabel("x (query)", fontsize=6, labelpad=1)
     ax.set_ylabel("prediction", fontsize=6, labelpad=1)
     ax.legend(fontsize=5.5, loc="lower right", ncol=2, handlelength=1.2, columnspacing=0.8)
+
+
+def weight_maps(x_test, x_train, maps, *, row=None, every=5):
+    """Weight matrices side by side on one fixed 0–1 colour bar: maps = [(weights (Tq, Tk), sigma), ...].
+
+    ``row`` (a query index) is boxed in red in every map. Returns the Figure.
+    """
+    if not maps:
+        raise ValueError("maps: expected at least one (weights, sigma) pair, got none")
+    fig, axes = plt.subplots(1, len(maps), figsize=(5.5 * len(maps), 4.6), layout="constrained", squeeze=False)
+    for ax, (weights, sigma) in zip(axes[0], maps):
+        heatmap(weights, x_labels=_every(x_train, every), y_labels=_every(x_test, every), ax=ax, annotate=False,
+                colorbar=False, xlabel="keys: training inputs xᵢ (sorted)", ylabel="queries: test inputs x",
+                title=f"Nadaraya-Watson weights, σ = {sigma}")
+        if row is not None:
+            ax.add_patch(Rectangle((-0.5, row - 0.5), weights.shape[1], 1, fill=False, edgecolor="red", linewidth=1.5))
+    fig.colorbar(axes[0, 0].get_images()[0], ax=list(axes[0]), shrink=0.8, label="attention weight (fixed 0–1 scale)")
+    return fig
