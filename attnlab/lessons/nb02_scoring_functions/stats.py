@@ -11,9 +11,9 @@ import math
 
 import torch
 
-from .. import _checks
-from ..masking import masked_softmax
-from ..scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
+from ... import _checks
+from ...masking import masked_softmax
+from ...scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
 
 #: The methods ``scores`` knows, with a label for plots and menus.
 METHODS = {
@@ -156,11 +156,16 @@ def histogram_density(values, edges):
     return counts / (max(v.numel(), 1) * (edges[1:] - edges[:-1]))
 
 
-def thumbnail(ax):
-    """The index's small picture of this notebook, drawn into ``ax``."""
-    g = torch.Generator().manual_seed(0)
-    for d_k, colour in ((4, "C0"), (64, "C3")):
-        q, k = torch.randn(2, 4000, d_k, generator=g, dtype=torch.float64)
-        ax.hist((q * k).sum(-1), bins=60, range=(-30, 30), histtype="step", color=colour, label=f"q·k, d_k={d_k}")
-    ax.set_yticks([])
-    ax.legend(fontsize=6)
+def key_choice(queries, keys, method="scaled_dot", **kwargs):
+    """How many queries give their largest score to each key: (Tq, d), (Tk, d) -> counts (Tk,) (int64).
+
+    The key with the largest score is the key with the largest weight, at any temperature. ``kwargs``
+    go to ``scores`` (tau, sigma, additive).
+    """
+    _checks.tensor(queries, "queries", min_dim=2)
+    _checks.tensor(keys, "keys", min_dim=2)
+    if queries.dim() != 2 or keys.dim() != 2:
+        raise ValueError(f"queries, keys: expected 2-D (Tq, d) and (Tk, d), got shapes {tuple(queries.shape)} "
+                         f"and {tuple(keys.shape)}")
+    s = scores(queries, keys, method, **kwargs).detach()                        # (Tq, Tk)
+    return torch.bincount(s.argmax(-1), minlength=keys.shape[0])
