@@ -223,3 +223,27 @@ def test_scoring_play_reports_what_it_draws():
         ss.ScoringPlay(d_k=3)
     with pytest.raises(ValueError, match="method: expected one of"):
         ss.ScoringPlay(method="max")
+
+
+@pytest.mark.parametrize("fn,expected", [
+    (lambda q, k: q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), "Right: q·k / √d_k."),
+    (lambda q, k: q @ k.transpose(-2, -1), r"you divided by nothing \(plain q·k\); divide q·k by √d_k = 4"),
+    (lambda q, k: q @ k.transpose(-2, -1) / q.shape[-1], "0.25 × the right ones: you divided by d_k"),
+    (lambda q, k: q @ k.transpose(-2, -1) / q.shape[-1] ** (1 / 3), "you divided by ∛d_k"),
+    (lambda q, k: q @ k.transpose(-2, -1) / 3, "the right shape, the wrong divisor"),
+    (lambda q, k: k @ q.transpose(-2, -1), r"is \(Tk, Tq\)"),
+    (lambda q, k: (q @ k.transpose(-2, -1)) ** 2, "Not a rescaled q·k"),
+    (lambda q, k: q.sum(), r"Shape \(\), expected"),
+])
+def test_scaling_hint_names_the_mistake(fn, expected):
+    q, k = ss.random_queries_keys(3, 5, 16, generator=torch.Generator().manual_seed(0))
+    import re
+    assert re.search(expected, ss.scaling_hint(fn, q, k))
+
+
+def test_scaling_hint_reports_errors_and_unwritten_functions():
+    q, k = ss.random_queries_keys(3, 5, 16, generator=torch.Generator().manual_seed(0))
+    def unwritten(q, k):
+        raise NotImplementedError
+    assert ss.scaling_hint(unwritten, q, k) == "Not written yet."
+    assert ss.scaling_hint(lambda q, k: q @ k, q, k).startswith("It raised RuntimeError")

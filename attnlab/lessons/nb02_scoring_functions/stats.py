@@ -169,3 +169,34 @@ def key_choice(queries, keys, method="scaled_dot", **kwargs):
                          f"and {tuple(keys.shape)}")
     s = scores(queries, keys, method, **kwargs).detach()                        # (Tq, Tk)
     return torch.bincount(s.argmax(-1), minlength=keys.shape[0])
+
+
+def scaling_hint(fn, queries, keys):
+    """Recognise the common mistakes in a learner's scaled dot product ``fn(queries, keys)``.
+
+    Compares with q·k / √d_k on (..., Tq, d), (..., Tk, d) and returns a sentence: right, or which
+    divisor was used instead (none, d_k, ∛d_k, ‖·‖ ...), or that it is not a rescaled dot product.
+    """
+    d = queries.shape[-1]
+    want = dot_scores(queries, keys) / math.sqrt(d)
+    try:
+        got = torch.as_tensor(fn(queries, keys)).to(want.dtype)
+    except NotImplementedError:
+        return "Not written yet."
+    except Exception as exc:  # reported to the learner
+        return f"It raised {type(exc).__name__}: {exc}"
+    if got.shape != want.shape:
+        if got.shape == want.transpose(-2, -1).shape:
+            return f"Shape {tuple(got.shape)} is (Tk, Tq): use queries @ keys.transpose(-2, -1), not keys @ queries…"
+        return f"Shape {tuple(got.shape)}, expected (..., Tq, Tk) = {tuple(want.shape)}."
+    if torch.allclose(got, want, rtol=1e-6, atol=1e-9):
+        return "Right: q·k / √d_k."
+    ratio = (got * want).sum() / (want * want).sum()            # least-squares factor got ≈ ratio · want
+    if torch.allclose(got, ratio * want, rtol=1e-6, atol=1e-9):
+        known = {"divided by nothing (plain q·k)": math.sqrt(d), "divided by d_k": 1 / math.sqrt(d),
+                 "divided by ∛d_k": math.sqrt(d) / d ** (1 / 3), "divided by d_k²": d ** -1.5}
+        for what, factor in known.items():
+            if abs(ratio.item() - factor) < 1e-6 * factor:
+                return f"Your scores are {ratio.item():.3g} × the right ones: you {what}; divide q·k by √d_k = {math.sqrt(d):.3g}."
+        return f"Your scores are {ratio.item():.3g} × the right ones: the right shape, the wrong divisor."
+    return "Not a rescaled q·k: check the product (queries @ keys.transpose(-2, -1)) before dividing."
