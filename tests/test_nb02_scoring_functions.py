@@ -247,3 +247,21 @@ def test_scaling_hint_reports_errors_and_unwritten_functions():
         raise NotImplementedError
     assert ss.scaling_hint(unwritten, q, k) == "Not written yet."
     assert ss.scaling_hint(lambda q, k: q @ k, q, k).startswith("It raised RuntimeError")
+
+
+def test_vectors_and_weights_draws_one_map_per_function_on_one_colour_bar():
+    import matplotlib.pyplot as plt
+    keys = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
+    queries = torch.tensor([[1.0, 1.0]], dtype=torch.float64)
+    w = {"dot": torch.tensor([[0.5, 0.5]], dtype=torch.float64), "cosine": torch.tensor([[0.2, 0.8]], dtype=torch.float64)}
+    fig = ss.vectors_and_weights(queries, keys, w, ["k1", "k2"], ["q1"])
+    maps = [ax for ax in fig.axes if ax.get_images()]
+    assert [ax.get_title() for ax in maps] == ["dot", "cosine"]
+    assert sum(ax.get_visible() for ax in fig.axes) == 1 + 2 + 1          # vectors, two maps, the colour bar
+    assert maps[1].get_images()[0].get_array().tolist() == [[0.2, 0.8]]
+    assert {t.get_text() for t in fig.axes[0].texts} - {""} == {"k1", "k2", "q1"}     # arrows are empty annotations
+    plt.close(fig)
+    with pytest.raises(ValueError, match="queries, keys: expected 2-D vectors to draw, got sizes 3 and 2"):
+        ss.vectors_and_weights(torch.zeros(1, 3), keys, w, ["k1", "k2"], ["q1"])
+    with pytest.raises(ValueError, match="weights: expected 1 to 5 weight matrices, got 0"):
+        ss.vectors_and_weights(queries, keys, {}, ["k1", "k2"], ["q1"])

@@ -44,6 +44,42 @@ def key_choice_plot(keys, picks, *, ax=None):
     return ax
 
 
+#: Where section 1's names are written (q1 sits on the tip of k1, so the names are placed by hand).
+LABEL_AT = {"k1": (0.75, -0.45), "k2": (2.9, 0.15), "k3": (-0.35, 1.0), "k4": (-1.1, 0.15), "k5": (1.0, 0.35),
+            "q1": (1.15, 0.15), "q2": (0.15, 0.9), "q3": (1.95, 2.35)}
+
+
+def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label_at=None):
+    """Section 1's figure: 2-D keys (arrows) and queries (dots), then one heatmap per scoring function.
+
+    weights: {title: (Tq, Tk) weights}, at most five. label_at: {short name: (x, y)} where each name is
+    written (default LABEL_AT; a name missing there is written at its vector's tip). Returns the Figure.
+    """
+    if queries.shape[-1] != 2 or keys.shape[-1] != 2:
+        raise ValueError(f"queries, keys: expected 2-D vectors to draw, got sizes {queries.shape[-1]} and {keys.shape[-1]}")
+    if not 1 <= len(weights) <= 5:
+        raise ValueError(f"weights: expected 1 to 5 weight matrices, got {len(weights)}")
+    label_at = LABEL_AT if label_at is None else label_at
+    fig, axes = plt.subplots(2, 3, figsize=(11, 6), layout="constrained")
+    ax = axes[0, 0]
+    for (x, y), name in zip(keys.tolist(), key_names):
+        ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color="C0"))
+        ax.text(*label_at.get(name, (x, y)), name, color="C0")
+    for (x, y), name in zip(queries.tolist(), query_names):
+        short = name.split(" ")[0]
+        ax.plot(x, y, "o", color="C3")
+        ax.text(*label_at.get(short, (x, y)), short, color="C3")
+    ax.set(xlim=(-1.5, 3.5), ylim=(-0.6, 2.9), aspect="equal", xlabel="dimension 1", ylabel="dimension 2",
+           title="keys (arrows) and queries (dots)")
+    maps = list(axes.ravel()[1:])
+    for a, (title, w) in zip(maps, weights.items()):
+        heatmap(w, x_labels=key_names, y_labels=query_names, ax=a, title=title, colorbar=False)
+    for a in maps[len(weights):]:
+        a.set_visible(False)
+    fig.colorbar(maps[0].get_images()[0], ax=axes[:, 1:], shrink=0.7, label="attention weight (0–1)")
+    return fig
+
+
 D_KS = [2 ** i for i in range(12)]                                   # 1 … 2048: the Play's d_k slider
 PLAY_METHODS = ["dot", "scaled_dot", "over_d", "over_cbrt_d", "constant", "long_sequence",
                 "normalised", "cosine", "gaussian", "additive"]
