@@ -192,11 +192,12 @@ class TrainingView:
                          ylabel="mean squared error", title="error against σ; path of training")
         d = data.kernel_regression_data(explorer.n_train, seed=0)
         self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, d.y_truth, d.x_train, d.y_train, label="current w")
-        self.ax_fit.set_title("fit with the current w")
+        self.ax_fit.set(title="fit with the current w", ylim=(-0.5, 5.5))
+        self.ax_fit.legend(loc="upper right", fontsize=7, ncol=3, handlelength=1.5, columnspacing=0.8)
         fig.set_layout_engine("constrained")                # lay out the new axes on the next draw
         self.trainer.panel.freeze_layout = True
         self.trainer.panel.refresh()
-        self.widget = widgets.VBox([self.trainer.widget, self.copy_button])
+        self.widget = widgets.VBox([self.trainer.widget, widgets.HBox([self.copy_button])])
 
     def landscape(self, n, leave_one_out):
         """Mean training error at each σ of SIGMAS for the first n-point data set (cached)."""
