@@ -129,3 +129,21 @@ def test_layout_lists_one_lesson_per_notebook():
     lessons = {p.stem if p.suffix == ".py" else p.name for p in (PACKAGE / "lessons").iterdir()
                if p.name.startswith("nb")}
     assert lessons == {"nb" + n for n in notebooks}
+
+
+LESSON_PACKAGES = sorted(p for p in (PACKAGE / "lessons").iterdir() if p.is_dir() and p.name.startswith("nb"))
+
+
+@pytest.mark.parametrize("package", LESSON_PACKAGES, ids=lambda p: p.name)
+def test_a_lesson_package_shows_every_public_name_of_its_modules(package):
+    """The notebook sees one namespace: `lesson.X` for every public X defined in the package's modules."""
+    import importlib
+    lesson = importlib.import_module(f"attnlab.lessons.{package.name}")
+    for path in sorted(package.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+        names += [t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)]
+        missing = [n for n in names if not n.startswith("_") and not hasattr(lesson, n)]
+        assert not missing, f"{package.name}/__init__.py does not re-export {missing} from {path.name}"

@@ -18,7 +18,7 @@ def _close_figures():
 
 
 def _cell_texts(ax):
-    return [t.get_text() for t in ax.texts if getattr(t, "_attnlab_cell", False)]
+    return [t.get_text() for t in plotting.heatmap_state(ax).cells]
 
 
 def test_heatmap_fixed_scale_labels_and_annotations():
@@ -79,3 +79,15 @@ def test_weights_summary_text():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_heatmap_state_lives_in_one_registry_not_on_the_axes():
+    ax = plotting.heatmap(np.eye(2))
+    state = plotting.heatmap_state(ax)
+    assert state.image is ax.images[0] and len(state.cells) == 4
+    assert not [k for k in vars(ax) if k.startswith("_attnlab")]
+    plotting.update_heatmap(ax, np.ones((3, 3)) / 3)
+    assert len(plotting.heatmap_state(ax).cells) == 9
+    with pytest.raises(ValueError, match=r"ax: expected an Axes drawn by attnlab.plotting.heatmap, got"):
+        plotting.heatmap_state(plt.figure().add_subplot())
+    plt.close("all")

@@ -9,8 +9,8 @@ from .gru_pooling import (
     SeedGRUAttention, pool)
 from . import seq2seq
 from .seq2seq import (
-    CHECKPOINTS, DateTranslator, translate, trace, train, accuracy, pretrained)
+    CHECKPOINTS, DateTranslator, translate, trace, train, train_steps, accuracy, pretrained)
 from . import widgets
 from .widgets import (
     SPACE, ROWS, source_labels, output_labels, alignment_heatmap, update_alignment, alignment,
-    argmax_line, AlignmentExplorer, Trainer, thumbnail)
+    argmax_line, AlignmentExplorer, trainer, thumbnail)
