@@ -12,7 +12,7 @@ from matplotlib.patches import Rectangle
 
 from ... import _checks, data, panels
 from ...attention import nadaraya_watson
-from ...plotting import heatmap, to_numpy, update_heatmap
+from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
 from ...trainer import Trainer
 from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
@@ -105,7 +105,7 @@ class Explorer:
         self.ax_row.set(xlim=(0, 5), xlabel="keys xᵢ: the query's weight on each (y axis rescales)", ylabel="weight")
         heatmap(w, ax=self.ax_map, annotate=False, colorbar=False, xlabel="keys (training points, sorted)",
                 ylabel="queries x")
-        fig.colorbar(self.ax_map.get_images()[0], ax=self.ax_map, label="attention weight (fixed 0–1 scale)")
+        fig.colorbar(heatmap_state(self.ax_map).image, ax=self.ax_map, label="attention weight (fixed 0–1 scale)")
         self.ax_map.tick_params(length=0)                     # up to 200 keys: labels only, no tick marks
         self.row_box = self.ax_map.add_patch(Rectangle((-0.5, -0.5), w.shape[1], 1, fill=False, edgecolor="red",
                                                        linewidth=1.5))
@@ -293,5 +293,5 @@ def weight_maps(x_test, x_train, maps, *, row=None, every=5):
                 title=f"Nadaraya-Watson weights, σ = {sigma}")
         if row is not None:
             ax.add_patch(Rectangle((-0.5, row - 0.5), weights.shape[1], 1, fill=False, edgecolor="red", linewidth=1.5))
-    fig.colorbar(axes[0, 0].get_images()[0], ax=list(axes[0]), shrink=0.8, label="attention weight (fixed 0–1 scale)")
+    fig.colorbar(heatmap_state(axes[0, 0]).image, ax=list(axes[0]), shrink=0.8, label="attention weight (fixed 0–1 scale)")
     return fig

@@ -10,7 +10,7 @@ import torch
 
 from ... import panels
 from ...masking import masked_softmax
-from ...plotting import heatmap, to_numpy, update_heatmap
+from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
 from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, row_entropy, scores,
                     seeded_additive)
 
@@ -76,7 +76,7 @@ def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label
         heatmap(w, x_labels=key_names, y_labels=query_names, ax=a, title=title, colorbar=False)
     for a in maps[len(weights):]:
         a.set_visible(False)
-    fig.colorbar(maps[0].get_images()[0], ax=axes[:, 1:], shrink=0.7, label="attention weight (0–1)")
+    fig.colorbar(heatmap_state(maps[0]).image, ax=axes[:, 1:], shrink=0.7, label="attention weight (0–1)")
     return fig
 
 
