@@ -32,6 +32,7 @@ CAPTIONS = {
     "06_positional_encoding": "a sin/cos code for each position",
     "07_masks_and_efficient_attention": "masks: dark = may attend",
     "08_bahdanau_attention": "dates: output × input alignment",
+    "09_transformer_block": "where “it” points: the referent",
 }
 
 
