@@ -1,4 +1,4 @@
-"""Tests for attnlab.toy_heads (hand-built heads) and attnlab.head_plots.
+"""Tests for notebook 03's lesson (attnlab.lessons.nb03_multi_head_attention): hand-built heads, figures, Play, exercises.
 
 References: closed-form softmax weights (logit `strength` on the target, 0 elsewhere) and torch's
 own nn.MultiheadAttention with the same weights copied in."""
@@ -112,8 +112,123 @@ def test_errors():
 
 def test_mark_padding_moves_in_place():
     ax = plotting.heatmap(torch.rand(6, 6), colorbar=False)
-    head_plots.mark_padding(ax, 3)
-    patch = ax._attnlab_padding
-    assert patch.get_visible() and patch.get_width() == 3
-    head_plots.mark_padding(ax, 6)
-    assert ax._attnlab_padding is patch and not patch.get_visible()
+    patch = head_plots.mark_padding(ax, 3)
+    assert patch.get_visible() and patch.get_width() == 3 and patch.get_x() == 2.5
+    assert head_plots.mark_padding(ax, 6, patch=patch) is patch and not patch.get_visible()
+    assert ax.patches.count(patch) == 1 and len(ax.patches) == 1          # moved, not added again
+    assert not hasattr(ax, "_attnlab_padding")                             # no hatch stored on the Axes
+    head_plots.mark_padding(ax, 9, patch=patch)                            # longer than the keys: no hatch
+    assert not patch.get_visible()
+
+
+def test_mark_padding_errors():
+    import matplotlib.pyplot as plt
+
+    ax = plotting.heatmap(torch.rand(3, 3), colorbar=False)
+    other = plotting.heatmap(torch.rand(3, 3), colorbar=False)
+    with pytest.raises(ValueError, match="patch: expected the hatch returned by mark_padding for this ax"):
+        head_plots.mark_padding(ax, 1, patch=head_plots.mark_padding(other, 1))
+    with pytest.raises(ValueError, match="valid_len: expected an int >= 0, got -1"):
+        head_plots.mark_padding(ax, -1)
+    with pytest.raises(TypeError, match="valid_len: expected an int, got float"):
+        head_plots.mark_padding(ax, 1.5)
+    with pytest.raises(ValueError, match="ax: expected an Axes with a heatmap"):
+        head_plots.mark_padding(plt.figure().subplots(), 1)
+    plt.close("all")
+
+
+def test_toy_multihead_leaves_the_global_rng_alone():
+    """Issue 15: building the toy heads (on every slider move, before) advanced torch's global RNG."""
+    state = torch.random.get_rng_state()
+    for H in range(1, 5):
+        th.toy_multihead(H)
+    assert torch.equal(state, torch.random.get_rng_state())
+    a, b = th.toy_multihead(3), th.toy_multihead(3)                        # and it is deterministic
+    for p, q in zip(a.parameters(), b.parameters()):
+        assert torch.equal(p, q)
+
+
+def _controls():
+    import ipywidgets as widgets
+
+    return {"heads": widgets.IntSlider(value=4, min=1, max=4), "valid_len_0": widgets.IntSlider(value=6, min=1, max=6),
+            "valid_len_1": widgets.IntSlider(value=3, min=1, max=6),
+            "temperature": widgets.FloatSlider(value=1.0, min=0.25, max=4.0), "causal": widgets.Checkbox(value=False)}
+
+
+def test_play_moves_leave_the_global_rng_alone_and_update_in_place():
+    from attnlab.lessons import nb03_multi_head_attention as lesson
+
+    controls = _controls()
+    panel = lesson.play(controls)
+    view = panel.update.__self__
+    assert panel.error.value == "" and "average of 4 head(s)" in panel.text.value
+    patches = [list(ax.patches) for ax in view.axes.flat]
+    state = torch.random.get_rng_state()
+    for name, value in (("heads", 2), ("valid_len_1", 1), ("temperature", 3.0), ("causal", True), ("heads", 4)):
+        controls[name].value = value
+        assert panel.error.value == ""
+    assert torch.equal(state, torch.random.get_rng_state())
+    assert [list(ax.patches) for ax in view.axes.flat] == patches       # hatches moved, none added
+    hatch = view.padding[1][0]
+    assert hatch.get_visible() and hatch.get_x() == 0.5                  # sentence 1: keys 1.. are padding
+    W = view.weights(4, 6, 1, 1.0, False)
+    torch.testing.assert_close(W[1, :, :, 0], torch.ones(4, 6, dtype=W.dtype))   # one valid key: weight 1
+
+
+def test_play_bad_input():
+    from attnlab.lessons import nb03_multi_head_attention as lesson
+
+    with pytest.raises(ValueError, match="controls: expected the names"):
+        lesson.play({"heads": None})
+    view = lesson.HeadsPlay()
+    with pytest.raises(ValueError, match="heads: expected at most 4, got 5"):
+        view.weights(5, 6, 3)
+    with pytest.raises(ValueError, match="valid_len_1: expected a length between 1 and 6, got 0"):
+        view.weights(2, 6, 0)
+    with pytest.raises(ValueError, match="sentences: expected 2 sentences"):
+        lesson.HeadsPlay(["the cat sat"])
+
+
+def test_multihead_reference_matches_attnlab_and_torch():
+    from attnlab.lessons.nb03_multi_head_attention import exercises as ex
+
+    for X, W_q, W_k, W_v, W_o, H in ex.multihead_cases():
+        D_in, D = W_q.shape
+        mha = al.MultiHeadAttention(D_in, D_in, D_in, D, H).double()
+        with torch.no_grad():
+            for layer, W in ((mha.W_q, W_q), (mha.W_k, W_k), (mha.W_v, W_v), (mha.W_o, W_o)):
+                layer.weight.copy_(W.T)                                  # nn.Linear: (out, in)
+        torch.testing.assert_close(ex.multihead(X, W_q, W_k, W_v, W_o, H), mha(X, X, X))
+        if D_in == D:
+            ref = torch.nn.MultiheadAttention(D, H, bias=False, batch_first=True, dtype=torch.float64)
+            with torch.no_grad():
+                ref.in_proj_weight.copy_(torch.cat([W_q.T, W_k.T, W_v.T]))
+                ref.out_proj.weight.copy_(W_o.T)
+            torch.testing.assert_close(ex.multihead(X, W_q, W_k, W_v, W_o, H), ref(X, X, X, need_weights=False)[0])
+
+
+@pytest.mark.parametrize("which,fn,ok,recognised", [
+    ("split", lambda X, H: X.reshape(X.shape[0], X.shape[1], H, -1).transpose(1, 2), True, None),
+    ("split", lambda X, H: X.reshape(X.shape[0], H, X.shape[1], -1), False, "reshaped straight to"),
+    ("split", lambda X, H: X.reshape(X.shape[0], X.shape[1], H, -1), False, "stopped at (B, n, H, D/H)"),
+    ("split", lambda X, H: al.split_heads(X, H).reshape(-1, X.shape[1], X.shape[2] // H), False, "folded the heads"),
+    ("mha", lambda X, Wq, Wk, Wv, Wo, H: al.merge_heads(al.scaled_dot_product_attention(
+        *(al.split_heads(X @ W, H) for W in (Wq, Wk, Wv)))[0]) @ Wo, True, None),
+    ("mha", lambda X, Wq, Wk, Wv, Wo, H: al.merge_heads(al.scaled_dot_product_attention(
+        *(al.split_heads(X @ W, H) for W in (Wq, Wk, Wv)))[0]), False, "no W_o"),
+    ("mha", lambda X, Wq, Wk, Wv, Wo, H: al.merge_heads(al.scaled_dot_product_attention(
+        *(al.split_heads(X @ W, H) for W in (Wq, Wk, Wv)), scale=Wq.shape[1] ** -0.5)[0]) @ Wo, False, "scaled by √D"),
+    ("mha", lambda X, Wq, Wk, Wv, Wo, H: al.scaled_dot_product_attention(
+        *(al.split_heads(X @ W, H) for W in (Wq, Wk, Wv)))[0].reshape(X.shape[0], X.shape[1], -1) @ Wo,
+     False, "seed 004's merge"),
+])
+def test_exercise_checks_pass_the_answer_and_name_mistakes(capsys, which, fn, ok, recognised):
+    from attnlab.lessons import nb03_multi_head_attention as lesson
+
+    check = lesson.check_split_heads if which == "split" else lesson.check_multihead
+    assert check(fn) is ok
+    out = capsys.readouterr().out
+    assert ("Recognised" in out) == (recognised is not None)
+    if recognised:
+        assert recognised in out

@@ -20,17 +20,48 @@ def _close_figures():
 def test_step_table_drawn_then_updated_in_place():
     d = thinking_machines()
     s = wt.self_attention_steps(d["X"], d["W_Q"], d["W_K"], d["W_V"])
-    ax = wtp.draw_step_table(wt.step_table(s, d["words"], step=2), d["words"], title="steps")
+    table = wtp.draw_step_table(wt.step_table(s, d["words"], step=2), d["words"], title="steps")
+    ax = table.ax
+    assert isinstance(table, wtp.StepTable) and not hasattr(ax, "_steps")   # state in the handle, not the Axes
     texts = list(ax.texts)
     cells = [t.get_text() for t in texts]
     assert "Thinking" in cells and "Machines" in cells and "?" in cells and ax.get_title() == "steps"
-    wtp.update_step_table(ax, wt.step_table(s, d["words"], step=6), title="all steps")
+    assert table.update(wt.step_table(s, d["words"], step=6), title="all steps") is table
     assert list(ax.texts) == texts                                     # same artists, new text
     assert "?" not in [t.get_text() for t in ax.texts] and ax.get_title() == "all steps"
     bold = [t for t in ax.texts if t.get_fontweight() == "bold" and t.get_color() == "C1"]
     assert bold and bold[0].get_text().startswith("6")                 # the current step is highlighted
     fig, ax2 = plt.subplots()
-    assert wtp.draw_step_table(wt.step_table(s, d["words"]), d["words"], ax=ax2, current=-1) is ax2
+    assert wtp.draw_step_table(wt.step_table(s, d["words"]), d["words"], ax=ax2, current=-1).ax is ax2
+    with pytest.raises(ValueError, match="table: expected 9 rows of 2 cells as when drawn, got 3 rows"):
+        table.update(wt.step_table(s, d["words"])[:3])
+
+
+def test_play_panel_updates_in_place_without_the_global_rng():
+    import ipywidgets as widgets
+    import torch
+
+    from attnlab.lessons import nb04_self_attention_walkthrough as lesson
+
+    controls = {"step": widgets.IntSlider(value=4, min=1, max=6),
+                "d_k": widgets.SelectionSlider(options=[4, 16, 64, 256, 1024], value=64),
+                "causal": widgets.Checkbox(value=False), "padding": widgets.IntSlider(value=2, min=0, max=5)}
+    panel = lesson.play(controls)
+    view = panel.update.__self__
+    texts = list(view.table.ax.texts)
+    assert panel.error.value == "" and "Step 4: softmax" in panel.text.value
+    state = torch.random.get_rng_state()
+    controls["d_k"].value = 1024
+    controls["causal"].value = True
+    controls["padding"].value = 5
+    assert torch.equal(state, torch.random.get_rng_state())
+    assert panel.error.value == "" and list(view.table.ax.texts) == texts
+    assert "causal + padding 5" in view.ax_mask.get_title()
+    assert "Thinking 1.000" in panel.text.value                         # causal: Thinking sees only itself
+    with pytest.raises(ValueError, match="controls: expected the names"):
+        lesson.play({"step": controls["step"]})
+    with pytest.raises(ValueError, match="step: expected 1 to 6, got 7"):
+        view.update(7, 64, False, 0)
 
 
 def test_cost_and_path_plots():

@@ -132,3 +132,38 @@ def test_sentence_attention_masks():
     torch.testing.assert_close(w[:4, :4], ref)
     with pytest.raises(ValueError, match="padding: expected at most 6"):
         wt.sentence_attention(16, padding=7)
+
+
+def test_exercise_checks_pass_the_answers_and_name_mistakes(capsys):
+    import math
+
+    import attnlab as al
+    from attnlab.lessons import nb04_self_attention_walkthrough as lesson
+
+    def attention(Q, K, V):
+        return torch.softmax(Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1]), -1) @ V
+
+    assert lesson.check_attention(attention)
+    wrong = {"no ÷ √d_k": lambda Q, K, V: torch.softmax(Q @ K.transpose(-2, -1), -1) @ V,
+             "divided by d_k, not by √d_k": lambda Q, K, V: torch.softmax(Q @ K.transpose(-2, -1) / Q.shape[-1], -1) @ V,
+             "softmax ran over the queries": lambda Q, K, V: torch.softmax(
+                 Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1]), -2) @ V,
+             "after the softmax": lambda Q, K, V: torch.softmax(Q @ K.transpose(-2, -1), -1) @ V / math.sqrt(Q.shape[-1])}
+    capsys.readouterr()
+    for message, fn in wrong.items():
+        assert not lesson.check_attention(fn)
+        assert message in capsys.readouterr().out
+
+    def masked(S, m):
+        w = torch.softmax(S.masked_fill(~m, float("-inf")), -1)
+        return torch.where(m.any(-1, keepdim=True), w, torch.zeros_like(w))
+
+    assert lesson.check_masked_softmax(masked) and lesson.check_masked_softmax(al.masked_softmax)
+    wrong = {"got NaN": lambda S, m: torch.softmax(S.masked_fill(~m, float("-inf")), -1),
+             "uniform weights": lambda S, m: torch.softmax(S.masked_fill(~m, -1e6), -1),
+             "wrong way round": lambda S, m: al.masked_softmax(S, ~m),
+             "not applied": lambda S, m: torch.softmax(S, -1)}
+    capsys.readouterr()
+    for message, fn in wrong.items():
+        assert not lesson.check_masked_softmax(fn)
+        assert message in capsys.readouterr().out

@@ -140,11 +140,158 @@ def test_moves_plot_updates_in_place():
 
     words, X = cat_milk_it("sweet")
     ax = Figure().subplots()
-    out = cmi.attend(X).output
-    cmi.moves_plot(words, X, out, ax=ax, others={"hungry": (4.0, 0.0)})
+    out = cmi.attend(X, "inside", d=cmi.SEED_D_K).output
+    moves = cmi.moves_plot(words, X, out, ax=ax, others={"hungry": (4.0, 0.0)})
+    assert isinstance(moves, cmi.Moves) and moves.ax is ax
+    assert not [k for k in vars(ax) if "cat_milk" in k]                 # no state stored on the Axes
     n_lines, n_patches = len(ax.lines), len(ax.patches)
-    assert {t.get_text() for t in ax.texts} >= {"cat = it", "cat′ = it′", "milk", "hungry (not in this sentence)"}
+    texts = {t.get_text() for t in ax.texts}
+    assert texts >= {"cat = it", "cat′ = it′", "milk", "hungry (not in this sentence)"}
     words2, X2 = cat_milk_it("hungry", {"it": (3.0, 1.0)})
-    cmi.update_moves(ax, words2, X2, cmi.attend(X2).output, others={"sweet": (0.0, 4.0)})
+    assert moves.update(words2, X2, cmi.attend(X2).output, others={"sweet": (0.0, 4.0)}) is moves
     assert (len(ax.lines), len(ax.patches)) == (n_lines, n_patches)
     assert "it" in {t.get_text() for t in ax.texts}
+
+
+def test_coinciding_words_share_one_filled_disc_not_a_ring():
+    """Seed sentence: cat′ = it′. After attention both are filled halves of one disc of equal size
+    (no ring around the other); apart, each is a full disc."""
+    from matplotlib.figure import Figure
+
+    words, X = cat_milk_it("sweet")
+    moves = cmi.moves_plot(words, X, cmi.attend(X, "after", d=4).output, ax=Figure().subplots())
+    cat, it = moves.after[words.index("cat")], moves.after[words.index("it")]
+    assert {cat.get_fillstyle(), it.get_fillstyle()} == {"left", "right"}
+    assert cat.get_markersize() == it.get_markersize()
+    assert moves.after[words.index("milk")].get_fillstyle() == "full"
+    assert all(m.get_markerfacecolor() == "none" for m in moves.before)   # before: hollow
+    words2, X2 = cat_milk_it("sweet", {"it": (2.0, 3.0)})
+    moves.update(words2, X2, cmi.attend(X2, "after", d=4).output)
+    assert cat.get_fillstyle() == it.get_fillstyle() == "full"
+
+
+@pytest.mark.parametrize("scaling,d", [("after", 4), ("inside", 4), ("inside", 2), ("none", None)])
+def test_every_label_sits_next_to_its_marker(scaling, d):
+    """The label "cat′ = it′" is anchored at cat′'s point and its text stays within 40 px of it (it
+    used to drift off with scaling 'after', d = 4)."""
+    from attnlab import panels
+
+    fig, ax = panels.new_figure(figsize=(5, 5))
+    words, X = cat_milk_it("sweet")
+    out = cmi.attend(X, scaling, d=d).output
+    moves = cmi.moves_plot(words, X, out, ax=ax)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    label = next(t for t in moves.after_labels if t.get_text() == "cat′ = it′")
+    assert tuple(label.xy) == tuple(out[words.index("cat")].tolist())
+    px, py = ax.transData.transform(label.xy)
+    box = label.get_window_extent(renderer)
+    gap = max(box.x0 - px, px - box.x1, box.y0 - py, py - box.y1, 0)
+    assert gap < 40
+    boxes = [t.get_window_extent(renderer) for t in moves.before_labels + moves.after_labels if t.get_visible()]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_moves_update_refuses_other_sizes():
+    from matplotlib.figure import Figure
+
+    words, X = cat_milk_it("sweet")
+    moves = cmi.moves_plot(words, X, X, ax=Figure().subplots())
+    with pytest.raises(ValueError, match="words: expected 4 words as when drawn, got 3"):
+        moves.update(words[:3], X[:3], X[:3])
+    with pytest.raises(ValueError, match="others: expected 0 words as when drawn, got 1"):
+        moves.update(words, X, X, others={"hungry": (4.0, 0.0)})
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_feature_heads_are_two_one_feature_heads(dtype):
+    X = torch.tensor([[2.0, 2.0], [1.0, 3.0], [2.0, 2.0], [0.0, 4.0], [-1.0, 0.5]], dtype=dtype)
+    out, weights = cmi.feature_heads(X)
+    tol = dict(atol=1e-5, rtol=1e-5) if dtype == torch.float32 else {}
+    for h in range(2):
+        x = X[:, h:h + 1]
+        w = torch.softmax(x @ x.T, -1)                                    # d_k = 1: no scaling
+        torch.testing.assert_close(weights[h], w, **tol)
+        torch.testing.assert_close(out[:, h:h + 1], w @ x, **tol)
+    _, Xs = cat_milk_it("sweet")
+    _, w2 = cmi.feature_heads(Xs)
+    assert not torch.allclose(w2[0, 2], torch.full((4,), 0.25, dtype=Xs.dtype))   # 'it' is not uniform per head
+    torch.testing.assert_close(cmi.attend(Xs, "inside", d=4).weights[2], torch.full((4,), 0.25, dtype=Xs.dtype))
+    with pytest.raises(ValueError, match=r"X: expected shape \(T, 2\), got \(4, 3\)"):
+        cmi.feature_heads(torch.zeros(4, 3))
+    with pytest.raises(TypeError, match="X: expected a torch.Tensor"):
+        cmi.feature_heads([[1.0, 2.0]])
+
+
+def _seed_formula(X, d):
+    return torch.softmax(X @ X.T / math.sqrt(d), -1) @ X
+
+
+@pytest.mark.parametrize("fn,ok,recognised", [
+    (lambda X, d: _seed_formula(X, d), True, None),
+    (lambda X, d: torch.softmax(X @ X.T, -1) @ X / math.sqrt(d), False, "divided after the softmax"),
+    (lambda X, d: torch.softmax(X @ X.T, -1) @ X, False, "no scaling at all"),
+    (lambda X, d: torch.softmax(X @ X.T / d, -1) @ X, False, "divided by d, not by √d"),
+    (lambda X, d: _seed_formula(X, 2), False, "you used √2"),
+    (lambda X, d: torch.softmax(X @ X.T / math.sqrt(d), 0) @ X, False, "softmax ran down the columns"),
+    (lambda X, d: X, False, None),
+])
+def test_check_attend_passes_the_right_function_and_names_mistakes(capsys, fn, ok, recognised):
+    assert cmi.check_attend(fn) is ok
+    text = capsys.readouterr().out
+    assert ("Recognised" in text) == (recognised is not None)
+    if recognised:
+        assert recognised in text
+
+
+def test_check_feature_heads(capsys):
+    def right(X):
+        return torch.cat([torch.softmax(X[:, h:h + 1] @ X[:, h:h + 1].T, -1) @ X[:, h:h + 1] for h in range(2)], 1)
+
+    assert cmi.check_feature_heads(right)
+    assert not cmi.check_feature_heads(lambda X: torch.softmax(X @ X.T / math.sqrt(2), -1) @ X)
+    assert "ONE head over both features" in capsys.readouterr().out
+
+    def unwritten(X):
+        raise NotImplementedError
+
+    assert not cmi.check_feature_heads(unwritten)
+    assert "not written yet" in capsys.readouterr().out
+
+
+def _controls():
+    import ipywidgets as widgets
+
+    controls = {"sentence": widgets.Dropdown(options=["sweet", "hungry"], value="sweet"),
+                "scaling": widgets.Dropdown(options=list(cmi.SCALINGS), value="inside"),
+                "d": widgets.Dropdown(options=[4, 2], value=4),
+                "T": widgets.FloatSlider(value=1.0, min=0.1, max=10.0)}
+    return controls | cmi.word_sliders()
+
+
+def test_play_panel_moves_in_place_and_leaves_the_rng_alone():
+    controls = _controls()
+    panel = cmi.play(controls)
+    assert panel.error.value == "" and "sim(it′, milk′) = 10.168" in panel.text.value
+    view = panel.update.__self__
+    artists = list(view.moves.ax.get_children())
+    state = torch.random.get_rng_state()
+    controls["scaling"].value = "after"
+    controls["it_y"].value = 3.0
+    assert torch.equal(state, torch.random.get_rng_state())
+    assert panel.error.value == "" and list(view.moves.ax.get_children()) == artists
+    assert "softmax(QKᵀ/T)·V/√4" in view.moves.ax.get_title()
+    assert "it′ is closer to" in panel.text.value
+
+
+def test_play_and_sliders_bad_input():
+    controls = _controls()
+    del controls["T"]
+    with pytest.raises(ValueError, match="controls: expected the names"):
+        cmi.play(controls)
+    with pytest.raises(ValueError, match="vectors: expected entries in"):
+        cmi.word_sliders({"cat": (9.0, 0.0)})
+    view = cmi.CatMilkPlay()
+    with pytest.raises(ValueError, match="coords: expected a value for every word slider"):
+        view.update("sweet", "inside", 4, 1.0, cat_x=2.0)
+    assert cmi.formula("inside", 4) == "softmax(QKᵀ/(√4·T))·V"

@@ -1,9 +1,11 @@
-"""Figures for notebook 03 (multi-head attention): the split of a (T, D) matrix into heads, and
-hatching over padded keys. Each helper takes data and an optional ``ax`` and returns the Axes."""
+"""Figures for notebook 03 (multi-head attention): the split of an (n, D) matrix into heads, and
+hatching over padded keys. ``head_blocks_plot`` takes data and an optional ``ax`` and returns the
+Axes; ``mark_padding`` returns its hatch, which the caller keeps to move it later."""
 import matplotlib.pyplot as plt
 import torch
 from matplotlib.patches import Rectangle
 
+from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...plotting import to_numpy
 
@@ -21,8 +23,8 @@ def _cells(ax, M, x0, y0, colors, title):
 
 
 def head_blocks_plot(X, num_heads, *, ax=None):
-    """Left: one sequence X (T, D), columns tinted by the head they go to. Right: split_heads(X),
-    H blocks (T, D/H) with the same numbers. Returns the Axes."""
+    """Left: one sequence X (n, D), columns tinted by the head they go to. Right: split_heads(X),
+    H blocks (n, D/H) with the same numbers. Returns the Axes."""
     X = to_numpy(X)
     T, D = X.shape
     H = int(num_heads)
@@ -32,7 +34,7 @@ def head_blocks_plot(X, num_heads, *, ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(0.45 * (2 * D + H + 4), 0.5 * (T + 2)))
     col_colors = [HEAD_COLORS[j // d % len(HEAD_COLORS)] for j in range(D)]
-    _cells(ax, X, 0, 0, col_colors, f"X[b]: (T, D) = ({T}, {D})")
+    _cells(ax, X, 0, 0, col_colors, f"X[b]: (n, D) = ({T}, {D})")
     ax.annotate("", xy=(D + 2.3, T / 2), xytext=(D + 0.4, T / 2),
                 arrowprops=dict(arrowstyle="->", lw=1.5))
     ax.text(D + 1.35, T / 2 - 0.3, "split", ha="center", va="bottom", fontsize=8)
@@ -48,19 +50,22 @@ def head_blocks_plot(X, num_heads, *, ax=None):
     return ax
 
 
-def mark_padding(ax, valid_len):
-    """Hatch the key columns valid_len .. Tk-1 of a heatmap drawn by ``plotting.heatmap`` (the padding
-    keys); call again with a new length to move the hatching in place."""
-    patch = getattr(ax, "_attnlab_padding", None)
+def mark_padding(ax, valid_len, *, patch=None):
+    """Hatch the key columns valid_len .. Tk-1 (the padding keys) of a heatmap drawn by
+    ``plotting.heatmap`` on ``ax``. Returns the hatch (a Rectangle); pass it back as ``patch`` with a
+    new length to move it in place instead of adding another."""
+    valid_len = _checks.count(valid_len, "valid_len")
+    if not ax.images:
+        raise ValueError("ax: expected an Axes with a heatmap drawn by plotting.heatmap, got one without an image")
     if patch is None:
-        patch = Rectangle((0, 0), 0, 0, fill=False, hatch="//", edgecolor="0.8", lw=0, zorder=3)
-        ax.add_patch(patch)
-        ax._attnlab_padding = patch
+        patch = ax.add_patch(Rectangle((0, 0), 0, 0, fill=False, hatch="//", edgecolor="0.8", lw=0, zorder=3))
+    elif patch.axes is not ax:
+        raise ValueError("patch: expected the hatch returned by mark_padding for this ax, got another Axes' patch")
     rows, num_keys = ax.images[0].get_array().shape
-    width = max(num_keys - int(valid_len), 0)
-    patch.set_bounds(int(valid_len) - 0.5, -0.5, width, rows)
+    width = max(num_keys - valid_len, 0)
+    patch.set_bounds(min(valid_len, num_keys) - 0.5, -0.5, width, rows)
     patch.set_visible(width > 0)
-    return ax
+    return patch
 
 
 def thumbnail(ax):

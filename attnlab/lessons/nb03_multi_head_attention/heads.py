@@ -12,7 +12,7 @@ set by hand so that, with scaled dot-product scores,
 with a logit of ``strength`` on the target and 0 elsewhere (at temperature 1). Each head's value
 is the one-hot word of the key, so a head's slice of the output says which word it read.
 
-Shape legend: B batch, H heads, T tokens, D = H * HEAD_SIZE.
+Shape legend: B batch, H heads, n tokens, D = H * HEAD_SIZE.
 """
 import math
 
@@ -36,9 +36,9 @@ def embed(sentences=SENTENCES, *, length=None, dtype=torch.float64):
 
     Args:
         sentences: strings of words from VOCAB, separated by spaces.
-        length: T, the padded length (default: the longest sentence); at most MAX_LEN.
+        length: n, the padded length (default: the longest sentence); at most MAX_LEN.
     Returns:
-        (X (B, T, INPUT_SIZE), valid_lens (B,) int64, tokens: B tuples of T words).
+        (X (B, n, INPUT_SIZE), valid_lens (B,) int64, tokens: B tuples of n words).
     """
     if isinstance(sentences, str) or not len(sentences):
         raise ValueError(f"sentences: expected a non-empty list of strings, got {sentences!r}")
@@ -95,7 +95,9 @@ def toy_multihead(num_heads=4, *, target="cat", strength=4.0, dtype=torch.float6
     if H > len(HEAD_KINDS):
         raise ValueError(f"num_heads: expected at most {len(HEAD_KINDS)} (one per toy head), got {H}")
     D = H * HEAD_SIZE
-    mha = MultiHeadAttention(INPUT_SIZE, INPUT_SIZE, INPUT_SIZE, D, H).to(dtype)
+    with torch.device("meta"):                       # no random init: the global RNG is left untouched
+        mha = MultiHeadAttention(INPUT_SIZE, INPUT_SIZE, INPUT_SIZE, D, H)
+    mha = mha.to_empty(device="cpu").to(dtype)       # every weight is set below
     parts = [head_projections(k, target=target, strength=strength) for k in HEAD_KINDS[:H]]
     with torch.no_grad():
         for i, layer in enumerate((mha.W_q, mha.W_k, mha.W_v)):
@@ -113,7 +115,7 @@ def head_titles(num_heads, target="cat"):
 
 
 def head_readout(output, num_heads):
-    """(B, T, D) output of ``toy_multihead`` -> (B, T, H, len(VOCAB)): how much of each word head h read."""
+    """(B, n, D) output of ``toy_multihead`` -> (B, n, H, len(VOCAB)): how much of each word head h read."""
     _checks.tensor(output, "output", min_dim=3)
     B, T, D = output.shape
     if D != num_heads * HEAD_SIZE:
@@ -122,7 +124,7 @@ def head_readout(output, num_heads):
 
 
 def readout_table(readout, tokens, titles):
-    """Text table for one batch row, readout (T, H, V): per query token and head, the word read most."""
+    """Text table for one batch row, readout (n, H, V): per query token and head, the word read most."""
     V = readout[0, 0, 0].numel()
     lines = ["query  | " + " | ".join(f"{t.split(': ')[-1]:>15}" for t in titles)]
     for t, tok in enumerate(tokens):

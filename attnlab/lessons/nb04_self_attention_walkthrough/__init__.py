@@ -1,9 +1,10 @@
 """Notebook 04, the self-attention (自注意力) walkthrough: the six steps, masks, and the cost of CNN / RNN /
-self-attention layers against sequence length, with their figures."""
-from . import figures
+self-attention layers against sequence length n, with their figures, the Play panel and two exercises."""
+from . import exercises, figures, steps  # noqa: F401
 from .figures import (
-    draw_step_table, update_step_table, cost_plot, path_plot, thumbnail)
-from . import steps
+    StepTable, draw_step_table, cost_plot, path_plot, thumbnail)
 from .steps import (
     self_attention_steps, short, step_table, describe_step, SENTENCE, sentence_attention,
     LAYER_TYPES, COMPLEXITY, layer_cost, path_length, crossover, complexity_table)
+from .play import CONTROLS, WalkthroughPlay, play
+from .exercises import attention_cases, masked_cases, check_attention, check_masked_softmax

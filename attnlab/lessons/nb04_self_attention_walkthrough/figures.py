@@ -1,5 +1,8 @@
-"""Figures for notebook 04: the table of the six steps (drawn once, updated in place) and the
-cost and path-length plots of self-attention, RNN and CNN layers against sequence length."""
+"""Figures for notebook 04: the table of the six steps (drawn once, then updated in place through
+the ``StepTable`` it returns) and the cost and path-length plots of self-attention, RNN and CNN
+layers against sequence length n."""
+from dataclasses import dataclass, field
+
 import numpy as np
 import torch
 
@@ -12,12 +15,39 @@ from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length
 
 # ---- figures (take data and an optional ax, return the Axes; update in place for the panels) ----
 
-def draw_step_table(table, words, *, ax=None, title=None, current=None):
-    """Draw ``step_table`` rows as a text table (words across, steps down); returns the Axes.
+@dataclass
+class StepTable:
+    """The text artists of one ``draw_step_table``: the Axes, a label per row and a cell per (row, word).
+    ``update`` puts new rows (same size) into them; the table's state lives here, not on the Axes."""
+    ax: object
+    labels: list = field(default_factory=list)
+    cells: list = field(default_factory=list)
 
-    Rows up to the current step are black, the current one orange and bold, later ones grey "?".
-    Change it in place with ``update_step_table``.
-    """
+    def update(self, table, *, current=None, title=None):
+        """Show new ``step_table`` rows; rows up to the current step black, the current one orange and
+        bold, later ones grey "?". Returns self."""
+        if len(table) != len(self.labels) or any(len(row) != len(c) for (_, _, row), c in zip(table, self.cells)):
+            raise ValueError(f"table: expected {len(self.labels)} rows of {len(self.cells[0])} cells as when drawn, "
+                             f"got {len(table)} rows")
+        shown = [n for n, _, row in table if all(c != "?" for c in row)]
+        current = max(shown) if current is None and shown else current
+        for r, (n, label, row) in enumerate(table):
+            hidden = any(c == "?" for c in row)
+            color = "0.6" if hidden else ("C1" if n == current else "black")
+            self.labels[r].set_text(f"{n}  {label}" if n else f"   {label}")
+            self.labels[r].set_color(color)
+            self.labels[r].set_fontweight("bold" if n == current and not hidden else "normal")
+            for text, c in zip(self.cells[r], row):
+                text.set_text(c)
+                text.set_color(color)
+        if title is not None:
+            self.ax.set_title(title, fontsize=10)
+        return self
+
+
+def draw_step_table(table, words, *, ax=None, title=None, current=None):
+    """Draw ``step_table`` rows as a text table (words across, steps down); returns a ``StepTable``
+    handle whose ``update`` changes it in place."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -25,39 +55,19 @@ def draw_step_table(table, words, *, ax=None, title=None, current=None):
     ax.set_axis_off()
     ax.set_xlim(0, 1)
     ax.set_ylim(len(table) + 0.5, -1)
-    T = len(words)
-    x_cells = [0.24 + (0.76 / T) * (j + 0.5) for j in range(T)]
+    n = len(words)
+    x_cells = [0.24 + (0.76 / n) * (j + 0.5) for j in range(n)]
     ax.text(0.0, -0.5, "step", ha="left", va="center", fontsize=9.5, color="0.35")
     for j, w in enumerate(words):
         ax.text(x_cells[j], -0.5, w, ha="center", va="center", fontsize=11, fontweight="bold")
-    labels, cells = [], []
+    handle = StepTable(ax)
     for r, (_, label, row) in enumerate(table):
-        labels.append(ax.text(0.0, r + 0.5, label, ha="left", va="center", fontsize=9.5))
-        cells.append([ax.text(x_cells[j], r + 0.5, c, ha="center", va="center", fontsize=9,
-                              family="monospace") for j, c in enumerate(row)])
-    ax._steps = {"labels": labels, "cells": cells}
+        handle.labels.append(ax.text(0.0, r + 0.5, label, ha="left", va="center", fontsize=9.5))
+        handle.cells.append([ax.text(x_cells[j], r + 0.5, c, ha="center", va="center", fontsize=9,
+                                     family="monospace") for j, c in enumerate(row)])
     if title:
         ax.set_title(title, fontsize=10)
-    return update_step_table(ax, table, current=current)
-
-
-def update_step_table(ax, table, *, current=None, title=None):
-    """Put new rows (same size) into a table drawn by ``draw_step_table``; returns the Axes."""
-    state = ax._steps
-    shown = [n for n, _, row in table if all(c != "?" for c in row)]
-    current = max(shown) if current is None and shown else current
-    for r, (n, label, row) in enumerate(table):
-        hidden = any(c == "?" for c in row)
-        color = "0.6" if hidden else ("C1" if n == current else "black")
-        state["labels"][r].set_text(f"{n}  {label}" if n else f"   {label}")
-        state["labels"][r].set_color(color)
-        state["labels"][r].set_fontweight("bold" if n == current and not hidden else "normal")
-        for text, c in zip(state["cells"][r], row):
-            text.set_text(c)
-            text.set_color(color)
-    if title is not None:
-        ax.set_title(title, fontsize=10)
-    return ax
+    return handle.update(table, current=current)
 
 
 def cost_plot(d=512, k=3, n=None, *, ax=None):

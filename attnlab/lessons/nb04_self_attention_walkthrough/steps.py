@@ -1,7 +1,7 @@
 """Self-attention (自注意力) step by step, as in seed 000's "Thinking Machines" example, and the cost
 of CNN, RNN and self-attention layers (Vaswani et al. 2017, Table 1).
 
-Shape legend: T tokens, D model width, d_k query/key size, dv value size.
+Shape legend: n tokens, D model width, d_k query/key size, dv value size.
 
     steps = self_attention_steps(X, W_Q, W_K, W_V)    # the six steps, vector by vector
     layer_cost("RNN", n=100, d=512)                   # n d^2 multiply-adds (constants dropped)
@@ -17,47 +17,47 @@ from ...masking import masked_softmax
 def _check_inputs(X, W_Q, W_K, W_V, mask):
     _checks.tensor(X, "X", min_dim=2)
     if X.dim() != 2:
-        raise ValueError(f"X: expected shape (T, D), got {tuple(X.shape)}")
+        raise ValueError(f"X: expected shape (n, D), got {tuple(X.shape)}")
     for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
         _checks.tensor(W, name, min_dim=2)
         _checks.same_kind(X, "X", W, name)
         if W.dim() != 2 or W.shape[0] != X.shape[1]:
-            raise ValueError(f"{name}: expected shape ({X.shape[1]}, size) to match X (T, D), "
+            raise ValueError(f"{name}: expected shape ({X.shape[1]}, size) to match X (n, D), "
                              f"got {tuple(W.shape)}")
     if W_K.shape[1] != W_Q.shape[1]:
         raise ValueError(f"W_K: expected {W_Q.shape[1]} columns to match W_Q (q·k needs equal sizes), "
                          f"got {W_K.shape[1]}")
-    T = X.shape[0]
+    n = X.shape[0]
     if mask is not None:
-        _checks.bool_mask(mask, "mask", (T, T))
+        _checks.bool_mask(mask, "mask", (n, n))
 
 
 def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
     """The six steps of self-attention for every query word, one vector at a time (seed 000).
 
     Args:
-        X: (T, D) one embedding per word. W_Q, W_K: (D, d_k). W_V: (D, dv).
-        mask: optional bool (T, T), True = query i may attend to key j.
+        X: (n, D) one embedding per word. W_Q, W_K: (D, d_k). W_V: (D, dv).
+        mask: optional bool (n, n), True = query i may attend to key j.
     Returns:
-        dict with "q", "k" (T, d_k), "v" (T, dv)          step 1: x_i·W
-             "scores" (T, T)   scores[i, j] = q_i·k_j        step 2
-             "scaled" (T, T)   scores / sqrt(d_k)            step 3
-             "weights" (T, T)  softmax of each row           step 4 (masked keys get 0)
-             "weighted" (T, T, dv)  weights[i, j] * v_j      step 5
-             "output" (T, dv)  sum over j of weighted[i, j]  step 6
+        dict with "q", "k" (n, d_k), "v" (n, dv)          step 1: x_i·W
+             "scores" (n, n)   scores[i, j] = q_i·k_j        step 2
+             "scaled" (n, n)   scores / sqrt(d_k)            step 3
+             "weights" (n, n)  softmax of each row           step 4 (masked keys get 0)
+             "weighted" (n, n, dv)  weights[i, j] * v_j      step 5
+             "output" (n, dv)  sum over j of weighted[i, j]  step 6
              "X" (the input), "d_k" (int), "sqrt_d_k" (float), "mask" (as given).
     """
     _check_inputs(X, W_Q, W_K, W_V, mask)
-    T, d_k = X.shape[0], W_Q.shape[1]
-    q = torch.stack([x @ W_Q for x in X])                                       # (T, d_k)
-    k = torch.stack([x @ W_K for x in X])                                       # (T, d_k)
-    v = torch.stack([x @ W_V for x in X])                                       # (T, dv)
-    scores = torch.tensor([[torch.dot(q[i], k[j]).item() for j in range(T)] for i in range(T)],
-                          dtype=X.dtype)                                         # (T, T)
-    scaled = scores / math.sqrt(d_k)                                             # (T, T)
-    weights = masked_softmax(scaled, mask)                                       # (T, T)
-    weighted = weights[:, :, None] * v[None, :, :]                               # (T, T, dv)
-    output = weighted.sum(dim=1)                                                 # (T, dv)
+    n, d_k = X.shape[0], W_Q.shape[1]
+    q = torch.stack([x @ W_Q for x in X])                                       # (n, d_k)
+    k = torch.stack([x @ W_K for x in X])                                       # (n, d_k)
+    v = torch.stack([x @ W_V for x in X])                                       # (n, dv)
+    scores = torch.tensor([[torch.dot(q[i], k[j]).item() for j in range(n)] for i in range(n)],
+                          dtype=X.dtype)                                         # (n, n)
+    scaled = scores / math.sqrt(d_k)                                             # (n, n)
+    weights = masked_softmax(scaled, mask)                                       # (n, n)
+    weighted = weights[:, :, None] * v[None, :, :]                               # (n, n, dv)
+    output = weighted.sum(dim=1)                                                 # (n, dv)
     return {"X": X, "q": q, "k": k, "v": v, "scores": scores, "scaled": scaled, "weights": weights,
             "weighted": weighted, "output": output, "d_k": d_k, "sqrt_d_k": math.sqrt(d_k), "mask": mask}
 
@@ -75,24 +75,24 @@ def step_table(steps, words, query=0, step=6):
     row 1 their q, k, v; rows 2–5 what query ``query`` does with each word; row 6 the output.
     """
     step = _checks.count(step, "step", low=0)
-    T = len(words)
-    if not 0 <= query < T:
-        raise ValueError(f"query: expected an index in [0, {T}), got {query}")
+    n = len(words)
+    if not 0 <= query < n:
+        raise ValueError(f"query: expected an index in [0, {n}), got {query}")
     i, s = query, steps
     qi = f"q{i + 1}"
     rows = [
         (0, "x (embedding)", [short(x) for x in s["X"]]),
-        (1, "q = x $W^Q$", [short(s["q"][j]) for j in range(T)]),
-        (1, "k = x $W^K$", [short(s["k"][j]) for j in range(T)]),
-        (1, "v = x $W^V$", [short(s["v"][j]) for j in range(T)]),
-        (2, f"score {qi}·k$_j$", [f"{s['scores'][i, j]:.2f}" for j in range(T)]),
+        (1, "q = x $W^Q$", [short(s["q"][j]) for j in range(n)]),
+        (1, "k = x $W^K$", [short(s["k"][j]) for j in range(n)]),
+        (1, "v = x $W^V$", [short(s["v"][j]) for j in range(n)]),
+        (2, f"score {qi}·k$_j$", [f"{s['scores'][i, j]:.2f}" for j in range(n)]),
         (3, f"÷ $\\sqrt{{d_k}}$ = {s['sqrt_d_k']:g}", [f"{s['scaled'][i, j]:.3f}" if _visible(s, i, j)
-                                                     else "−∞ (masked)" for j in range(T)]),
-        (4, "softmax", [f"{s['weights'][i, j]:.3f}" for j in range(T)]),
-        (5, "softmax × v$_j$", [short(s["weighted"][i, j]) for j in range(T)]),
-        (6, f"sum z{i + 1}", [short(s["output"][i])] + [""] * (T - 1)),
+                                                     else "−∞ (masked)" for j in range(n)]),
+        (4, "softmax", [f"{s['weights'][i, j]:.3f}" for j in range(n)]),
+        (5, "softmax × v$_j$", [short(s["weighted"][i, j]) for j in range(n)]),
+        (6, f"sum z{i + 1}", [short(s["output"][i])] + [""] * (n - 1)),
     ]
-    return [(n, label, [c if n <= step else "?" for c in cells]) for n, label, cells in rows]
+    return [(k, label, [c if k <= step else "?" for c in cells]) for k, label, cells in rows]
 
 
 def _visible(steps, i, j):
@@ -101,26 +101,26 @@ def _visible(steps, i, j):
 
 def describe_step(steps, words, step, query=0):
     """One or two lines of numbers saying what step ``step`` (1..6) did for query ``query``."""
-    s, i, T = steps, query, len(words)
+    s, i, n = steps, query, len(words)
     w = words[i]
     if step <= 1:
         return (f"Step 1: each word's x times W^Q, W^K, W^V gives q, k, v of {s['d_k']} numbers "
                 f"(first 4 shown). q{i + 1} = {short(s['q'][i])}")
     if step == 2:
         return f"Step 2: scores of {w}: " + ", ".join(
-            f"q{i + 1}·k{j + 1} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(T))
+            f"q{i + 1}·k{j + 1} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(n))
     if step == 3:
         return f"Step 3: ÷ √{s['d_k']} = {s['sqrt_d_k']:g}: " + ", ".join(
             f"{s['scores'][i, j]:.2f} / {s['sqrt_d_k']:g} = {s['scaled'][i, j]:.3f}" if _visible(s, i, j)
-            else f"{words[j]} is masked (−∞)" for j in range(T))
+            else f"{words[j]} is masked (−∞)" for j in range(n))
     if step == 4:
         raw = masked_softmax(s["scores"][i], None if s.get("mask") is None else s["mask"][i])
-        return "Step 4: softmax: " + ", ".join(f"{words[j]} {s['weights'][i, j]:.3f}" for j in range(T)) + \
+        return "Step 4: softmax: " + ", ".join(f"{words[j]} {s['weights'][i, j]:.3f}" for j in range(n)) + \
             " (they sum to 1). Without ÷ √d_k it would be " + ", ".join(f"{x:.3f}" for x in raw.tolist())
     if step == 5:
         return "Step 5: " + "; ".join(f"{s['weights'][i, j]:.3f} × v{j + 1} = {short(s['weighted'][i, j], 3)}"
-                                      for j in range(T))
-    return f"Step 6: z{i + 1} = " + " + ".join(f"{s['weights'][i, j]:.3f}·v{j + 1}" for j in range(T)) + \
+                                      for j in range(n))
+    return f"Step 6: z{i + 1} = " + " + ".join(f"{s['weights'][i, j]:.3f}·v{j + 1}" for j in range(n)) + \
         f" = {short(s['output'][i])}"
 
 
@@ -140,13 +140,13 @@ def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=Fals
     padding = _checks.count(padding, "padding")
     if padding > len(SENTENCE):
         raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
-    T = len(SENTENCE)
-    words = SENTENCE[:T - padding] + ("<pad>",) * padding
+    n = len(SENTENCE)
+    words = SENTENCE[:n - padding] + ("<pad>",) * padding
     d = toy_sentence(words, d_k=d_k, seed=seed)
-    valid = torch.arange(T) < T - padding                                        # (T,) True = real word
-    mask = valid[None, :] & (valid[:, None] if mask_pad_queries else True)       # (T, T) or (1, T)
-    q, k, v = d["X"] @ d["W_Q"], d["X"] @ d["W_K"], d["X"] @ d["W_V"]            # (T, d_k) each
-    _, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)  # (T, T)
+    valid = torch.arange(n) < n - padding                                        # (n,) True = real word
+    mask = valid[None, :] & (valid[:, None] if mask_pad_queries else True)       # (n, n) or (1, n)
+    q, k, v = d["X"] @ d["W_Q"], d["X"] @ d["W_K"], d["X"] @ d["W_V"]            # (n, d_k) each
+    _, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)  # (n, n)
     return words, weights
 
 

@@ -1,0 +1,101 @@
+"""Notebook 03's Play panel: the hand-built heads on both sentences, one heatmap per head and their
+average, hatched padding keys. The notebook makes the controls; ``play(controls)`` builds the figure
+and wires them. All figure state (axes, hatches, slots, colour bar) lives in the ``HeadsPlay`` object.
+
+The toy modules are built once, up front, for 1..MAX_HEADS heads: a move of a control computes,
+it never builds a module, and nothing reads or advances torch's global RNG.
+"""
+import torch
+
+from ... import _checks
+from ...panels import Panel, new_figure
+from ...plotting import heatmap, update_heatmap, weights_summary
+from .figures import mark_padding
+from .heads import HEAD_KINDS, SENTENCES, embed, head_titles, toy_multihead
+
+MAX_HEADS = len(HEAD_KINDS)
+CONTROLS = ("heads", "valid_len_0", "valid_len_1", "temperature", "causal")
+QUERY = "sat"                                  # the query whose weights are printed under the figure
+
+
+class HeadsPlay:
+    """Rows = the two sentences, columns = heads 1..MAX_HEADS and their average (which moves to sit
+    right after the last shown head). ``update(heads, valid_len_0, valid_len_1, temperature, causal)``
+    redraws in place and returns the text shown under the figure."""
+
+    def __init__(self, sentences=SENTENCES):
+        self.X, _, self.tokens = embed(list(sentences))                     # (2, n, 15)
+        if len(self.tokens) != 2:
+            raise ValueError(f"sentences: expected 2 sentences (one per row), got {len(self.tokens)}")
+        n = self.X.shape[1]
+        self.modules = {h: toy_multihead(h) for h in range(1, MAX_HEADS + 1)}
+        self.figure, self.axes = new_figure(2, MAX_HEADS + 1, figsize=(12.2, 5.6))
+        for b in range(2):
+            for c in range(MAX_HEADS + 1):
+                heatmap(torch.zeros(n, n), x_labels=self.tokens[b], y_labels=self.tokens[b], ax=self.axes[b, c],
+                        colorbar=False, annotate=False, xlabel="keys" if b == 1 else "",
+                        title=" \n " if b == 0 else None,
+                        ylabel=f"sentence {b} ({'top' if b == 0 else 'bottom'})\nqueries" if c == 0 else "")
+        self.padding = [[mark_padding(ax, n) for ax in row] for row in self.axes]   # hatches, moved in place
+        self.colorbar = self.figure.colorbar(self.axes[0, 0].images[0], ax=self.axes, shrink=0.8, label="weight")
+        self.figure.canvas.draw()
+        self.figure.set_layout_engine("none")                              # lay out once, then keep the slots
+        self.slots = [[ax.get_position() for ax in row] for row in self.axes]
+        self.colorbar_box = self.colorbar.ax.get_position()
+        self.colorbar_gap = self.colorbar_box.x0 - self.slots[0][MAX_HEADS].x1
+
+    def weights(self, heads, valid_len_0, valid_len_1, temperature=1.0, causal=False):
+        """(2, heads, n, n) weights of the first ``heads`` toy heads on both sentences."""
+        heads = _checks.count(heads, "heads", low=1)
+        if heads > MAX_HEADS:
+            raise ValueError(f"heads: expected at most {MAX_HEADS}, got {heads}")
+        n = self.X.shape[1]
+        for name, v in (("valid_len_0", valid_len_0), ("valid_len_1", valid_len_1)):
+            if not 1 <= _checks.count(v, name) <= n:
+                raise ValueError(f"{name}: expected a length between 1 and {n}, got {v}")
+        mha = self.modules[heads]
+        mha(self.X, self.X, self.X, torch.tensor([valid_len_0, valid_len_1]), temperature=temperature, causal=causal)
+        return mha.attention_weights
+
+    def update(self, heads, valid_len_0, valid_len_1, temperature, causal):
+        W = self.weights(heads, valid_len_0, valid_len_1, temperature, causal)   # (2, heads, n, n)
+        names = head_titles(heads)
+        valid = (valid_len_0, valid_len_1)
+        for b in range(2):
+            for h in range(MAX_HEADS):
+                self.axes[b, h].set_visible(h < heads)
+                if h < heads:
+                    update_heatmap(self.axes[b, h], W[b, h], title=names[h].replace(": ", "\n") if b == 0 else "")
+                    mark_padding(self.axes[b, h], valid[b], patch=self.padding[b][h])
+            average = self.axes[b, MAX_HEADS]
+            average.set_position(self.slots[b][heads])                       # right after the last head
+            update_heatmap(average, W[b].mean(0), title=f"average of {heads} head(s)" if b == 0 else "")
+            mark_padding(average, valid[b], patch=self.padding[b][MAX_HEADS])
+        self.colorbar.ax.set_position(self.colorbar_box.translated(
+            self.slots[0][heads].x1 + self.colorbar_gap - self.colorbar_box.x0, 0))
+        return self.describe(W, valid)
+
+    def describe(self, W, valid):
+        """The padding keys of each sentence and what every head gives the query QUERY of sentence 0."""
+        n = self.X.shape[1]
+        lines = []
+        for b in range(2):
+            pad = [f"{j} {self.tokens[b][j]}" for j in range(valid[b], n)]
+            lines.append(f"sentence {b} (valid_len = {valid[b]}): padding keys: {', '.join(pad) if pad else 'none'}")
+        q = self.tokens[0].index(QUERY)
+        heads = W.shape[1]
+        rows = [(name, W[0, h, q:q + 1], 2) for h, name in enumerate(head_titles(heads))]
+        rows.append((f"average of {heads} head(s)", W[0, :, q:q + 1].mean(0), 3))
+        for name, w, top in rows:
+            summary = weights_summary(w, self.tokens[0], [QUERY], top=top)[len(QUERY) + 2:]
+            lines.append(f"'{QUERY}' in sentence 0, {name:<24}: {summary}")
+        return "\n".join(lines)
+
+
+def play(controls, *, columns=3):
+    """The Play panel of notebook 03 wired to ``controls`` ({name: widget} for CONTROLS). Returns the
+    ``Panel``; its ``.update`` is the bound ``HeadsPlay.update``."""
+    if set(controls) != set(CONTROLS):
+        raise ValueError(f"controls: expected the names {list(CONTROLS)}, got {list(controls)}")
+    view = HeadsPlay()
+    return Panel(view.figure, controls, view.update, name="03-multi-head", columns=columns)

@@ -1,0 +1,87 @@
+"""Notebook 04's two code exercises (the matrix form of attention; a masked softmax that never gives
+NaN), checked with ``selfcheck.check_function`` against attnlab, naming a common mistake when one is
+recognised."""
+import math
+
+import torch
+
+from ...attention import scaled_dot_product_attention
+from ...data import thinking_machines
+from ...masking import causal_mask, masked_softmax
+from ...selfcheck import check_function
+
+
+def _matches(got, want):
+    try:
+        got = torch.as_tensor(got, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return False
+    return got.shape == want.shape and torch.allclose(got, want.double(), atol=1e-6, rtol=1e-5, equal_nan=True)
+
+
+def _diagnose(fn, args, mistakes):
+    """Run fn(*args) on copies once more; print the message of the first known mistake it equals."""
+    try:
+        got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
+    except Exception:  # already reported by check_function
+        return
+    for message, wrong in mistakes:
+        if _matches(got, wrong):
+            print("Recognised: " + message)
+            return
+
+
+def attention_cases():
+    tm = thinking_machines()
+    g = torch.Generator().manual_seed(7)
+    r = lambda *shape: torch.randn(*shape, generator=g, dtype=torch.float64)   # noqa: E731
+    return [tuple(tm["X"] @ tm[w] for w in ("W_Q", "W_K", "W_V")),              # the two words, d_k = 64
+            (r(3, 5, 8), r(3, 7, 8), r(3, 7, 4)),                               # batch, Tq = 5, Tk = 7 (cross)
+            (r(4, 1), r(4, 1), r(4, 2))]                                        # d_k = 1
+
+
+def check_attention(fn):
+    """Exercise 1: fn(Q (..., Tq, d_k), K (..., Tk, d_k), V (..., Tk, dv)) -> softmax(QKᵀ/√d_k)V."""
+    cases = attention_cases()
+    ok = check_function(fn, lambda Q, K, V: scaled_dot_product_attention(Q, K, V)[0], cases, name="my_attention")
+    if not ok:
+        Q, K, V = cases[1]
+        S = Q @ K.transpose(-2, -1)
+        d = Q.shape[-1]
+        _diagnose(fn, cases[1], [
+            ("no ÷ √d_k: the scores grow with d_k and the softmax saturates.", torch.softmax(S, -1) @ V),
+            ("you divided by d_k, not by √d_k.", torch.softmax(S / d, -1) @ V),
+            ("the softmax ran over the queries (dim=-2). Each query's row must sum to 1: dim=-1.",
+             torch.softmax(S / math.sqrt(d), -2) @ V),
+            ("you divided the output by √d_k after the softmax (seed 004's slip, notebook 05).",
+             torch.softmax(S, -1) @ V / math.sqrt(d)),
+        ])
+    return ok
+
+
+def masked_cases():
+    g = torch.Generator().manual_seed(8)
+    r = lambda *shape: torch.randn(*shape, generator=g, dtype=torch.float64)   # noqa: E731
+    padding = torch.tensor([True, True, True, False, False])                     # valid length 3, (Tk,)
+    empty = torch.ones(3, 4, dtype=torch.bool)
+    empty[1] = False                                                             # query 1 may see no key
+    return [(r(4, 4), causal_mask(4, 4)), (r(2, 5), padding.expand(2, 5)), (r(3, 4), empty)]
+
+
+def check_masked_softmax(fn):
+    """Exercise 2: fn(scores (Tq, Tk), mask bool (Tq, Tk), True = may attend) -> weights, 0 on masked
+    keys, and all zeros (never NaN) for a query whose keys are all masked: ``al.masked_softmax``."""
+    cases = masked_cases()
+    ok = check_function(fn, masked_softmax, cases, name="my_masked_softmax")
+    if not ok:
+        S, mask = cases[2]
+        _diagnose(fn, cases[2], [
+            ("the query with no visible key got NaN: a softmax over only −∞ is 0/0. Give that row zeros.",
+             torch.softmax(S.masked_fill(~mask, float("-inf")), -1)),
+            ("the query with no visible key got uniform weights (d2l's −1e6 trick): it silently averages "
+             "keys it may not see. Give that row zeros.", torch.softmax(S.masked_fill(~mask, -1e6), -1)),
+            ("the mask is the wrong way round: True means MAY attend (as in torch's SDPA).",
+             masked_softmax(S, ~mask)),
+            ("the mask was not applied: masked keys must get weight 0.", torch.softmax(S, -1)),
+        ])
+    return ok

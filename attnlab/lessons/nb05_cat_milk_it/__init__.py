@@ -1,0 +1,9 @@
+"""Notebook 05, the cat, the milk and "it" (seed 004's example, recomputed): three placements of the
+√d_k scaling, the seed's tables, where each word moves, the Play panel and the two code exercises."""
+from . import compute, exercises, figures  # noqa: F401
+from .compute import (
+    SCALINGS, SEED_D_K, SEED_SCORES, SEED_OUTPUTS, SEED_SIMILARITIES, Attended, attend, similarities,
+    compare_to_seed, feature_heads)
+from .figures import WORD_COLORS, Moves, moves_plot, thumbnail
+from .play import CONTROLS, CatMilkPlay, formula, play, word_sliders
+from .exercises import check_attend, check_feature_heads

@@ -1,0 +1,78 @@
+"""Notebook 05's Play panel: the notebook makes the controls, ``play(controls)`` builds the figure
+and wires them. The state of the figure lives in the returned ``CatMilkPlay`` (its ``moves`` handle
+and its heatmap Axes), not on matplotlib objects."""
+from ...data import SENTENCES, WORD_VECTORS, cat_milk_it
+from ...panels import Panel, new_figure
+from ...plotting import heatmap, update_heatmap
+from .compute import attend, similarities
+from .figures import moves_plot
+
+CONTROLS = ("sentence", "scaling", "d", "T")      # plus "<word>_x", "<word>_y" for every word
+
+
+def formula(scaling, d):
+    """The formula a scaling computes, for titles: "softmax(QKᵀ/(√4·T))·V" for ("inside", 4)."""
+    return {"none": "softmax(QKᵀ/T)·V", "after": f"softmax(QKᵀ/T)·V/√{d}",
+            "inside": f"softmax(QKᵀ/(√{d}·T))·V"}[scaling]
+
+
+class CatMilkPlay:
+    """Left: where each word moves (hollow = before, filled = after). Right: the weights.
+    ``update(sentence, scaling, d, T, **coords)`` redraws in place and returns the text shown below."""
+
+    def __init__(self):
+        self.figure, (ax_moves, self.ax_weights) = new_figure(
+            1, 2, figsize=(10.5, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
+        words, X = cat_milk_it("sweet")
+        self.moves = moves_plot(words, X, X, ax=ax_moves, others={"hungry": WORD_VECTORS["hungry"]})
+        heatmap(X @ X.T * 0, x_labels=words, y_labels=words, ax=self.ax_weights,
+                xlabel="keys (attended to)", ylabel="queries", title="attention weights")
+
+    def update(self, sentence, scaling, d, T, **coords):
+        missing = [f"{w}_{a}" for w in WORD_VECTORS for a in "xy" if f"{w}_{a}" not in coords]
+        if missing:
+            raise ValueError(f"coords: expected a value for every word slider, missing {missing}")
+        vectors = {w: (coords[f"{w}_x"], coords[f"{w}_y"]) for w in WORD_VECTORS}
+        words, X = cat_milk_it(sentence, vectors)
+        result = attend(X, scaling, d=d, temperature=T)
+        others = {w: v for w, v in vectors.items() if w not in words}
+        self.moves.update(words, X, result.output, others=others)
+        self.moves.ax.set_title(f"{SENTENCES[sentence][0]}\n{formula(scaling, d)}, T = {T:.2f}", fontsize=10)
+        update_heatmap(self.ax_weights, result.weights, x_labels=words, y_labels=words)
+        s = similarities(result.output, words)
+        dot = s["dot"]
+        rows = [f"{q} attends to:  " + "  ".join(f"{k} {v:.2f}" for k, v in zip(words, row))
+                for q, row in zip(words, result.weights.tolist())]
+        return ("\n".join(rows) + "\n"
+                + f"sim(it′, milk′) = {dot['milk']:.3f}   sim(it′, cat′) = {dot['cat']:.3f}   "
+                + f"→ by dot product, it′ is closer to {max(dot, key=dot.get)}\n"
+                + f"cosine(it′, milk′) = {s['cosine']['milk']:.3f}   cosine(it′, cat′) = {s['cosine']['cat']:.3f}   "
+                + f"distance(it′, milk′) = {s['distance']['milk']:.2f}   "
+                + f"distance(it′, cat′) = {s['distance']['cat']:.2f}")
+
+
+def play(controls, *, columns=4):
+    """The Play panel of notebook 05 wired to ``controls`` ({name: widget}: sentence, scaling, d, T
+    and "<word>_x" / "<word>_y" for every word of WORD_VECTORS). Returns the ``Panel``; its
+    ``.update`` is the bound ``CatMilkPlay.update``."""
+    names = set(CONTROLS) | {f"{w}_{a}" for w in WORD_VECTORS for a in "xy"}
+    if set(controls) != names:
+        raise ValueError(f"controls: expected the names {sorted(names)}, got {sorted(controls)}")
+    view = CatMilkPlay()
+    return Panel(view.figure, controls, view.update, name="cat-milk-it", columns=columns)
+
+
+def word_sliders(vectors=None, *, low=-1.0, high=5.0):
+    """Two sliders per word, "<word>_x" (state) and "<word>_y" (taste), starting at ``vectors``
+    (default: seed 004's WORD_VECTORS): {name: FloatSlider}, ready to join the Play controls."""
+    import ipywidgets as widgets
+
+    vectors = WORD_VECTORS if vectors is None else vectors
+    sliders = {}
+    for w, point in vectors.items():
+        for axis, v in zip("xy", point):
+            if not low <= v <= high:
+                raise ValueError(f"vectors: expected entries in [{low}, {high}], got {w} {axis} = {v}")
+            sliders[f"{w}_{axis}"] = widgets.FloatSlider(value=v, min=low, max=high, step=0.1, description=f"{w} {axis}",
+                                                         style={"description_width": "60px"}, layout={"width": "265px"})
+    return sliders
