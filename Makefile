@@ -8,7 +8,7 @@ PORT   ?= 8866
 # puts it on the venv's Jupyter data path: no symlink, no JUPYTER_PATH. Reinstall when it changes.
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
-.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean
+.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,7 +57,19 @@ classroom: test-setup
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb
 
-test: test-setup
+# The static site: build/site/index.html and a page per notebook, from the STORED notebooks
+# (nothing executed). Math is typeset by KaTeX from its npm package, copied into the site.
+KATEX_VERSION := 0.16.22
+KATEX := build/katex/package/dist
+$(KATEX):
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+	mkdir -p build/katex && cd build/katex && npm pack --silent katex@$(KATEX_VERSION) >/dev/null && tar xzf katex-$(KATEX_VERSION).tgz
+
+site: $(VENV)/.runtime $(KATEX)
+	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
+
+test: test-setup site
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
 
