@@ -4,9 +4,12 @@ editable), then a plain `voila notebooks/` from the repo root. voila.json names 
 a symlink or this checkout. The index and a lesson answer 200 and render in Chromium with the
 project's template, and the page asks nothing of any outside host.
 
-Slow (a venv with torch and JupyterLab: about a minute with a warm pip cache, the first time
-longer); marked `install` as well as `browser`. pip's own cache is reused between runs.
+Slow (a venv with torch and JupyterLab); marked `install` as well as `browser`. pip's HTTP cache
+does not help here (the index answers without cache headers, so pip stores nothing), so the wheels
+are downloaded once into build/wheelhouse/ (kept while requirements.txt and the build backend pin
+are unchanged) and the fresh venv installs from there with --no-index: no network after the first run.
 """
+import hashlib
 import os
 import shutil
 import subprocess
@@ -36,17 +39,49 @@ def clean_env(venv):
     return env
 
 
+WHEELHOUSE = ROOT / "build" / "wheelhouse"
+
+
+def build_backend():
+    """The build-system requirement of pyproject.toml (e.g. 'hatchling>=1.21')."""
+    import tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+
+
+def wheelhouse(python3):
+    """build/wheelhouse with every wheel requirements.txt and the build backend need; downloaded
+    once, again only when either changes."""
+    key = hashlib.sha256((ROOT / "requirements.txt").read_bytes() + repr(build_backend()).encode()).hexdigest()
+    stamp = WHEELHOUSE / ".complete"
+    if stamp.exists() and stamp.read_text() == key:
+        return WHEELHOUSE
+    shutil.rmtree(WHEELHOUSE, ignore_errors=True)
+    WHEELHOUSE.mkdir(parents=True)
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    for args in (["-r", "requirements.txt"], build_backend()):
+        subprocess.run([python3, "-m", "pip", "download", "-q", "--only-binary", ":all:", "-d", str(WHEELHOUSE), *args],
+                       check=True, cwd=ROOT, env=env)
+    stamp.write_text(key)
+    return WHEELHOUSE
+
+
 @pytest.fixture(scope="module")
 def fresh_venv(tmp_path_factory):
     python3 = shutil.which("python3") or sys.executable
+    t0 = time.time()
+    wheels = wheelhouse(python3)
+    t1 = time.time()
     venv = tmp_path_factory.mktemp("pipvoila") / "venv"
     env = clean_env(venv)
-    t0 = time.time()
+    env["PIP_NO_INDEX"] = "1"                     # the build backend's isolated env too
+    env["PIP_FIND_LINKS"] = str(wheels)
     subprocess.run([python3, "-m", "venv", str(venv)], check=True, env=env)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
     subprocess.run([*pip, "-r", "requirements.txt"], check=True, cwd=ROOT, env=env)
     subprocess.run([*pip, "--no-deps", "."], check=True, cwd=ROOT, env=env)
-    print(f"\nfresh venv with the pins and the package: {time.time() - t0:.0f} s")
+    print(f"\nwheelhouse {t1 - t0:.0f} s; fresh venv with the pins and the package (pip install . from "
+          f"the wheelhouse, no network): {time.time() - t1:.0f} s")
     return venv
 
 
@@ -99,7 +134,7 @@ def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_ven
         page.on("pageerror", lambda e: errors.append(str(e)[:300]))
         resp = page.goto(base + "/", wait_until="domcontentloaded", timeout=60_000)
         assert resp.status == 200
-        page.wait_for_selector(f"a[href*='{LESSON}']", timeout=60_000)      # the index lists the lesson
+        page.get_by_text(LESSON, exact=True).wait_for(timeout=60_000)      # the index lists the lesson
         page.screenshot(path=str(tmp_path / "pip_voila_index.png"))
         resp = page.goto(f"{base}/voila/render/{LESSON}", wait_until="domcontentloaded", timeout=180_000)
         assert resp.status == 200
