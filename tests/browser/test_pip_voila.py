@@ -77,7 +77,8 @@ def fresh_venv(tmp_path_factory):
     env["PIP_NO_INDEX"] = "1"                     # the build backend's isolated env too
     env["PIP_FIND_LINKS"] = str(wheels)
     subprocess.run([python3, "-m", "venv", str(venv)], check=True, env=env)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    # --no-compile: skip byte-compiling torch's thousands of modules up front (Python compiles what it imports)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile"]
     subprocess.run([*pip, "-r", "requirements.txt"], check=True, cwd=ROOT, env=env)
     subprocess.run([*pip, "--no-deps", "."], check=True, cwd=ROOT, env=env)
     print(f"\nwheelhouse {t1 - t0:.0f} s; fresh venv with the pins and the package (pip install . from "
