@@ -40,7 +40,8 @@ def install_source(r):
             "try:\n"
             "    import attnlab\n"
             "except ImportError:\n"
-            f"    %pip install -q \"{r.pip_spec()}\"")
+            f"    %pip install -q \"{r.pip_spec()}\"\n"
+            "    import importlib; importlib.invalidate_caches()   # so the next import finds it")
 
 
 def update_notebook(nb, r, name):
