@@ -79,6 +79,13 @@ def test_a_widget_without_stored_state_falls_back_to_its_text():
     assert nb.cells[1].outputs[0]["data"] == {"text/plain": "Live panel 'x'"}
 
 
+def test_links_between_notebooks_point_at_their_pages():
+    nb = notebook_with({}, [])
+    nb.cells[0].source = "[next](02_scoring_functions.ipynb), [part](03_x.ipynb#Play), [ext](https://x.org/a.ipynb)"
+    assert build_site.static_outputs(nb).cells[0].source == (
+        "[next](02_scoring_functions.html), [part](03_x.html#Play), [ext](https://x.org/a.ipynb)")
+
+
 def test_link_and_install_cells_are_left_out_of_the_page():
     nb = notebook_with({}, [])
     nb.cells.insert(0, nbformat.v4.new_code_cell("try: ...", id="attnlab-colab"))

@@ -17,6 +17,7 @@ says so). Pages load nothing from outside the site: the test checks every src/hr
 import argparse
 import base64
 import html
+import re
 import shutil
 import sys
 import time
@@ -32,6 +33,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 PRIORITY = ["image/png", "image/svg+xml", "image/jpeg", "text/html", "text/markdown", "text/latex", "text/plain"]
 SKIP_CELLS = {"attnlab-links", "attnlab-colab"}     # the page header carries the links instead
+NOTEBOOK_LINK = re.compile(r"\]\((\d\d_[A-Za-z0-9_]+)\.ipynb(#[^)\s]*)?\)")   # [text](NN_x.ipynb#part)
 
 SITE_CSS = """
 .attnlab-site-nav { max-width: 1100px; margin: 0 auto; padding: 10px 20px; font: 14px/1.5 sans-serif;
@@ -161,6 +163,8 @@ def static_outputs(nb):
     widgets = Widgets(nb)
     nb.cells = [c for c in nb.cells if c.get("id") not in SKIP_CELLS]
     for cell in nb.cells:
+        if cell.cell_type == "markdown":           # links between notebooks go to their pages
+            cell.source = NOTEBOOK_LINK.sub(lambda m: f"]({m.group(1)}.html{m.group(2) or ''})", cell.source)
         for out in cell.get("outputs", []):
             data = out.get("data")
             if not data:

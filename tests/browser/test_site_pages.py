@@ -102,6 +102,8 @@ def test_page_shows_pictures_checks_and_math_offline(site, browser, name):
         first = page.locator(".attnlab-static-panel").first
         first.scroll_into_view_if_needed()
         first.screenshot(path=str(SCREENSHOTS / f"site_{name}_panel.png"))
+    local = page.eval_on_selector_all("main a[href]", "as => as.map(a => a.getAttribute('href'))")
+    assert not [h for h in local if re.match(r"^\d\d_\w+\.ipynb", h)], "a link to a notebook file, not its page"
     page.close()
     assert not outside, outside
     assert not errors, errors
