@@ -57,3 +57,32 @@ def test_gallery_hides_spare_axes_and_titles_each_picture():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_gallery_html_links_every_notebook_and_embeds_its_picture():
+    import base64
+    import re
+    page = nb00_index.gallery_html(columns=4).data
+    links = re.findall(r'<a class="attnlab-thumb" href="([^"]+)"', page)
+    assert links == [f"{name}.ipynb" for name in nb00_index.CAPTIONS]
+    pictures = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert [base64.b64decode(p) for p in pictures] == [nb00_index.thumbnail_path(n).read_bytes() for n in nb00_index.CAPTIONS]
+    assert "repeat(4," in page and "q·k spreads out as d_k grows" in page
+    assert 'alt="05 cat milk it: each word (○) → its output (●)"' in page
+    with pytest.raises(ValueError, match="columns: expected a whole number >= 1, got True"):
+        nb00_index.gallery_html(columns=True)
+    with pytest.raises(ValueError, match="name: expected one of"):
+        nb00_index.gallery_html(["nope"])
+
+
+def test_softmax_warm_up_bars_are_the_softmax():
+    import torch
+    play = nb00_index.SoftmaxWarmUp()
+    text = play.update(s1=1.0, s2=2.0, s3=3.0, T=0.5)
+    ref = torch.softmax(torch.tensor([2.0, 4.0, 6.0], dtype=torch.float64), dim=0)   # scores / T by hand
+    assert [b.get_height() for b in play.bars] == pytest.approx(ref.tolist(), rel=1e-12)
+    assert text.startswith("weights: " + ", ".join(f"{w:.3f}" for w in ref.tolist()))
+    play.update(s1=2.0, s2=2.0, s3=2.0, T=0.01)                                     # equal scores: uniform at any T
+    assert [b.get_height() for b in play.bars] == pytest.approx([1 / 3] * 3)
+    with pytest.raises(ValueError, match="scores: expected three numbers, got 2"):
+        nb00_index.SoftmaxWarmUp(scores=(1.0, 2.0))

@@ -137,3 +137,119 @@ def test_training_loss_curve_matches_pointwise(data, loo):
     assert curve == pytest.approx([kr.training_loss(x, y, s, leave_one_out=loo) for s in sigmas], rel=1e-10)
     with pytest.raises(ValueError, match="sigmas: expected a number > 0"):
         kr.training_loss_curve(x, y, [0.1, -1.0])
+
+
+# ---- the mean reduction, the step generator, the figures and Play panels of notebook 01 ----
+
+def test_mean_reduction_is_the_sum_over_n_and_lr_times_n_takes_the_same_steps(data):
+    x, y = data.x_train, data.y_train
+    n = len(x)
+    for loo in (True, False):
+        # reference: the squared errors computed here from al.nadaraya_watson with the diagonal masked
+        scores = al.gaussian_scores(x, x, sigma=0.4)
+        mask = ~torch.eye(n, dtype=torch.bool) if loo else None
+        y_hat = al.masked_softmax(scores, mask) @ y
+        ref = ((y_hat - y) ** 2).mean().item()
+        assert kr.training_loss(x, y, 0.4, leave_one_out=loo, reduction="mean") == pytest.approx(ref, rel=1e-12)
+        assert kr.training_loss_curve(x, y, [0.4], leave_one_out=loo, reduction="mean")[0] == pytest.approx(ref, rel=1e-12)
+    a = kr.train_bandwidth(x, y, epochs=6, lr=0.05)
+    b = kr.train_bandwidth(x, y, epochs=6, lr=0.05 * n, reduction="mean")
+    assert b.ws == pytest.approx(a.ws, rel=1e-9)
+    assert b.losses == pytest.approx([l / n for l in a.losses], rel=1e-9)
+    with pytest.raises(ValueError, match=r"reduction: expected 'sum' \(as d2l\) or 'mean'.*got 'max'"):
+        kr.training_loss(x, y, 0.4, reduction="max")
+    with pytest.raises(ValueError, match="reduction: expected"):
+        next(kr.train_steps(x, y, reduction=None))
+
+
+def test_train_steps_yields_each_step_and_returns_the_result(data):
+    x, y = data.x_train, data.y_train
+    gen = kr.train_steps(x, y, epochs=4, lr=0.1, seed=2)
+    seen = []
+    while True:
+        try:
+            seen.append(next(gen))
+        except StopIteration as stop:
+            result = stop.value
+            break
+    ref = kr.train_bandwidth(x, y, epochs=4, lr=0.1, seed=2)
+    assert [e for e, _, _ in seen] == [1, 2, 3, 4]
+    assert [l for _, l, _ in seen] == ref.losses == result.losses
+    assert result.ws == ref.ws
+
+
+def test_pooling_weights_average_max_and_attention(data):
+    x, y = data.x_train, data.y_train
+    xq = torch.tensor([0.5, 2.0, 4.5], dtype=torch.float64)
+    w = kr.pooling_weights(xq, x, y, sigma=0.3)
+    assert list(w) == list(kr.POOLINGS)
+    n = len(x)
+    torch.testing.assert_close(w["average pooling"], torch.full((3, n), 1 / n, dtype=torch.float64))
+    top = int(y.argmax())
+    assert (w["max pooling"].argmax(-1) == top).all() and (w["max pooling"].sum(-1) == 1).all()
+    assert w["max pooling"].count_nonzero() == 3                         # one-hot, the same key for every query
+    torch.testing.assert_close(w["attention pooling"], al.nadaraya_watson(xq, x, y, sigma=0.3)[1])
+    assert len(set(w["attention pooling"].argmax(-1).tolist())) == 3     # each query picks its own key
+    with pytest.raises(ValueError, match=r"x_queries: expected a 1-D tensor of positions \(Tq,\), got shape \(3, 1\)"):
+        kr.pooling_weights(xq[:, None], x, y)
+    with pytest.raises(TypeError, match="x_queries: expected a torch.Tensor"):
+        kr.pooling_weights([0.5], x, y)
+
+
+def test_fit_lines_names_its_artists(data):
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    lines = kr.fit_lines(ax, data.x_test, data.y_truth, data.y_truth * 2, data.x_train, data.y_train, label="p")
+    assert lines.fit.get_label() == "p" and lines.truth.get_linestyle() == "--"
+    assert list(lines.fit.get_ydata()) == pytest.approx((data.y_truth * 2).tolist())
+    assert list(lines.points.get_xdata()) == pytest.approx(data.x_train.tolist())
+    assert kr.fit_lines(ax, data.x_test, data.y_truth, data.y_truth).points is None
+    plt.close(fig)
+
+
+def test_explorer_draws_the_chosen_row():
+    e = kr.Explorer()
+    text = e.update(sigma=0.5, n_train=20, query=2.0)
+    t = kernel_regression_data(20, seed=0)
+    y_hat, w = al.nadaraya_watson(t.x_test, t.x_train, t.y_train, sigma=0.5)
+    heights = [seg[1][1] for seg in e.bars.get_segments()]
+    assert heights == pytest.approx(w[20].tolist(), rel=1e-12)           # x_test[20] = 2.0
+    assert list(e.fit.fit.get_ydata()) == pytest.approx(y_hat.tolist())
+    assert e.row_box.get_y() == 19.5 and e.row_box.get_width() == 20
+    assert f"prediction {y_hat[20].item():.3f}" in text and "T = σ² = 0.25" in text
+    assert e.n_train == 50                                               # the slider, not the last update
+
+
+def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
+    e = kr.Explorer()
+    v = kr.TrainingView(e, redraws=1)
+    v.trainer.steps.value = 5
+    model = v.train()
+    d = kernel_regression_data(50, seed=0)
+    ref = kr.train_bandwidth(d.x_train, d.y_train, epochs=5, lr=0.05, seed=0)   # the sum at lr 0.05 = the mean at 2.5
+    assert model.w.item() == pytest.approx(ref.ws[-1], rel=1e-9)
+    assert len(v.path) == 5 and v.path[0][0] == pytest.approx(1 / v.w0)
+    assert [p[1] for p in v.path] == pytest.approx([l / 50 for l in ref.losses], rel=1e-9)
+    assert v.landscape(50, True) == pytest.approx(
+        [l / 50 for l in kr.training_loss_curve(d.x_train, d.y_train, kr.SIGMAS)], rel=1e-9)
+    assert not v.copy_button.disabled
+    v.copy_to_explorer()
+    assert e.controls["sigma"].value == pytest.approx(model.sigma, rel=0.05)   # the slider rounds to its step
+    assert "Done: 5 steps" in v.trainer.status.value and "σ = 1/|w|" in v.trainer.status.value
+    with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got int"):
+        kr.TrainingView(3)
+
+
+def test_weight_maps_share_one_colour_bar_and_box_the_row(data):
+    import matplotlib.pyplot as plt
+    w1 = al.nadaraya_watson(data.x_test, data.x_train, data.y_train, sigma=1.0)[1]
+    w2 = al.nadaraya_watson(data.x_test, data.x_train, data.y_train, sigma=0.3)[1]
+    fig = kr.weight_maps(data.x_test, data.x_train, [(w1, 1), (w2, 0.3)], row=20)
+    maps = [ax for ax in fig.axes if ax.get_images()]
+    assert len(maps) == 2 and len(fig.axes) == 3                       # two maps, one colour bar
+    assert maps[1].get_title() == "Nadaraya-Watson weights, σ = 0.3"
+    assert maps[0].get_images()[0].get_clim() == (0.0, 1.0)
+    assert [p.get_y() for ax in maps for p in ax.patches] == [19.5, 19.5]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="maps: expected at least one"):
+        kr.weight_maps(data.x_test, data.x_train, [])

@@ -6,6 +6,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
+import attnlab as al
 from attnlab.lessons import nb02_scoring_functions as ss
 
 
@@ -163,3 +164,104 @@ def test_histogram_density_matches_numpy():
     assert area == pytest.approx(inside)
     with pytest.raises(ValueError, match="edges: expected a 1-D increasing"):
         ss.histogram_density(x, torch.tensor([1.0, 0.0], dtype=torch.float64))
+
+
+# ---- which key each query picks; the Play panel ----
+
+def test_gaussian_weights_are_dot_scores_minus_half_the_key_length():
+    # closed form: -‖q-k‖²/2 = q·k - ‖k‖²/2 - ‖q‖²/2, and the last term is the same in a row
+    q, k = ss.random_queries_keys(40, 8, 16, generator=torch.Generator().manual_seed(1))
+    w_gauss = al.masked_softmax(ss.scores(q, k, "gaussian"))
+    w_ref = torch.softmax(q @ k.T - (k ** 2).sum(-1) / 2, dim=-1)
+    torch.testing.assert_close(w_gauss, w_ref, atol=1e-12, rtol=1e-12)
+
+
+def test_key_choice_counts_the_argmax_of_each_row():
+    q, k = ss.random_queries_keys(300, 6, 32, generator=torch.Generator().manual_seed(2))
+    for method in ("dot", "gaussian", "cosine"):
+        counts = ss.key_choice(q, k, method)
+        s = ss.scores(q, k, method)
+        ref = [sum(1 for row in s.tolist() if max(range(6), key=row.__getitem__) == j) for j in range(6)]
+        assert counts.tolist() == ref and counts.sum().item() == 300
+    # the Gaussian prefers short keys: the shortest key is picked far more often than 1/n
+    q, k = ss.random_queries_keys(512, 32, 256, generator=torch.Generator().manual_seed(0))
+    counts = ss.key_choice(q, k[:8], "gaussian")
+    shortest = int(k[:8].norm(dim=-1).argmin())
+    assert counts.argmax().item() == shortest and counts[shortest].item() == 221     # 43% of 512
+    assert ss.key_choice(q, k[:8], "dot")[shortest].item() == 64                      # 12.5%
+    with pytest.raises(ValueError, match=r"queries, keys: expected 2-D \(Tq, d\) and \(Tk, d\), got shapes \(1, 2, 3\)"):
+        ss.key_choice(torch.zeros(1, 2, 3), torch.zeros(2, 3))
+    with pytest.raises(ValueError, match="method: expected one of"):
+        ss.key_choice(q, k, "nope")
+
+
+def test_key_choice_plot_draws_one_bar_per_key_and_method():
+    import matplotlib.pyplot as plt
+    k = torch.tensor([[3.0, 4.0], [1.0, 0.0], [0.0, 2.0]], dtype=torch.float64)     # lengths 5, 1, 2
+    picks = {"dot": torch.tensor([5, 3, 2]), "gaussian": torch.tensor([1, 8, 1])}
+    ax = ss.key_choice_plot(k, picks)
+    assert [p.get_height() for p in ax.patches] == [5, 3, 2, 1, 8, 1]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["k1\n5.0", "k2*\n1.0", "k3\n2.0"]
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match=r"picks: expected counts of shape \(3,\) for 3 keys, got \(2,\) for 'dot'"):
+        ss.key_choice_plot(k, {"dot": torch.tensor([1, 2])})
+    with pytest.raises(ValueError, match="picks: expected at least one"):
+        ss.key_choice_plot(k, {})
+
+
+def test_scoring_play_reports_what_it_draws():
+    play = ss.ScoringPlay(method="gaussian", d_k=256)
+    text = play.update(method="gaussian", d_k=256, temperature=1.0, n=8)
+    assert "k7:221" in text and "is picked by 43% of the queries" in text
+    (q, k), _ = play.sample(256)
+    w = al.masked_softmax(ss.scores(q[:5], k[:8], "gaussian"))
+    np.testing.assert_allclose(np.asarray(play.ax_w.get_images()[0].get_array()), w.numpy(), rtol=1e-12, atol=1e-15)
+    text = play.update(method="scaled_dot", d_k=64, temperature=1.0, n=4)
+    assert play.marker.get_xdata()[0] == 6.0
+    assert play.blue_curve.get_ydata()[6] == pytest.approx(play.entropy_curve("scaled_dot", 4, 1.0)[6])
+    with pytest.raises(ValueError, match=r"d_k: expected one of \[1, 2, 4"):
+        ss.ScoringPlay(d_k=3)
+    with pytest.raises(ValueError, match="method: expected one of"):
+        ss.ScoringPlay(method="max")
+
+
+@pytest.mark.parametrize("fn,expected", [
+    (lambda q, k: q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), "Right: q·k / √d_k."),
+    (lambda q, k: q @ k.transpose(-2, -1), r"you divided by nothing \(plain q·k\); divide q·k by √d_k = 4"),
+    (lambda q, k: q @ k.transpose(-2, -1) / q.shape[-1], "0.25 × the right ones: you divided by d_k"),
+    (lambda q, k: q @ k.transpose(-2, -1) / q.shape[-1] ** (1 / 3), "you divided by ∛d_k"),
+    (lambda q, k: q @ k.transpose(-2, -1) / 3, "the right shape, the wrong divisor"),
+    (lambda q, k: k @ q.transpose(-2, -1), r"is \(Tk, Tq\)"),
+    (lambda q, k: (q @ k.transpose(-2, -1)) ** 2, "Not a rescaled q·k"),
+    (lambda q, k: q.sum(), r"Shape \(\), expected"),
+])
+def test_scaling_hint_names_the_mistake(fn, expected):
+    q, k = ss.random_queries_keys(3, 5, 16, generator=torch.Generator().manual_seed(0))
+    import re
+    assert re.search(expected, ss.scaling_hint(fn, q, k))
+
+
+def test_scaling_hint_reports_errors_and_unwritten_functions():
+    q, k = ss.random_queries_keys(3, 5, 16, generator=torch.Generator().manual_seed(0))
+    def unwritten(q, k):
+        raise NotImplementedError
+    assert ss.scaling_hint(unwritten, q, k) == "Not written yet."
+    assert ss.scaling_hint(lambda q, k: q @ k, q, k).startswith("It raised RuntimeError")
+
+
+def test_vectors_and_weights_draws_one_map_per_function_on_one_colour_bar():
+    import matplotlib.pyplot as plt
+    keys = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
+    queries = torch.tensor([[1.0, 1.0]], dtype=torch.float64)
+    w = {"dot": torch.tensor([[0.5, 0.5]], dtype=torch.float64), "cosine": torch.tensor([[0.2, 0.8]], dtype=torch.float64)}
+    fig = ss.vectors_and_weights(queries, keys, w, ["k1", "k2"], ["q1"])
+    maps = [ax for ax in fig.axes if ax.get_images()]
+    assert [ax.get_title() for ax in maps] == ["dot", "cosine"]
+    assert sum(ax.get_visible() for ax in fig.axes) == 1 + 2 + 1          # vectors, two maps, the colour bar
+    assert maps[1].get_images()[0].get_array().tolist() == [[0.2, 0.8]]
+    assert {t.get_text() for t in fig.axes[0].texts} - {""} == {"k1", "k2", "q1"}     # arrows are empty annotations
+    plt.close(fig)
+    with pytest.raises(ValueError, match="queries, keys: expected 2-D vectors to draw, got sizes 3 and 2"):
+        ss.vectors_and_weights(torch.zeros(1, 3), keys, w, ["k1", "k2"], ["q1"])
+    with pytest.raises(ValueError, match="weights: expected 1 to 5 weight matrices, got 0"):
+        ss.vectors_and_weights(queries, keys, {}, ["k1", "k2"], ["q1"])

@@ -24,7 +24,7 @@ def test_encoding_heatmap_fixed_signed_scale_and_update_changes_shape():
 
 
 def test_encoding_heatmap_rejects_non_matrix():
-    with pytest.raises(ValueError, match=r"P: expected a 2-D \(T, d\) matrix"):
+    with pytest.raises(ValueError, match=r"P: expected a 2-D \(n, d\) matrix"):
         lesson.encoding_heatmap(np.zeros((2, 3, 4)), ax=Figure().subplots())
 
 
@@ -49,3 +49,129 @@ def test_kernel_regression_and_encoding_columns_plots():
     ax = rotation.encoding_columns_plot(P)
     assert [line.get_label() for line in ax.lines] == ["col 6", "col 7", "col 8", "col 9"]
     np.testing.assert_allclose(ax.lines[0].get_ydata(), P[:, 6].numpy(), atol=1e-7)
+
+
+# ---- figures with named handles, the Play explorer, the exercises ----
+
+import torch  # noqa: E402
+from matplotlib import pyplot as plt  # noqa: E402
+
+
+def test_update_encoding_heatmap_needs_its_image_when_ambiguous():
+    ax = Figure().subplots()
+    im = lesson.encoding_image(al.sinusoidal_encoding(10, 4), ax)
+    ax.imshow(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="ax: expected one image"):
+        lesson.update_encoding_heatmap(ax, al.sinusoidal_encoding(10, 6))
+    lesson.update_encoding_heatmap(ax, al.sinusoidal_encoding(10, 6), im)
+    assert im.get_array().shape == (10, 6)
+
+
+def test_counter_figure_samples_are_columns_of_P_on_their_waves():
+    f = lesson.counter_vs_columns_figure(60, 32, pairs=(0, 2, 4))
+    P = al.sinusoidal_encoding(60, 32, dtype=torch.float64).numpy()
+    for k, j in enumerate((0, 2, 4)):
+        shift = 2.5 * (2 - k)
+        np.testing.assert_allclose(f.samples[j].get_ydata() - shift, P[:, 2 * j], atol=1e-12)
+        assert f.samples[j].get_linestyle() == "None"          # dots only: the wave is drawn separately
+        x, y = f.waves[j].get_data()
+        assert len(x) > 10 * 60
+        np.testing.assert_allclose(np.interp(np.arange(60), x, y - shift), P[:, 2 * j], atol=0.02)
+    plt.close(f.figure)
+
+
+def test_similarity_figure_lines():
+    P = al.sinusoidal_encoding(20, 8, dtype=torch.float64)
+    f = lesson.similarity_figure(P)
+    np.testing.assert_allclose(f.closed.get_ydata(), lesson.offset_similarity(torch.arange(20), 8).numpy())
+    np.testing.assert_allclose(f.diagonals.get_ydata(), f.closed.get_ydata(), atol=1e-12)
+    assert f.ax_matrix.get_xlabel() == "position k"
+    plt.close(f.figure)
+
+
+def test_rotation_circle_figure_and_bad_input():
+    P = al.sinusoidal_encoding(60, 32, dtype=torch.float64)
+    f = lesson.rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5)
+    np.testing.assert_allclose(f.dots.get_offsets(), P[:, 6:8].numpy())
+    assert len(f.arrows) == 3
+    np.testing.assert_allclose(f.arrows[1].xy, P[17, 6:8].numpy())
+    plt.close(f.figure)
+    with pytest.raises(ValueError, match=r"pair: expected 0 <= pair < d/2 = 16, got 16"):
+        lesson.rotation_circle_figure(P, pair=16)
+    with pytest.raises(ValueError, match=r"starts: expected positions with s \+ delta <= 59, got \[0, 57\]"):
+        lesson.rotation_circle_figure(P, starts=(0, 57), delta=5)
+
+
+def test_explorer_moves_its_named_artists():
+    e = lesson.explorer(n=60)
+    text = e.update(position=7, pair=2, width=16, base=100.0)
+    P = al.sinusoidal_encoding(60, 16, 100.0, dtype=torch.float64).numpy()
+    np.testing.assert_allclose(e.sin_line.get_ydata(), P[:, 4])
+    np.testing.assert_allclose(e.cos_line.get_ydata(), P[:, 5])
+    np.testing.assert_allclose(e.trail.get_offsets(), P[:, 4:6])
+    np.testing.assert_allclose(e.sim_dots.get_ydata(), P[7] @ P.T, atol=1e-12)
+    assert e.row_box.get_y() == 6.5 and e.row_box.get_width() == 16
+    assert e.col_box.get_x() == 3.5
+    assert e.image.get_array().shape == (60, 16)
+    assert "equal up to round-off (< 1e-12): True" in text and "e-1" not in text.replace("1e-12", "")
+    e.controls["width"].value = 8
+    assert e.controls["pair"].max == 3
+    assert "pair j = 3" in e.update(position=0, pair=9, width=8, base=10000.0)   # clamped to d/2 - 1
+
+
+def my_sinusoidal(n, d):
+    i = torch.arange(n, dtype=torch.float64)[:, None]
+    omega = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    P = torch.zeros(n, d, dtype=torch.float64)
+    P[:, 0::2], P[:, 1::2] = torch.sin(i * omega), torch.cos(i * omega)
+    return P
+
+
+def my_rope(x, i):
+    d = x.shape[-1]
+    theta = i * 10000.0 ** (-torch.arange(0, d, 2, dtype=x.dtype) / d)
+    a, b = x[0::2], x[1::2]
+    return torch.stack([a * theta.cos() + b * theta.sin(), -a * theta.sin() + b * theta.cos()], -1).reshape(d)
+
+
+def test_exercise_solutions_pass(capsys):
+    assert lesson.check_sinusoidal(my_sinusoidal)
+    assert lesson.check_sinusoidal(lambda n, d: my_sinusoidal(n, d).float())          # float32 is fine
+    assert lesson.check_rope(my_rope)
+    assert "all 4 cases match" in capsys.readouterr().out
+
+
+def test_exercises_not_written_yet(capsys):
+    def todo(*args):
+        raise NotImplementedError
+    assert not lesson.check_sinusoidal(todo) and not lesson.check_rope(todo)
+    assert capsys.readouterr().out.count("is not written yet") == 2
+
+
+@pytest.mark.parametrize("wrong,message", [
+    (lambda n, d: my_sinusoidal(n, d).reshape(n, d // 2, 2).flip(-1).reshape(n, d), "sine and cosine are swapped"),
+    (lambda n, d: torch.cat([my_sinusoidal(n, d)[:, 0::2], my_sinusoidal(n, d)[:, 1::2]], 1), "all sines come first"),
+    (lambda n, d: torch.stack([(torch.arange(n)[:, None] * 10000.0 ** (-torch.arange(d // 2) / d)).sin(),
+                               (torch.arange(n)[:, None] * 10000.0 ** (-torch.arange(d // 2) / d)).cos()], -1).reshape(n, d),
+     "the exponent is j/d"),
+])
+def test_sinusoidal_mistakes_recognised(wrong, message, capsys):
+    assert not lesson.check_sinusoidal(wrong)
+    assert "Recognised mistake: " + message in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong,message", [
+    (lambda x, i: my_rope(x, -i), "you turned the other way"),
+    (lambda x, i: torch.stack([x[0::2] * torch.cos(torch.tensor(float(i))) + x[1::2] * torch.sin(torch.tensor(float(i))),
+                               -x[0::2] * torch.sin(torch.tensor(float(i))) + x[1::2] * torch.cos(torch.tensor(float(i)))],
+                              -1).reshape(-1), "every pair turned by i radians"),
+])
+def test_rope_mistakes_recognised(wrong, message, capsys):
+    assert not lesson.check_rope(wrong)
+    assert "Recognised mistake: " + message in capsys.readouterr().out
+
+
+def test_unrecognised_mistake_gets_no_diagnosis(capsys):
+    assert not lesson.check_rope(lambda x, i: x * 0)
+    out = capsys.readouterr().out
+    assert "values differ" in out and "Recognised mistake" not in out

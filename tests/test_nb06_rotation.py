@@ -130,7 +130,7 @@ def test_errors_name_the_argument():
         rotation.rotation_matrix(1, 8, base=-1.0)
     with pytest.raises(TypeError, match=r"delta: expected a real number, got str"):
         rotation.rotation_matrix("1", 8)
-    with pytest.raises(ValueError, match=r"max_offset: expected at most T-1=9, got 10"):
+    with pytest.raises(ValueError, match=r"max_offset: expected at most n-1=9, got 10"):
         rotation.similarity_by_offset(torch.zeros(10, 4), 10)
     with pytest.raises(ValueError, match=r"P: expected a 2-D"):
         rotation.similarity_by_offset(torch.zeros(2, 10, 4), 1)
@@ -143,3 +143,60 @@ def test_inputs_not_modified():
     before = deltas.clone()
     rotation.offset_similarity(deltas, 8)
     assert torch.equal(deltas, before)
+
+
+# ---- RoPE: the rotation applied to queries and keys ----
+
+def complex_rope(x, positions, base=10000.0):
+    """Independent reference: pair (a, b) as z = b + i·a, turned by e^{iθ} (a' = Im, b' = Re)."""
+    d = x.shape[-1]
+    theta = positions.double()[:, None] * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)   # (n, d/2)
+    z = torch.complex(x[..., 1::2].double(), x[..., 0::2].double()) * torch.polar(torch.ones_like(theta), theta)
+    return torch.stack([z.imag, z.real], -1).flatten(-2).to(x.dtype)
+
+
+@pytest.mark.parametrize("dtype,tol", [(torch.float64, 1e-12), (torch.float32, 1e-5)])
+@pytest.mark.parametrize("shape", [(1, 2), (5, 8), (2, 3, 7, 16)])
+def test_rope_matches_complex_multiplication(dtype, tol, shape):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(*shape, generator=g, dtype=dtype)
+    positions = torch.arange(shape[-2]) * 3 + 1
+    out = rotation.rope(x, positions)
+    assert out.dtype == dtype and out.shape == x.shape
+    torch.testing.assert_close(out, complex_rope(x, positions), atol=tol, rtol=0)
+
+
+def test_rope_default_positions_and_rows_of_P():
+    P = al.sinusoidal_encoding(30, 16, dtype=torch.float64)
+    torch.testing.assert_close(rotation.rope(P[:1].expand(30, 16)), P, atol=1e-12, rtol=0)   # P_i = M_i P_0
+
+
+def test_rope_equals_rotation_matrix_and_leaves_input_alone():
+    x = torch.randn(4, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    before = x.clone()
+    out = rotation.rope(x, torch.tensor([0, 2, 5, 9]))
+    for row, i in enumerate((0, 2, 5, 9)):
+        torch.testing.assert_close(out[row], rotation.rotation_matrix(i, 8) @ x[row], atol=1e-12, rtol=0)
+    assert torch.equal(x, before)
+
+
+@settings(max_examples=40, deadline=None)
+@given(i=st.integers(0, 500), j=st.integers(0, 500), shift=st.integers(-200, 200), seed=st.integers(0, 10 ** 6))
+def test_rope_scores_depend_only_on_the_offset(i, j, shift, seed):
+    q, k = torch.randn(2, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
+    score = lambda a, b: rotation.rope(q[None], torch.tensor([a]))[0] @ rotation.rope(k[None], torch.tensor([b]))[0]  # noqa: E731
+    expected = q @ rotation.rotation_matrix(j - i, 16) @ k
+    assert abs(score(i, j) - expected) < 1e-9
+    if i + shift >= 0 and j + shift >= 0:
+        assert abs(score(i + shift, j + shift) - expected) < 1e-9
+
+
+def test_rope_bad_input():
+    with pytest.raises(TypeError, match="x: expected a torch.Tensor"):
+        rotation.rope([[1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"x: expected an even last dim \(pairs of columns\), got 3"):
+        rotation.rope(torch.zeros(2, 3))
+    with pytest.raises(ValueError, match=r"x: expected at least 2 dims"):
+        rotation.rope(torch.zeros(4))
+    with pytest.raises(ValueError, match=r"positions: expected shape \(2,\), one per row of x, got \(3,\)"):
+        rotation.rope(torch.zeros(2, 4), torch.arange(3))

@@ -113,3 +113,148 @@ def test_nan_row_poisons_the_next_layer_and_its_gradients():
     for name in ("uniform", "zero"):
         assert torch.isfinite(results[name][0]) and torch.isfinite(results[name][1]).all()
     torch.testing.assert_close(results["zero"], results["uniform"])
+
+
+# ---- sparse patterns (seed 002) ----
+
+from attnlab.lessons import nb07_masks_and_efficient_attention as lesson  # noqa: E402
+
+
+def test_global_mask_rows_and_columns_against_loop():
+    m = lesson.global_mask(6, 7, (0, 4))
+    for i in range(6):
+        for j in range(7):
+            assert m[i, j] == (i in (0, 4) or j in (0, 4))
+
+
+def test_random_mask_is_seeded_and_has_r_keys_per_query():
+    a = lesson.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(1))
+    b = lesson.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(1))
+    c = lesson.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(2))
+    assert torch.equal(a, b) and not torch.equal(a, c)
+    assert a.sum(-1).tolist() == [3] * 10
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 33])
+def test_log_sparse_mask_against_loop(n):
+    m = lesson.log_sparse_mask(n)
+    for i in range(n):
+        want = {i} | {i - 2 ** k for k in range(n.bit_length() + 1) if i - 2 ** k >= 0}
+        assert set(torch.nonzero(m[i]).flatten().tolist()) == want
+    assert not (m & ~al.causal_mask(n, n)).any()                               # causal
+
+
+def test_lsh_mask_groups_equal_and_opposite_vectors():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(5, 8, generator=g, dtype=torch.float64)
+    x = torch.cat([x, x[:2] * 3.0])                                            # rows 5, 6 = rows 0, 1 scaled
+    buckets = lesson.lsh_buckets(x, 4, generator=torch.Generator().manual_seed(3))
+    assert buckets[5] == buckets[0] and buckets[6] == buckets[1]               # the angle decides, not the length
+    m = lesson.lsh_mask(x, 4, generator=torch.Generator().manual_seed(3))
+    assert torch.equal(m, m.T) and m.diagonal().all()
+    assert ((0 <= buckets) & (buckets < 4)).all()
+
+
+def test_sparse_patterns_compose():
+    p = lesson.sparse_patterns(16, window=1, global_tokens=(0,), num_random=2, seed=0)
+    assert tuple(p) == lesson.SPARSE_PATTERNS
+    assert torch.equal(p["Longformer"], p["local"] | lesson.global_mask(16, 16, (0,)))
+    assert torch.equal(p["BigBird"], p["Longformer"] | p["random"])
+    assert torch.equal(p["local"], al.local_mask(16, 16, 1))
+
+
+def test_sparse_pattern_bad_input():
+    with pytest.raises(ValueError, match="global_tokens: expected positions below 4, got 4"):
+        lesson.global_mask(4, 4, (4,))
+    with pytest.raises(ValueError, match="num_random: expected at most num_keys=3, got 4"):
+        lesson.random_mask(2, 3, 4, generator=torch.Generator())
+    with pytest.raises(TypeError, match="generator: expected a torch.Generator, got int"):
+        lesson.random_mask(2, 3, 1, generator=0)
+    with pytest.raises(ValueError, match="num_buckets: expected an even number, got 3"):
+        lesson.lsh_buckets(torch.zeros(3, 2), 3, generator=torch.Generator())
+    with pytest.raises(ValueError, match=r"x: expected a 2-D \(n, d\) tensor"):
+        lesson.lsh_buckets(torch.zeros(2, 3, 2), 2, generator=torch.Generator())
+    with pytest.raises(ValueError, match="length: expected"):
+        lesson.log_sparse_mask(0)
+
+
+# ---- seed 001's DotProductAttention ----
+
+def test_seed_dot_product_nan_on_all_padding_and_fix_against_torch():
+    torch.manual_seed(0)
+    m = lesson.SeedDotProductAttention(8, 16)
+    query, keys = torch.randn(3, 8), torch.randn(3, 5, 8)
+    mask = torch.tensor([[1, 1, 1, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1]])
+    out, w = m(query, keys, keys, mask)
+    assert w[1].isnan().all() and out[1].isnan().all() and not w[[0, 2]].isnan().any()
+    # the seed's weights are softmax(q·k) without 1/sqrt(h): check against a plain computation
+    Q, K = m.query(query), m.key(keys)
+    raw = torch.einsum("bh,bnh->bn", Q, K)
+    torch.testing.assert_close(w[2], torch.softmax(raw[2], -1))
+    m.fixed = True
+    out_f, w_f = m(query, keys, keys, mask)
+    assert torch.equal(w_f[1], torch.zeros(5)) and torch.equal(out_f[1], torch.zeros(16))
+    V = m.value(keys)
+    ref = F.scaled_dot_product_attention(Q[:, None], K, V, attn_mask=mask.bool()[:, None])[:, 0]
+    torch.testing.assert_close(out_f[[0, 2]], ref[[0, 2]], atol=1e-6, rtol=1e-5)
+    before = query.clone()
+    m(query, keys, keys, mask)
+    assert torch.equal(query, before)
+
+
+def test_score_spread_is_sqrt_d_then_one():
+    unscaled, scaled = lesson.score_spread(64)
+    assert abs(unscaled - 8.0) < 0.4 and abs(scaled - 1.0) < 0.05
+    with pytest.raises(ValueError, match="hidden_dim: expected"):
+        lesson.score_spread(0)
+
+
+# ---- the exercises ----
+
+def my_bottom_right(num_queries, num_keys):
+    i = torch.arange(num_queries)[:, None]
+    j = torch.arange(num_keys)[None, :]
+    return j <= i + (num_keys - num_queries)
+
+
+def my_masked_softmax(scores, mask):
+    filled = scores.masked_fill(~mask, float("-inf"))
+    row_max = filled.amax(dim=-1, keepdim=True).clamp_min(-1e30)
+    e = torch.exp(filled - row_max)
+    total = e.sum(dim=-1, keepdim=True)
+    return e / torch.where(total == 0, torch.ones_like(total), total)
+
+
+def test_exercise_solutions_pass(capsys):
+    assert lesson.check_bottom_right(my_bottom_right)
+    assert lesson.check_masked_softmax(my_masked_softmax)
+    assert capsys.readouterr().out.count("cases match") == 2
+
+
+@pytest.mark.parametrize("wrong,message", [
+    (al.causal_mask, "this is the top-left mask"),
+    (lambda q, k: torch.arange(k)[None, :] < torch.arange(q)[:, None] + (k - q), "off by one"),
+    (lambda q, k: my_bottom_right(k, q).T, "rows and columns are swapped"),
+])
+def test_bottom_right_mistakes_recognised(wrong, message, capsys):
+    assert not lesson.check_bottom_right(wrong)
+    assert "Recognised mistake: " + message in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong,message", [
+    (lambda s, m: torch.softmax(s.masked_fill(~m, float("-inf")), -1), "the fully masked row is NaN"),
+    (lambda s, m: torch.softmax(s.masked_fill(~m, -1e9), -1), "the fully masked row is uniform"),
+    (lambda s, m: torch.softmax(s, -1), "the mask is ignored"),
+    (lambda s, m: my_masked_softmax(s, ~m), "the mask is inverted"),
+])
+def test_masked_softmax_mistakes_recognised(wrong, message, capsys):
+    assert not lesson.check_masked_softmax(wrong)
+    assert "Recognised mistake: " + message in capsys.readouterr().out
+
+
+def test_exercises_not_written_yet(capsys):
+    def todo(*args):
+        raise NotImplementedError
+    assert not lesson.check_bottom_right(todo) and not lesson.check_masked_softmax(todo)
+    out = capsys.readouterr().out
+    assert out.count("is not written yet") == 2 and "Recognised" not in out

@@ -1,15 +1,23 @@
-"""Notebook 00, the index: a gallery of one small picture per notebook.
+"""Notebook 00, the index: a gallery of one small picture per notebook, and the warm-up softmax panel.
 
 Each lesson draws its own picture (``attnlab.lessons.nbNN_<stem>.thumbnail(ax)``); the pictures are
 stored as PNG files beside this module by ``python tools/make_thumbnails.py``, so the index opens
 without running every lesson, and ``tests/test_thumbnails.py`` redraws each one and checks that the
 stored file is still exactly what the lesson draws (never a stale screenshot).
 """
+import base64
+import html
 import math
 from pathlib import Path
 
+import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
+import torch
+from IPython.display import HTML
+
+from ... import panels
+from ...masking import masked_softmax
 
 THUMBNAILS = Path(__file__).parent / "thumbnails"
 SIZE_INCHES, DPI = (2.6, 1.8), 100          # every stored picture: 260 x 180 pixels
@@ -24,6 +32,7 @@ CAPTIONS = {
     "06_positional_encoding": "a sin/cos code for each position",
     "07_masks_and_efficient_attention": "masks: dark = may attend",
     "08_bahdanau_attention": "dates: output × input alignment",
+    "09_transformer_block": "where “it” points: the referent",
 }
 
 
@@ -56,3 +65,65 @@ def gallery(names=None, *, columns=3):
     for ax in np.ravel(axes)[len(names):]:
         ax.set_visible(False)
     return fig
+
+
+def gallery_html(names=None, *, columns=4):
+    """The thumbnails as a clickable HTML grid: each picture and title links to its notebook.
+
+    Relative links, so they open the notebook in JupyterLab and the dashboard in Voila. The
+    pictures are embedded (data: URLs), so nothing is fetched. Returns an IPython HTML object.
+    """
+    names = list(CAPTIONS) if names is None else list(names)
+    for name in names:
+        thumbnail_path(name)                                  # unknown names fail before drawing
+    if not isinstance(columns, int) or isinstance(columns, bool) or columns < 1:
+        raise ValueError(f"columns: expected a whole number >= 1, got {columns!r}")
+    cells = []
+    for name in names:
+        png = base64.b64encode(thumbnail_path(name).read_bytes()).decode("ascii")
+        href, caption = html.escape(f"{name}.ipynb"), html.escape(CAPTIONS[name])
+        cells.append(
+            f'<a class="attnlab-thumb" href="{href}" style="text-decoration:none;color:inherit;text-align:center">'
+            f'<img src="data:image/png;base64,{png}" width="260" height="180" alt="{html.escape(title(name))}: {caption}"'
+            f' style="border:1px solid #ccc;border-radius:4px;max-width:100%;height:auto">'
+            f'<div style="font-weight:bold;margin-top:2px">{html.escape(title(name))}</div>'
+            f'<div style="font-size:90%;color:#555">{caption}</div></a>')
+    grid = (f'<div class="attnlab-gallery" style="display:grid;grid-template-columns:repeat({columns}, minmax(0, 270px));'
+            f'gap:14px 12px;margin:6px 0 10px">' + "".join(cells) + "</div>")
+    return HTML(grid)
+
+
+class SoftmaxWarmUp:
+    """The index's Play: three scores and a temperature T; bars show softmax(scores / T).
+
+    ``.controls`` (s1, s2, s3, T), ``.bars`` (the three bars), ``.panel``; displayable.
+    """
+
+    def __init__(self, scores=(1.0, 2.0, 3.0), temperature=1.0):
+        if len(scores) != 3:
+            raise ValueError(f"scores: expected three numbers, got {len(scores)}")
+        fig, self.ax = panels.new_figure(figsize=(5.5, 2.6))
+        self.bars = self.ax.bar(["key 1", "key 2", "key 3"], [1 / 3] * 3, color="C0")
+        self.ax.set_ylim(0, 1)
+        self.ax.set_ylabel("attention weight")
+        self.ax.axhline(1 / 3, color="0.6", linestyle=":", linewidth=1)        # uniform, for reference
+        self.controls = {f"s{i}": widgets.FloatSlider(value=v, min=-5, max=5, step=0.1, description=f"score {i}")
+                         for i, v in enumerate(scores, 1)}
+        self.controls["T"] = widgets.FloatLogSlider(value=temperature, base=10, min=-2, max=2, step=0.05,
+                                                    description="T")
+        self.panel = panels.Panel(fig, self.controls, self.update, name="softmax-warm-up")
+
+    def update(self, s1, s2, s3, T):
+        """Set the bars to softmax([s1, s2, s3] / T); returns the weights as text."""
+        weights = masked_softmax(torch.tensor([s1, s2, s3], dtype=torch.float64), temperature=T)
+        for bar, w in zip(self.bars, weights.tolist()):
+            bar.set_height(w)
+        self.ax.set_title(f"softmax(scores / T), T = {T:.2f}")
+        return "weights: " + ", ".join(f"{w:.3f}" for w in weights.tolist()) + "   (dotted line: 1/3, uniform)"
+
+    @property
+    def widget(self):
+        return self.panel.widget
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.panel._repr_mimebundle_(**kwargs)

@@ -14,6 +14,7 @@ from ... import _checks
 from ...masking import causal_mask, local_mask, masked_softmax, sequence_mask
 
 MASK_KINDS = ("causal top-left", "causal bottom-right", "padding", "local", "block")
+SPARSE_PATTERNS = ("local", "Longformer", "random", "BigBird", "log-sparse", "Reformer (LSH)")
 
 
 def causal_mask_bottom_right(num_queries, num_keys, *, device=None):
@@ -81,6 +82,90 @@ def masked_row_conventions(scores, mask):
         # not torch.where(any_key, nan, 0): its backward multiplies 0 by NaN and gives NaN
         "zero": masked_softmax(scores, mask),
     }
+
+
+def global_mask(num_queries, num_keys, global_tokens, *, device=None):
+    """Bool (Tq, Tk): True where the query or the key is one of ``global_tokens`` (positions that see
+    every key and are seen by every query, like [CLS] in Longformer and BigBird)."""
+    num_queries = _checks.count(num_queries, "num_queries")
+    num_keys = _checks.count(num_keys, "num_keys")
+    tokens = list(global_tokens)
+    for t in tokens:
+        _checks.count(t, "global_tokens")
+        if t >= max(num_queries, num_keys):
+            raise ValueError(f"global_tokens: expected positions below {max(num_queries, num_keys)}, got {t}")
+    g = torch.tensor(tokens, dtype=torch.long, device=device)
+    rows = torch.isin(torch.arange(num_queries, device=device), g)[:, None]                # (Tq, 1)
+    cols = torch.isin(torch.arange(num_keys, device=device), g)[None, :]                   # (1, Tk)
+    return rows | cols
+
+
+def random_mask(num_queries, num_keys, num_random, *, generator):
+    """Bool (Tq, Tk): each query sees ``num_random`` keys drawn without replacement (BigBird's random
+    part). The draw comes from ``generator`` (a torch.Generator), so it is reproducible."""
+    num_queries = _checks.count(num_queries, "num_queries")
+    num_keys = _checks.count(num_keys, "num_keys")
+    r = _checks.count(num_random, "num_random")
+    if r > num_keys:
+        raise ValueError(f"num_random: expected at most num_keys={num_keys}, got {r}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator: expected a torch.Generator, got {type(generator).__name__}")
+    picks = torch.rand(num_queries, num_keys, generator=generator).argsort(dim=-1)[:, :r]   # (Tq, r)
+    mask = torch.zeros(num_queries, num_keys, dtype=torch.bool)
+    mask[torch.arange(num_queries)[:, None], picks] = True
+    return mask
+
+
+def log_sparse_mask(length):
+    """Bool (n, n), a fixed pattern: query i sees itself and the keys i - 1, i - 2, i - 4, i - 8, ...
+    (LogSparse, Li et al. 2019): about log2(n) keys per query, O(n log n) in all; causal."""
+    n = _checks.count(length, "length", low=1)
+    i = torch.arange(n)[:, None]
+    j = torch.arange(n)[None, :]
+    gap = i - j                                                                             # (n, n)
+    power_of_two = (gap > 0) & ((gap & (gap - 1)) == 0)
+    return (gap == 0) | power_of_two
+
+
+def lsh_buckets(x, num_buckets, *, generator):
+    """Reformer's angular LSH: bucket of each row of x (n, d) = argmax of [x R, -x R] for a random
+    R (d, num_buckets / 2). Vectors at a small angle tend to share a bucket. Returns long (n,)."""
+    _checks.tensor(x, "x", min_dim=2)
+    if x.dim() != 2:
+        raise ValueError(f"x: expected a 2-D (n, d) tensor, got shape {tuple(x.shape)}")
+    b = _checks.count(num_buckets, "num_buckets", low=2)
+    if b % 2:
+        raise ValueError(f"num_buckets: expected an even number, got {b}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator: expected a torch.Generator, got {type(generator).__name__}")
+    R = torch.randn(x.shape[-1], b // 2, generator=generator, dtype=x.dtype)                # (d, b/2)
+    xr = x @ R                                                                              # (n, b/2)
+    return torch.cat([xr, -xr], dim=-1).argmax(dim=-1)
+
+
+def lsh_mask(x, num_buckets, *, generator):
+    """Bool (n, n): position i may attend to j when x_i and x_j hash to the same LSH bucket. The
+    pattern depends on the content x (Reformer shares queries and keys), so it is not fixed."""
+    buckets = lsh_buckets(x, num_buckets, generator=generator)
+    return buckets[:, None] == buckets[None, :]
+
+
+def sparse_patterns(length=16, *, window=1, global_tokens=(0,), num_random=2, num_buckets=4, x=None, seed=0):
+    """The masks of seed 002's sparse-attention families, (n, n) each, by name (SPARSE_PATTERNS).
+
+    local: |i - j| <= window; Longformer: local + global tokens; random: num_random keys per query;
+    BigBird: local + global + random; log-sparse: a fixed pattern (``log_sparse_mask``);
+    Reformer (LSH): same bucket of x (default: seeded random vectors, (n, 8)). Seeded by ``seed``.
+    """
+    n = _checks.count(length, "length", low=1)
+    g = torch.Generator().manual_seed(seed)
+    local = local_mask(n, n, window)
+    glob = global_mask(n, n, global_tokens)
+    rand = random_mask(n, n, num_random, generator=g)
+    if x is None:
+        x = torch.randn(n, 8, generator=g, dtype=torch.float64)
+    return {"local": local, "Longformer": local | glob, "random": rand, "BigBird": local | glob | rand,
+            "log-sparse": log_sparse_mask(n), "Reformer (LSH)": lsh_mask(x, num_buckets, generator=g)}
 
 
 def thumbnail(ax):

@@ -3,6 +3,7 @@
 ``al.tiled_attention`` is the kernel; this module replays the same online softmax on a small,
 unbatched problem and yields its state after each tile, so a notebook can show the running max m,
 the running denominator l and the partial output acc / l moving towards exact attention.
+The figures that show them are in ``figures``.
 """
 import math
 
@@ -111,64 +112,3 @@ def toy_problem(length=8, d=4, *, seed=4, scale=1.5):
     k = torch.randn(length, d, generator=g, dtype=torch.float64) * scale
     v = torch.randn(length, 1, generator=g, dtype=torch.float64)
     return q, k, v
-
-
-def draw_step_figure(axes, scores, exact):
-    """Draw the three views of the step-through on axes (ax_scores, ax_weights, ax_out); returns them.
-
-    scores (Tq, Tk): the full q k^T / sqrt(d) (shown only where tiles were visited);
-    exact (Tq,): exact attention output, the target the partial outputs move to.
-    """
-    from matplotlib.patches import Rectangle
-    from ... import plotting
-
-    ax_s, ax_w, ax_o = axes
-    Tq, Tk = scores.shape
-    lim = float(scores.abs().max())
-    im = ax_s.imshow(torch.full((Tq, Tk), float("nan")).numpy(), cmap="RdBu_r", vmin=-lim, vmax=lim,
-                     interpolation="nearest", aspect="auto")
-    im.cmap.set_bad("#eeeeee")
-    ax_s.figure.colorbar(im, ax=ax_s, fraction=0.046, pad=0.04, label="score q·k/√d")
-    ax_s.set_xlabel("keys")
-    ax_s.set_ylabel("queries")
-    ax_s.set_xticks(range(Tk))
-    ax_s.set_yticks(range(Tq))
-    ax_s.add_patch(Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#ff7f0e", linewidth=3))
-    plotting.heatmap(torch.full((Tq, Tk), float("nan")), ax=ax_w, annotate=False,
-                     title="weights implied by m and l", xlabel="keys", ylabel="queries")
-    rows = range(Tq)
-    ax_o.plot(exact, rows, "o", mfc="none", mec="black", ms=9, label="exact (dense)")
-    ax_o.plot([0.0] * Tq, rows, "o", color="#ff7f0e", ms=6, label="acc / l so far")
-    ax_o.set_ylim(Tq - 0.5, -0.5)
-    ax_o.set_yticks(list(rows))
-    pad = 0.15 * (float(exact.abs().max()) + 1e-9)
-    ax_o.set_xlim(min(float(exact.min()), 0.0) - pad, max(float(exact.max()), 0.0) + pad)
-    ax_o.axvline(0, color="grey", linewidth=0.5)
-    ax_o.set_xlabel("output (value is 1 number)")
-    ax_o.set_ylabel("queries")
-    ax_o.set_title("output per query")
-    ax_o.legend(loc="lower right", fontsize=8)
-    return axes
-
-
-def update_step_figure(axes, states, scores):
-    """Show the state after the last of ``states`` (a prefix of tiled_attention_steps' output)."""
-    from ... import plotting
-
-    ax_s, ax_w, ax_o = axes
-    Tq, Tk = scores.shape
-    st = states[-1]
-    shown = torch.full((Tq, Tk), float("nan"), dtype=scores.dtype)
-    for s in states:
-        (q0, q1), (k0, k1) = s["q_block"], s["k_block"]
-        shown[q0:q1, k0:k1] = scores[q0:q1, k0:k1]
-    ax_s.images[0].set_data(shown.numpy())
-    (q0, q1), (k0, k1) = st["q_block"], st["k_block"]
-    rect = ax_s.patches[0]
-    rect.set_xy((k0 - 0.5, q0 - 0.5))
-    rect.set_width(k1 - k0)
-    rect.set_height(q1 - q0)
-    ax_s.set_title(f"tile {len(states)}: queries {q0}–{q1 - 1}, keys {k0}–{k1 - 1}")
-    plotting.update_heatmap(ax_w, implied_weights(states, Tk))
-    ax_o.lines[1].set_xdata(st["out"][:, 0].numpy())
-    return axes

@@ -1,4 +1,4 @@
-"""Notebook 01, kernel regression: Nadaraya-Watson with a learnable bandwidth (d2l §10.2 style), and its figures.
+"""Notebook 01, kernel regression: Nadaraya-Watson with a learnable bandwidth (d2l §10.2 style).
 
 The model scores a query x against a key x_i with -((x - x_i) w)^2 / 2 and returns the
 softmax-weighted sum of the values y_i. The learnable w is an inverse width: with sigma = 1 / |w|
@@ -10,13 +10,10 @@ its own noisy y), so gradient descent would keep growing w and overfit.
 """
 from typing import Callable, List, NamedTuple, Optional
 
-import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from .. import _checks, data
-from ..attention import nadaraya_watson
-from ..plotting import to_numpy
+from ... import _checks
 
 
 def _check_1d(x, name):
@@ -96,24 +93,36 @@ def leave_one_out(x_train, y_train):
     return keys, values
 
 
-def training_loss(x_train, y_train, sigma, *, leave_one_out=True):
-    """Summed squared error of Nadaraya-Watson on its own training points at a fixed sigma (no training).
+def _check_reduction(reduction):
+    if reduction not in ("sum", "mean"):
+        raise ValueError(f"reduction: expected 'sum' (as d2l) or 'mean' (per training point), got {reduction!r}")
+    return reduction
+
+
+def _reduce(squared_errors, reduction):
+    return squared_errors.sum(-1) if reduction == "sum" else squared_errors.mean(-1)
+
+
+def training_loss(x_train, y_train, sigma, *, leave_one_out=True, reduction="sum"):
+    """Squared error of Nadaraya-Watson on its own training points at a fixed sigma (no training).
 
     This is the loss curve that training w walks down. Without leave-one-out it only falls as
-    sigma -> 0; with it, it has a minimum at a finite sigma.
-    Returns a float.
+    sigma -> 0; with it, it has a minimum at a finite sigma. ``reduction``: "sum" over the n points
+    (as d2l; it grows with n) or "mean" (per point, comparable across n). Returns a float.
     """
     _check_pair(x_train, y_train)
     sigma = _checks.real(sigma, "sigma", positive=True)
+    _check_reduction(reduction)
     model = NWKernelRegression(1.0 / sigma, dtype=x_train.dtype)
     with torch.no_grad():
         y_hat = _fit_train(model, x_train, y_train, leave_one_out)
-    return ((y_hat - y_train) ** 2).sum().item()
+    return _reduce((y_hat - y_train) ** 2, reduction).item()
 
 
-def training_loss_curve(x_train, y_train, sigmas, *, leave_one_out=True):
+def training_loss_curve(x_train, y_train, sigmas, *, leave_one_out=True, reduction="sum"):
     """``training_loss`` at many widths at once (one batched softmax): sigmas (S,) -> list of S floats."""
     _check_pair(x_train, y_train)
+    _check_reduction(reduction)
     sigmas = [_checks.real(s, "sigmas", positive=True) for s in sigmas]
     n = x_train.shape[0]
     if leave_one_out and n < 2:
@@ -125,7 +134,7 @@ def training_loss_curve(x_train, y_train, sigmas, *, leave_one_out=True):
         eye = torch.eye(n, dtype=torch.bool, device=x_train.device)
         scores = scores.masked_fill(eye, float("-inf"))                                 # no self-attention
     y_hat = torch.softmax(scores, dim=-1) @ y_train                                     # (S, n)
-    return ((y_hat - y_train) ** 2).sum(-1).tolist()
+    return _reduce((y_hat - y_train) ** 2, reduction).tolist()
 
 
 def _fit_train(model, x_train, y_train, loo):
@@ -138,27 +147,20 @@ def _fit_train(model, x_train, y_train, loo):
 
 class TrainingResult(NamedTuple):
     model: NWKernelRegression
-    losses: List[float]        # summed squared error, one per epoch (before that epoch's step)
+    losses: List[float]        # squared error (summed or mean), one per epoch (before that epoch's step)
     ws: List[float]            # w after each epoch's step
 
 
-def train_bandwidth(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed=0, generator=None,
-                    w=None, callback: Optional[Callable] = None):
-    """Train w by plain gradient descent (SGD on the full set) on the summed squared error, as d2l.
+def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed=0, generator=None, w=None,
+                reduction="sum"):
+    """``train_bandwidth`` one step at a time: a generator yielding (epoch, loss, model) after each step.
 
-    Args:
-        x_train, y_train: (n,) training points.
-        epochs: full-batch steps. lr: step size (d2l uses 0.5 for 5 epochs; 0.1 walks more smoothly).
-        leave_one_out: predict each training point from the others (True, as d2l) or from all (False).
-        seed / generator: the starting w is drawn from ``generator`` (default: a new one seeded with
-            ``seed``), so runs are deterministic. w: a fixed starting value instead of the draw.
-        callback: called after every epoch as callback(epoch (1-based), loss, model).
-    Returns:
-        TrainingResult(model, losses, ws).
+    Its return value (``StopIteration.value``) is the TrainingResult. Same arguments as train_bandwidth.
     """
     _check_pair(x_train, y_train)
     epochs = _checks.count(epochs, "epochs", low=1)
     lr = _checks.real(lr, "lr", positive=True)
+    _check_reduction(reduction)
     if generator is None:
         generator = torch.Generator().manual_seed(_checks.count(seed, "seed"))
     model = NWKernelRegression(w, generator=generator, dtype=x_train.dtype)
@@ -166,14 +168,40 @@ def train_bandwidth(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, 
     losses, ws = [], []
     for epoch in range(1, epochs + 1):
         optimizer.zero_grad()
-        loss = ((_fit_train(model, x_train, y_train, leave_one_out) - y_train) ** 2).sum()
+        loss = _reduce((_fit_train(model, x_train, y_train, leave_one_out) - y_train) ** 2, reduction)
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
         ws.append(model.w.item())
-        if callback is not None:
-            callback(epoch, losses[-1], model)
+        yield epoch, losses[-1], model
     return TrainingResult(model, losses, ws)
+
+
+def train_bandwidth(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed=0, generator=None,
+                    w=None, callback: Optional[Callable] = None, reduction="sum"):
+    """Train w by plain gradient descent (SGD on the full set) on the squared error, as d2l.
+
+    Args:
+        x_train, y_train: (n,) training points.
+        epochs: full-batch steps. lr: step size (d2l uses 0.5 for 5 epochs; 0.1 walks more smoothly).
+        leave_one_out: predict each training point from the others (True, as d2l) or from all (False).
+        reduction: "sum" of the squared errors (as d2l) or their "mean"; the mean's gradient is the
+            sum's divided by n, so lr = n * lr_sum takes the same steps.
+        seed / generator: the starting w is drawn from ``generator`` (default: a new one seeded with
+            ``seed``), so runs are deterministic. w: a fixed starting value instead of the draw.
+        callback: called after every epoch as callback(epoch (1-based), loss, model).
+    Returns:
+        TrainingResult(model, losses, ws).
+    """
+    steps = train_steps(x_train, y_train, epochs=epochs, lr=lr, leave_one_out=leave_one_out, seed=seed,
+                        generator=generator, w=w, reduction=reduction)
+    while True:
+        try:
+            epoch, loss, model = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        if callback is not None:
+            callback(epoch, loss, model)
 
 
 def predict(model, x_train, y_train, x_queries):
@@ -183,30 +211,3 @@ def predict(model, x_train, y_train, x_queries):
     with torch.no_grad():
         y_hat = model(x_queries, x_train, y_train)
     return y_hat, model.attention_weights
-
-
-# ---- figures ----
-
-def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label="prediction"):
-    """Truth, prediction and (optionally) the training points; returns the Axes."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(to_numpy(x_test), to_numpy(y_truth), label="truth", color="0.3", linestyle="--")
-    ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
-    if x_train is not None:
-        ax.plot(to_numpy(x_train), to_numpy(y_train), "o", color="C0", alpha=0.5, markersize=4, label="training data")
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    ax.set_xlim(0, 5)
-    ax.legend(loc="upper right", fontsize=8)
-    return ax
-
-
-def thumbnail(ax):
-    """The index's small picture of this notebook, drawn into ``ax``."""
-    d = data.kernel_regression_data()
-    for sigma, colour in ((0.1, "C3"), (0.5, "C1"), (3.0, "C2")):
-        y_hat, _ = nadaraya_watson(d.x_test, d.x_train, d.y_train, sigma=sigma)
-        ax.plot(d.x_test, y_hat, color=colour, label=f"σ={sigma}")
-    ax.plot(d.x_train, d.y_train, "o", color="C0", markersize=2, alpha=0.5)
-    ax.legend(fontsize=6, loc="lower right")

@@ -11,9 +11,9 @@ import math
 
 import torch
 
-from .. import _checks
-from ..masking import masked_softmax
-from ..scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
+from ... import _checks
+from ...masking import masked_softmax
+from ...scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
 
 #: The methods ``scores`` knows, with a label for plots and menus.
 METHODS = {
@@ -156,11 +156,47 @@ def histogram_density(values, edges):
     return counts / (max(v.numel(), 1) * (edges[1:] - edges[:-1]))
 
 
-def thumbnail(ax):
-    """The index's small picture of this notebook, drawn into ``ax``."""
-    g = torch.Generator().manual_seed(0)
-    for d_k, colour in ((4, "C0"), (64, "C3")):
-        q, k = torch.randn(2, 4000, d_k, generator=g, dtype=torch.float64)
-        ax.hist((q * k).sum(-1), bins=60, range=(-30, 30), histtype="step", color=colour, label=f"q·k, d_k={d_k}")
-    ax.set_yticks([])
-    ax.legend(fontsize=6)
+def key_choice(queries, keys, method="scaled_dot", **kwargs):
+    """How many queries give their largest score to each key: (Tq, d), (Tk, d) -> counts (Tk,) (int64).
+
+    The key with the largest score is the key with the largest weight, at any temperature. ``kwargs``
+    go to ``scores`` (tau, sigma, additive).
+    """
+    _checks.tensor(queries, "queries", min_dim=2)
+    _checks.tensor(keys, "keys", min_dim=2)
+    if queries.dim() != 2 or keys.dim() != 2:
+        raise ValueError(f"queries, keys: expected 2-D (Tq, d) and (Tk, d), got shapes {tuple(queries.shape)} "
+                         f"and {tuple(keys.shape)}")
+    s = scores(queries, keys, method, **kwargs).detach()                        # (Tq, Tk)
+    return torch.bincount(s.argmax(-1), minlength=keys.shape[0])
+
+
+def scaling_hint(fn, queries, keys):
+    """Recognise the common mistakes in a learner's scaled dot product ``fn(queries, keys)``.
+
+    Compares with q·k / √d_k on (..., Tq, d), (..., Tk, d) and returns a sentence: right, or which
+    divisor was used instead (none, d_k, ∛d_k, ‖·‖ ...), or that it is not a rescaled dot product.
+    """
+    d = queries.shape[-1]
+    want = dot_scores(queries, keys) / math.sqrt(d)
+    try:
+        got = torch.as_tensor(fn(queries, keys)).to(want.dtype)
+    except NotImplementedError:
+        return "Not written yet."
+    except Exception as exc:  # reported to the learner
+        return f"It raised {type(exc).__name__}: {exc}"
+    if got.shape != want.shape:
+        if got.shape == want.transpose(-2, -1).shape:
+            return f"Shape {tuple(got.shape)} is (Tk, Tq): use queries @ keys.transpose(-2, -1), not keys @ queries…"
+        return f"Shape {tuple(got.shape)}, expected (..., Tq, Tk) = {tuple(want.shape)}."
+    if torch.allclose(got, want, rtol=1e-6, atol=1e-9):
+        return "Right: q·k / √d_k."
+    ratio = (got * want).sum() / (want * want).sum()            # least-squares factor got ≈ ratio · want
+    if torch.allclose(got, ratio * want, rtol=1e-6, atol=1e-9):
+        known = {"divided by nothing (plain q·k)": math.sqrt(d), "divided by d_k": 1 / math.sqrt(d),
+                 "divided by ∛d_k": math.sqrt(d) / d ** (1 / 3), "divided by d_k²": d ** -1.5}
+        for what, factor in known.items():
+            if abs(ratio.item() - factor) < 1e-6 * factor:
+                return f"Your scores are {ratio.item():.3g} × the right ones: you {what}; divide q·k by √d_k = {math.sqrt(d):.3g}."
+        return f"Your scores are {ratio.item():.3g} × the right ones: the right shape, the wrong divisor."
+    return "Not a rescaled q·k: check the product (queries @ keys.transpose(-2, -1)) before dividing."

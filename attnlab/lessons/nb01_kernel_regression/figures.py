@@ -1,0 +1,297 @@
+"""Notebook 01's figures: the fit plot, pooling weights compared, the Play explorer and the training view.
+
+State lives in the objects returned here (``FitLines``, ``Explorer``, ``TrainingView``), never on
+matplotlib objects. The notebook's Play cells are one call each: ``Explorer()``, ``TrainingView(explorer)``.
+"""
+from typing import NamedTuple
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.patches import Rectangle
+
+from ... import _checks, data, panels
+from ...attention import nadaraya_watson
+from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
+from ...trainer import Trainer
+from .model import NWKernelRegression, predict, train_steps, training_loss_curve
+
+
+class FitLines(NamedTuple):
+    """The artists of one fit plot: dashed truth, orange prediction, blue training points (or None)."""
+    truth: object
+    fit: object
+    points: object
+
+
+def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label="prediction"):
+    """Draw truth, prediction and (optionally) the training points into ``ax``; returns FitLines."""
+    truth, = ax.plot(to_numpy(x_test), to_numpy(y_truth), label="truth", color="0.3", linestyle="--")
+    fit, = ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
+    points = None
+    if x_train is not None:
+        points, = ax.plot(to_numpy(x_train), to_numpy(y_train), "o", color="C0", alpha=0.5, markersize=4,
+                          label="training data")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.set_xlim(0, 5)
+    ax.legend(loc="upper right", fontsize=8)
+    return FitLines(truth, fit, points)
+
+
+def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label="prediction"):
+    """Truth, prediction and (optionally) the training points; returns the Axes."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.5))
+    fit_lines(ax, x_test, y_truth, y_hat, x_train, y_train, label=label)
+    return ax
+
+
+POOLINGS = ("average pooling", "max pooling", "attention pooling")
+
+
+def pooling_weights(x_queries, x_train, y_train, *, sigma=0.3):
+    """The weight each pooling gives each value, per query: {name in POOLINGS: (Tq, n)}.
+
+    average pooling: 1/n everywhere (no cue at all); max pooling: one-hot on the largest value yᵢ
+    (seed 003's saliency-based attention (显著性注意力): the most salient input wins, whatever the
+    query); attention pooling: Nadaraya-Watson weights softmax(-(x - xᵢ)² / (2σ²)) (focused attention
+    (聚焦式注意力): the query decides).
+    """
+    _checks.tensor(x_queries, "x_queries", min_dim=1)
+    if x_queries.dim() != 1:
+        raise ValueError(f"x_queries: expected a 1-D tensor of positions (Tq,), got shape {tuple(x_queries.shape)}")
+    _, attention = nadaraya_watson(x_queries, x_train, y_train, sigma=sigma)        # (Tq, n), checks the rest
+    tq, n = attention.shape
+    average = torch.full((tq, n), 1.0 / n, dtype=attention.dtype)
+    largest = torch.zeros(tq, n, dtype=attention.dtype)
+    largest[:, int(y_train.argmax())] = 1.0
+    return dict(zip(POOLINGS, (average, largest, attention)))
+
+
+def _every(xs, k):
+    return [f"{v:.1f}" if i % k == 0 else "" for i, v in enumerate(xs.tolist())]
+
+
+class Explorer:
+    """Play part 1: σ, n and query x drive a fit, the query's weight bars and the weight heatmap.
+
+    ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.panels.Panel); displayable.
+    """
+
+    def __init__(self, *, sigma=0.3, n_train=50, query=4.0):
+        self.controls = {
+            "sigma": widgets.FloatLogSlider(value=sigma, base=10, min=-2, max=1.5, step=0.02, description="σ",
+                                            readout_format=".3g"),
+            "n_train": widgets.IntSlider(value=n_train, min=5, max=200, step=5, description="n points"),
+            "query": widgets.FloatSlider(value=query, min=0.0, max=4.9, step=0.1, description="query x",
+                                         readout_format=".1f"),
+        }
+        d = data.kernel_regression_data(n_train, seed=0)
+        y_hat, w = nadaraya_watson(d.x_test, d.x_train, d.y_train, sigma=sigma)
+        fig, axes = panels.new_figure(2, 2, figsize=(11.5, 5.6),
+                                      gridspec_kw={"height_ratios": [2.2, 1], "width_ratios": [1.25, 1]})
+        for a in axes[:, 1]:
+            a.remove()
+        self.ax_fit, self.ax_row = axes[0, 0], axes[1, 0]
+        self.ax_map = fig.add_subplot(axes[0, 0].get_gridspec()[:, 1])
+        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, y_hat, d.x_train, d.y_train, label="Nadaraya-Watson")
+        self.avg_line = self.ax_fit.axhline(d.y_train.mean().item(), color="C4", linestyle=":", label="average pooling")
+        self.query_line = self.ax_fit.axvline(query, color="red", linewidth=1)
+        self.ax_fit.legend(loc="upper right", fontsize=8)
+        self.ax_fit.set_xlabel("x (red line = the query)", fontsize=9)
+        self.bars = self.ax_row.vlines(to_numpy(d.x_train), 0, to_numpy(w[0]), color="C0", linewidth=2)
+        self.row_line = self.ax_row.axvline(query, color="red", linewidth=1)
+        self.ax_row.set(xlim=(0, 5), xlabel="keys xᵢ: the query's weight on each (y axis rescales)", ylabel="weight")
+        heatmap(w, ax=self.ax_map, annotate=False, colorbar=False, xlabel="keys (training points, sorted)",
+                ylabel="queries x")
+        fig.colorbar(heatmap_state(self.ax_map).image, ax=self.ax_map, label="attention weight (fixed 0–1 scale)")
+        self.ax_map.tick_params(length=0)                     # up to 200 keys: labels only, no tick marks
+        self.row_box = self.ax_map.add_patch(Rectangle((-0.5, -0.5), w.shape[1], 1, fill=False, edgecolor="red",
+                                                       linewidth=1.5))
+        self.panel = panels.Panel(fig, self.controls, self.update, name="kernel-regression-explorer", columns=3)
+
+    @property
+    def n_train(self):
+        return self.controls["n_train"].value
+
+    def update(self, sigma, n_train, query):
+        """Redraw for these values; returns the text under the figure."""
+        t = data.kernel_regression_data(n_train, seed=0)
+        y_hat, weights = nadaraya_watson(t.x_test, t.x_train, t.y_train, sigma=sigma)   # (50,), (50, n)
+        q = int((t.x_test - query).abs().argmin())                                     # this query's row
+        self.fit.truth.set_ydata(to_numpy(t.y_truth))
+        self.fit.fit.set_ydata(to_numpy(y_hat))
+        self.fit.points.set_data(to_numpy(t.x_train), to_numpy(t.y_train))
+        mean_y = t.y_train.mean().item()
+        self.avg_line.set_ydata([mean_y] * 2)
+        self.query_line.set_xdata([query] * 2)
+        self.row_line.set_xdata([query] * 2)
+        self.bars.set_segments([[(x, 0), (x, w)] for x, w in zip(t.x_train.tolist(), weights[q].tolist())])
+        self.ax_row.set_ylim(0, max(0.1, 1.15 * weights[q].max().item()))
+        update_heatmap(self.ax_map, weights, x_labels=_every(t.x_train, max(1, n_train // 10)),
+                       y_labels=_every(t.x_test, 10), title=f"weights, σ = {sigma:.3g} (T = σ² = {sigma ** 2:.3g})")
+        self.row_box.set_y(q - 0.5)
+        self.row_box.set_width(weights.shape[1])
+        top = weights[q].argsort(descending=True)[:4].tolist()
+        err = ((y_hat - t.y_truth) ** 2).mean().item()
+        err_avg = ((t.y_train.mean() - t.y_truth) ** 2).mean().item()
+        tops = ", ".join(f"key x={t.x_train[j].item():.2f} (y={t.y_train[j].item():.2f}) {weights[q, j].item():.3f}"
+                         for j in top)
+        return (f"σ = {sigma:.3g}  ⇒  temperature T = σ² = {sigma ** 2:.3g};  n = {n_train} training points\n"
+                f"query x = {t.x_test[q].item():.1f}: prediction {y_hat[q].item():.3f}, truth {t.y_truth[q].item():.3f}, "
+                f"average pooling {mean_y:.3f}\nlargest weights of this row: {tops}\n"
+                f"mean squared error against the truth over all 50 queries: {err:.3f}  (average pooling: {err_avg:.3f})")
+
+    @property
+    def widget(self):
+        return self.panel.widget
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.panel._repr_mimebundle_(**kwargs)
+
+
+SIGMAS = torch.logspace(-1.6, 0.6, 60, dtype=torch.float64).tolist()    # 0.025 ... 4: the landscape's σ grid
+
+
+class TrainingView:
+    """Play part 2: train w behind a button (``attnlab.trainer.Trainer``), on the n points of ``explorer``.
+
+    Three views: the mean training error per step; the error against σ (the landscape, green with
+    leave-one-out, red without) with the path training walks along it; the fit with the current w.
+    A checkbox picks leave-one-out; "Copy learned σ to part 1" sets the explorer's σ slider.
+    Training minimises the MEAN squared error over the n points (d2l: the sum, which grows with n;
+    lr = 2.5 on the mean is lr = 0.05 on the sum at n = 50). Each press starts from the same w.
+    """
+
+    def __init__(self, explorer, *, steps=30, lr=2.5, seed=0, redraws=15):
+        if not isinstance(explorer, Explorer):
+            raise TypeError(f"explorer: expected the Explorer of part 1, got {type(explorer).__name__}")
+        self.explorer, self.lr, self.seed = explorer, _checks.real(lr, "lr", positive=True), seed
+        self.w0 = NWKernelRegression(generator=torch.Generator().manual_seed(seed)).w.item()
+        self.path, self.run_n, self.run_loo, self.learned = [], None, None, None
+        self.ax_land = None                                  # set below, once the Trainer made the figure
+        self._landscapes = {}
+        self.copy_button = widgets.Button(description="Copy learned σ to part 1", icon="copy", disabled=True,
+                                          layout=widgets.Layout(width="auto"))
+        self.copy_button.on_click(self.copy_to_explorer)
+        loo = widgets.Checkbox(value=True, description="leave one out")
+        self.trainer = Trainer(self._run, steps=steps, min_steps=5, max_steps=100, step=5,
+                               controls={"leave_one_out": loo}, curves=("error",), extra=self._draw,
+                               done=self._done, redraws=redraws, figsize=(11.5, 3.4),
+                               name="kernel-regression-training", button="Train w")
+        fig, ax_err = self.trainer.panel.figure, self.trainer.axes["error"]
+        ax_err.get_subplotspec().get_gridspec().set_width_ratios([1, 2])
+        halves = self.trainer.extra_ax.get_subplotspec().subgridspec(1, 2)
+        self.trainer.extra_ax.remove()                       # one extra axes becomes two: landscape and fit
+        self.ax_land, self.ax_fit = fig.add_subplot(halves[0]), fig.add_subplot(halves[1])
+        ax_err.set(yscale="linear", ylim=(0, 1.2), ylabel="mean squared error", title="training error per step")
+        self.land_line, = self.ax_land.plot([], [], color="C2")
+        self.path_line, = self.ax_land.plot([], [], "o-", color="C1", markersize=3, linewidth=1)
+        self.ax_land.set(xscale="log", xlim=(SIGMAS[0], SIGMAS[-1]), ylim=(0, 1.2), xlabel="σ (log scale)",
+                         ylabel="mean squared error", title="error against σ; path of training")
+        d = data.kernel_regression_data(explorer.n_train, seed=0)
+        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, d.y_truth, d.x_train, d.y_train, label="current w")
+        self.ax_fit.set(title="fit with the current w", ylim=(-0.5, 5.5))
+        self.ax_fit.legend(loc="upper right", fontsize=7, ncol=3, handlelength=1.5, columnspacing=0.8)
+        fig.set_layout_engine("constrained")                # lay out the new axes on the next draw
+        self.trainer.panel.freeze_layout = True
+        self.trainer.panel.refresh()
+        self.widget = widgets.VBox([self.trainer.widget, widgets.HBox([self.copy_button])])
+
+    def landscape(self, n, leave_one_out):
+        """Mean training error at each σ of SIGMAS for the first n-point data set (cached)."""
+        key = (n, bool(leave_one_out))
+        if key not in self._landscapes:
+            t = data.kernel_regression_data(n, seed=0)
+            self._landscapes[key] = training_loss_curve(t.x_train, t.y_train, SIGMAS, leave_one_out=leave_one_out,
+                                                        reduction="mean")
+        return self._landscapes[key]
+
+    def _run(self, steps, leave_one_out):
+        n = self.explorer.n_train
+        t = data.kernel_regression_data(n, seed=0)
+        self.path, self.run_n, self.run_loo, self.learned = [], n, leave_one_out, None
+        self.copy_button.disabled = True
+        w_before, model = self.w0, None
+        for _, loss, model in train_steps(t.x_train, t.y_train, epochs=steps, lr=self.lr, leave_one_out=leave_one_out,
+                                          seed=self.seed, reduction="mean"):
+            self.path.append((1 / abs(w_before), loss))      # the loss was measured at the w before the step
+            w_before = model.w.item()
+            yield {"error": loss, "w": w_before}
+        return model
+
+    def _done(self, model, history, leave_one_out):
+        self.learned = model.sigma
+        self.copy_button.disabled = False
+        return (f"Learned w = {model.w.item():.3f}, so σ = 1/|w| = {model.sigma:.3f}. "
+                f"Press “Copy learned σ to part 1” to see its fit there.")
+
+    def _draw(self, _ax, latest, leave_one_out):
+        if self.ax_land is None:                            # the Trainer's first draw, before the split
+            return None
+        same = self.path and self.run_loo == leave_one_out
+        n = self.run_n if same else self.explorer.n_train
+        t = data.kernel_regression_data(n, seed=0)
+        self.land_line.set_data(SIGMAS, self.landscape(n, leave_one_out))
+        self.land_line.set_color("C2" if leave_one_out else "C3")
+        w_now = latest["w"] if (same and latest is not None) else self.w0
+        sigma0 = 1 / abs(self.w0)
+        points = self.path if same else [(sigma0, training_loss_curve(t.x_train, t.y_train, [sigma0],
+                                                                      leave_one_out=leave_one_out,
+                                                                      reduction="mean")[0])]
+        self.path_line.set_data([p[0] for p in points], [p[1] for p in points])
+        y_hat, _ = predict(NWKernelRegression(w_now), t.x_train, t.y_train, t.x_test)
+        self.fit.fit.set_ydata(to_numpy(y_hat))
+        self.fit.truth.set_ydata(to_numpy(t.y_truth))
+        self.fit.points.set_data(to_numpy(t.x_train), to_numpy(t.y_train))
+        mode = "leave-one-out" if leave_one_out else "each point among its own keys"
+        if not same:
+            return (f"not trained yet ({mode}, n = {n}): w = {w_now:.3f}, σ = {1 / abs(w_now):.3f}. "
+                    f"Press Train w.")
+        return f"{mode}, n = {n}: w = {w_now:.3f}, so σ = 1/|w| = {1 / abs(w_now):.3f}"
+
+    def copy_to_explorer(self, _button=None):
+        """Set part 1's σ slider to the learned σ (the slider rounds it to its step)."""
+        if self.learned is not None:
+            self.explorer.controls["sigma"].value = self.learned
+
+    def train(self):
+        """Train from code, as the button does; returns the trained model."""
+        return self.trainer.train()
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = ("Live panel 'kernel-regression-training': Train w button (steps, leave one out), "
+                                "progress bar, error per step, error against σ with the path, fit; copy σ button")
+        return bundle
+
+
+def thumbnail(ax):
+    """The index's small picture of this notebook, drawn into ``ax``: fits at three widths."""
+    d = data.kernel_regression_data()
+    ax.plot(to_numpy(d.x_train), to_numpy(d.y_train), "o", color="0.6", markersize=2, label="data")
+    for sigma, colour in ((0.05, "C3"), (0.3, "C1"), (3.0, "C2")):
+        y_hat, _ = nadaraya_watson(d.x_test, d.x_train, d.y_train, sigma=sigma)
+        ax.plot(to_numpy(d.x_test), to_numpy(y_hat), color=colour, linewidth=1.2, label=f"σ = {sigma}")
+    ax.set_xlabel("x (query)", fontsize=6, labelpad=1)
+    ax.set_ylabel("prediction", fontsize=6, labelpad=1)
+    ax.legend(fontsize=5.5, loc="lower right", ncol=2, handlelength=1.2, columnspacing=0.8)
+
+
+def weight_maps(x_test, x_train, maps, *, row=None, every=5):
+    """Weight matrices side by side on one fixed 0–1 colour bar: maps = [(weights (Tq, Tk), sigma), ...].
+
+    ``row`` (a query index) is boxed in red in every map. Returns the Figure.
+    """
+    if not maps:
+        raise ValueError("maps: expected at least one (weights, sigma) pair, got none")
+    fig, axes = plt.subplots(1, len(maps), figsize=(5.5 * len(maps), 4.6), layout="constrained", squeeze=False)
+    for ax, (weights, sigma) in zip(axes[0], maps):
+        heatmap(weights, x_labels=_every(x_train, every), y_labels=_every(x_test, every), ax=ax, annotate=False,
+                colorbar=False, xlabel="keys: training inputs xᵢ (sorted)", ylabel="queries: test inputs x",
+                title=f"Nadaraya-Watson weights, σ = {sigma}")
+        if row is not None:
+            ax.add_patch(Rectangle((-0.5, row - 0.5), weights.shape[1], 1, fill=False, edgecolor="red", linewidth=1.5))
+    fig.colorbar(heatmap_state(axes[0, 0]).image, ax=list(axes[0]), shrink=0.8, label="attention weight (fixed 0–1 scale)")
+    return fig

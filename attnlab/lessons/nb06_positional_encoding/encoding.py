@@ -1,0 +1,119 @@
+"""Notebook 06, positional encoding (位置编码): the computation. Relative position in the sinusoidal
+encoding (moving δ steps is a rotation) and the rotary encoding RoPE that applies it to queries and keys.
+
+Column pair j of P (columns 2j and 2j+1) holds (sin(i ω_j), cos(i ω_j)) with the frequency
+ω_j = base^(-2j/d). By the angle-addition formulas, going from row i to row i+δ rotates every pair
+by the angle δ ω_j, whatever i is:
+
+    P_{i+δ} = M_δ P_i,   M_δ = blockdiag( [[cos δω_j,  sin δω_j],
+                                            [-sin δω_j, cos δω_j]] )  for j = 0 .. d/2-1,
+
+so M_δ is orthogonal, depends only on δ, and P_i · P_{i+δ} = Σ_j cos(δ ω_j) depends only on δ.
+Here P_i is row i of ``attnlab.sinusoidal_encoding`` (a vector of size d). d must be even: with an
+odd d the last sine column has no cosine partner, and no matrix maps row i to row i+δ for every i.
+"""
+import math
+
+import torch
+
+from ... import _checks
+
+
+def _even_width(num_hiddens):
+    d = _checks.count(num_hiddens, "num_hiddens", low=2)
+    if d % 2:
+        raise ValueError(f"num_hiddens: expected an even number (sin/cos pairs), got {d}")
+    return d
+
+
+def frequencies(num_hiddens, base=10000.0, *, dtype=torch.float64):
+    """ω_j = base^(-2j/d) for j = 0 .. ceil(d/2)-1, in radians per position: shape (ceil(d/2),)."""
+    d = _checks.count(num_hiddens, "num_hiddens", low=1)
+    base = _checks.real(base, "base", positive=True)
+    two_j = torch.arange(0, d, 2, dtype=torch.float64)                 # (ceil(d/2),)
+    return (base ** (-two_j / d)).to(dtype)
+
+
+def wavelengths(num_hiddens, base=10000.0, *, dtype=torch.float64):
+    """λ_j = 2π / ω_j = 2π · base^(2j/d): positions per full turn of pair j, shape (ceil(d/2),)."""
+    return (2 * math.pi / frequencies(num_hiddens, base)).to(dtype)
+
+
+def rotation_matrix(delta, num_hiddens, base=10000.0, *, dtype=torch.float64):
+    """M_δ of shape (d, d): M_δ @ P[i] == P[i + δ] for every row i (δ may be negative or fractional).
+
+    Block-diagonal with one 2x2 rotation by the angle δ ω_j per column pair j.
+    Raises ValueError for an odd num_hiddens.
+    """
+    d = _even_width(num_hiddens)
+    delta = _checks.real(delta, "delta")
+    angles = delta * frequencies(d, base)                              # (d/2,)
+    c, s = torch.cos(angles), torch.sin(angles)                        # (d/2,)
+    M = torch.zeros(d, d, dtype=torch.float64)
+    idx = torch.arange(0, d, 2)
+    M[idx, idx] = c                                                    # sin' = cos·sin + sin·cos
+    M[idx, idx + 1] = s
+    M[idx + 1, idx] = -s                                               # cos' = -sin·sin + cos·cos
+    M[idx + 1, idx + 1] = c
+    return M.to(dtype)
+
+
+def offset_similarity(deltas, num_hiddens, base=10000.0, *, dtype=torch.float64):
+    """The closed form of P_i · P_{i+δ} = Σ_j cos(δ ω_j), the same for every i.
+
+    deltas: int, float or a tensor of offsets (any shape) -> a tensor of that shape.
+    Its largest value, at δ = 0, is d/2 (each pair is a unit vector). Raises for an odd num_hiddens.
+    """
+    d = _even_width(num_hiddens)
+    deltas = torch.as_tensor(deltas, dtype=torch.float64)
+    omega = frequencies(d, base)                                       # (d/2,)
+    return torch.cos(deltas[..., None] * omega).sum(-1).to(dtype)     # (...,)
+
+
+def similarity_by_offset(P, max_offset):
+    """Read P Pᵀ along its diagonals: for δ = 0 .. max_offset, the mean and the spread (max − min)
+    of P_i · P_{i+δ} over all rows i that have a partner.
+
+    P: (n, d) -> (mean (max_offset+1,), spread (max_offset+1,)). A spread of ~0 means the dot
+    product depends only on the offset δ.
+    """
+    _checks.tensor(P, "P", min_dim=2)
+    if P.dim() != 2:
+        raise ValueError(f"P: expected a 2-D (n, d) matrix, got shape {tuple(P.shape)}")
+    n = P.shape[0]
+    max_offset = _checks.count(max_offset, "max_offset")
+    if max_offset >= n:
+        raise ValueError(f"max_offset: expected at most n-1={n - 1}, got {max_offset}")
+    S = P @ P.T                                                        # (n, n)
+    diagonals = [torch.diagonal(S, offset=k) for k in range(max_offset + 1)]   # lengths n, n-1, ...
+    mean = torch.stack([g.mean() for g in diagonals])
+    spread = torch.stack([g.max() - g.min() for g in diagonals])
+    return mean, spread
+
+
+def rope(x, positions=None, base=10000.0):
+    """The rotary position encoding (RoPE, 旋转位置编码): turn each column pair of row i by i·ω_j.
+
+    x: float (..., n, d) with d even, one row per position; positions: n positions (int or float,
+    default 0 .. n-1). Row i becomes M_{positions[i]} x_i, the rotation of section 6 of the notebook
+    (pair (a, b) -> (a cos θ + b sin θ, -a sin θ + b cos θ), θ = i ω_j), so for a query q at position
+    i and a key k at position j:  rope(q)_i · rope(k)_j = q · M_{j-i} k, a function of j - i only.
+    (Su et al. write the same turn the other way round, θ -> -θ; the property is the same.)
+    Returns a new tensor of x's shape and dtype; x is not modified.
+    """
+    _checks.tensor(x, "x", min_dim=2)
+    n, d = x.shape[-2], x.shape[-1]
+    if d % 2:
+        raise ValueError(f"x: expected an even last dim (pairs of columns), got {d}")
+    if positions is None:
+        positions = torch.arange(n, dtype=torch.float64)
+    positions = torch.as_tensor(positions, dtype=torch.float64)
+    if positions.shape != (n,):
+        raise ValueError(f"positions: expected shape ({n},), one per row of x, got {tuple(positions.shape)}")
+    angles = positions[:, None] * frequencies(d, base)                     # (n, d/2)
+    c, s = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]                                       # (..., n, d/2) each
+    out = torch.empty_like(x)
+    out[..., 0::2] = a * c + b * s
+    out[..., 1::2] = -a * s + b * c
+    return out

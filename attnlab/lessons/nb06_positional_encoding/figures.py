@@ -1,0 +1,278 @@
+"""Notebook 06's figures: the signed heatmap of P, seed 000's columns, the binary counter beside the
+sine columns, similarity by offset, the rotation circle, and the Play explorer.
+
+Each figure function builds its own figure and returns a small NamedTuple of named artists, so the
+notebook never looks an artist up by position. Shape letters: n positions, d columns of P.
+"""
+import math
+from typing import NamedTuple
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.patches import Rectangle
+
+from ... import panels
+from ...plotting import to_numpy
+from ...positional import sinusoidal_encoding
+from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
+
+SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
+
+
+def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
+    """Draw a signed (n, d) matrix such as P into ``ax``; returns its AxesImage (for in-place updates)."""
+    M = to_numpy(P)
+    if M.ndim != 2:
+        raise ValueError(f"P: expected a 2-D (n, d) matrix, got shape {M.shape}")
+    im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
+    ax.set_xlabel("dimension (column of P)")
+    ax.set_ylabel("position i (row of P)")
+    if title:
+        ax.set_title(title)
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="value")
+    return im
+
+
+def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
+    """A signed (n, d) matrix such as the positional encoding P: rows = positions, columns =
+    dimensions, diverging colours fixed to [-vmax, vmax] with 0 in white; returns the Axes.
+
+    For live panels, change it in place with ``update_encoding_heatmap``.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    encoding_image(P, ax, vmax=vmax, cmap=cmap, colorbar=colorbar, title=title)
+    return ax
+
+
+def update_encoding_heatmap(ax, P, image=None):
+    """Put a new (n, d) matrix into an ``encoding_heatmap`` in place (its shape may change).
+
+    ``image``: the AxesImage returned by ``encoding_image``; default: the only image of ``ax``.
+    """
+    M = to_numpy(P)
+    if image is None:
+        if len(ax.images) != 1:
+            raise ValueError(f"ax: expected one image (an encoding_heatmap), got {len(ax.images)}; pass image=")
+        image = ax.images[0]
+    image.set_data(M)
+    image.set_extent((-0.5, M.shape[1] - 0.5, M.shape[0] - 0.5, -0.5))
+    ax.set_xlim(-0.5, M.shape[1] - 0.5)
+    ax.set_ylim(M.shape[0] - 0.5, -0.5)
+    return ax
+
+
+def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
+    """Columns of a positional encoding P (n, d) against position, as in seed 000; returns the Axes."""
+    P = to_numpy(P)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    for c in columns:
+        ax.plot(np.arange(P.shape[0]), P[:, c], label=f"col {c}")
+    ax.set_xlabel("position i")
+    ax.set_ylabel("P[i, col]")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+def binary_counter_plot(num_bits=3, *, ax=None):
+    """Bits of the counter 0 .. 2^num_bits - 1 as step curves against the number, lowest bit on top
+    (seed 000's analogy: higher bits flip more slowly); returns the Axes."""
+    n = np.arange(2 ** num_bits)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    for b in range(num_bits):
+        bits = (n >> b) & 1
+        offset = 1.5 * (num_bits - 1 - b)
+        ax.step(np.append(n, n[-1] + 1), np.append(bits, bits[-1]) + offset, where="post",
+                color=f"C{b}", linewidth=2, label=f"bit {b} (flips every {2 ** b})")
+        for k, v in zip(n, bits):
+            ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=f"C{b}")
+    ax.set_xticks(n + 0.5)
+    ax.set_xticklabels([f"{k}\n{k:0{num_bits}b}" for k in n])
+    ax.set_yticks([])
+    ax.set_xlim(0, n[-1] + 1)
+    ax.set_ylim(-0.3, 1.5 * num_bits)
+    ax.set_xlabel("number (and its binary form)")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    return ax
+
+
+class CounterFigure(NamedTuple):
+    figure: object
+    ax_bits: object
+    ax_columns: object
+    samples: dict      # pair j -> Line2D of the dots P[i, 2j] at whole positions i
+    waves: dict        # pair j -> Line2D of the wave sin(x ω_j) between them
+
+
+def counter_vs_columns_figure(n=60, d=32, pairs=(0, 2, 4), *, base=10000.0, figsize=(12, 3.4)):
+    """Left: the bits of 0..7. Right: the sine column of each pair j in ``pairs`` against position, as
+    dots at whole positions (what P holds) on the smooth wave sin(x ω_j) they are samples of."""
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=figsize, layout="constrained")
+    binary_counter_plot(3, ax=ax0)
+    ax0.set_title("bits of 0–7: each bit is 2× slower than the one below")
+    omega, lam = frequencies(d, base), wavelengths(d, base)
+    i, x = np.arange(n), np.linspace(0, n - 1, 20 * n)
+    samples, waves = {}, {}
+    for k, j in enumerate(pairs):
+        shift, w = 2.5 * (len(pairs) - 1 - k), float(omega[j])
+        waves[j], = ax1.plot(x, np.sin(x * w) + shift, color=f"C{k}", linewidth=1, alpha=0.45)
+        samples[j], = ax1.plot(i, np.sin(i * w) + shift, "o", color=f"C{k}", markersize=3,
+                               label=f"col {2 * j} (λ = {float(lam[j]):.1f})")
+    ax1.set(yticks=[], xlabel="position i", ylabel="P[i, column] (curves shifted apart)")
+    ax1.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    ax1.set_title(f"sine columns {', '.join(str(2 * j) for j in pairs)}: samples (dots) of smooth waves (thin)")
+    return CounterFigure(fig, ax0, ax1, samples, waves)
+
+
+class SimilarityFigure(NamedTuple):
+    figure: object
+    ax_matrix: object
+    ax_offset: object
+    closed: object     # Line2D: the closed form against δ
+    diagonals: object  # Line2D: the mean of each diagonal of P Pᵀ
+
+
+def similarity_figure(P, *, base=10000.0, figsize=(12, 4)):
+    """Left: P Pᵀ (constant along each diagonal). Right: its diagonals against the closed form Σ cos(δ ω_j)."""
+    n, d = P.shape
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=figsize, layout="constrained")
+    encoding_heatmap(P @ P.T, ax=ax0, vmax=d / 2, title="P Pᵀ: constant along every diagonal")
+    ax0.set_xlabel("position k")
+    ax0.set_ylabel("position i")
+    deltas = np.arange(n)
+    mean, _ = similarity_by_offset(P, max_offset=n - 1)
+    closed, = ax1.plot(deltas, offset_similarity(torch.arange(n), d, base), color="C0", label="closed form Σ cos(δ ω_j)")
+    diagonals, = ax1.plot(deltas, to_numpy(mean), "o", color="C1", markersize=3, label="diagonals of P Pᵀ")
+    ax1.axhline(0, color="0.7", linewidth=0.8)
+    ax1.set(xlabel="offset δ = k − i", ylabel="P_i · P_(i+δ)", title="similarity falls (not monotonically) with the offset")
+    ax1.legend(fontsize=8)
+    return SimilarityFigure(fig, ax0, ax1, closed, diagonals)
+
+
+class CircleFigure(NamedTuple):
+    figure: object
+    ax: object
+    dots: object       # PathCollection: pair j of every row, coloured by position
+    arrows: list       # one Annotation per start position
+
+
+def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6, 4.5)):
+    """Pair ``pair`` of every row of P as a point (sin, cos) on the unit circle, with arrows for the
+    move of ``delta`` positions from each start: the same clockwise turn from any start."""
+    n, j = P.shape[0], pair
+    if not 0 <= j < P.shape[1] // 2:
+        raise ValueError(f"pair: expected 0 <= pair < d/2 = {P.shape[1] // 2}, got {pair}")
+    if any(not 0 <= s <= n - 1 - delta for s in starts):
+        raise ValueError(f"starts: expected positions with s + delta <= {n - 1}, got {list(starts)}")
+    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+    angle = np.linspace(0, 2 * math.pi, 200)
+    ax.plot(np.sin(angle), np.cos(angle), color="0.85")
+    dots = ax.scatter(to_numpy(P[:, 2 * j]), to_numpy(P[:, 2 * j + 1]), c=np.arange(n), cmap="viridis", s=12, zorder=2)
+    fig.colorbar(dots, ax=ax, label="position i")
+    arrows = []
+    for k, i0 in enumerate(starts):
+        a, b = P[i0, 2 * j:2 * j + 2].tolist(), P[i0 + delta, 2 * j:2 * j + 2].tolist()   # (sin, cos) at i, i+δ
+        arrows.append(ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=f"C{k + 1}", linewidth=2)))
+        ax.annotate(f"{i0} → {i0 + delta}", xy=a, xytext=(1.3 * a[0], 1.2 * a[1]), color=f"C{k + 1}", ha="center", fontsize=10)
+    ax.set(xlabel=f"column {2 * j} = sin(i ω_{j})", ylabel=f"column {2 * j + 1} = cos(i ω_{j})",
+           xlim=(-1.5, 1.5), ylim=(-1.35, 1.35), aspect="equal")
+    ax.set_title(f"{delta} positions on = the same clockwise turn, from any start")
+    return CircleFigure(fig, ax, dots, arrows)
+
+
+class Explorer:
+    """The Play panel: P with a chosen row and column pair, that pair against position, the pair on the
+    unit circle, and the similarity of the chosen position to every other. ``.panel`` is the live panel;
+    the artists it moves are attributes (``row_box``, ``sin_line``, ``trail`` ...)."""
+
+    def __init__(self, n=60, *, position=10, pair=3, width=32, base=10000.0):
+        self.n = n
+        positions = np.arange(n)
+        zeros = np.zeros(n)
+        self.controls = {
+            "position": widgets.IntSlider(value=position, min=0, max=n - 1, description="position i"),
+            "pair": widgets.IntSlider(value=pair, min=0, max=width // 2 - 1, description="pair j"),
+            "width": widgets.IntSlider(value=width, min=4, max=64, step=2, description="d"),
+            "base": widgets.FloatLogSlider(value=base, base=10, min=1, max=5, step=1, readout_format=".0f",
+                                           description="base")}
+        self.controls["width"].observe(self._keep_pair_valid, names="value")
+        fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = panels.new_figure(2, 2, figsize=(11, 7))
+        self.figure, self.ax_P, self.ax_pair, self.ax_circle, self.ax_sim = fig, ax_P, ax_pair, ax_circle, ax_sim
+        self.image = encoding_image(sinusoidal_encoding(n, width), ax_P, title="P")
+        self.row_box = ax_P.add_patch(Rectangle((-0.5, 0), 1, 1, fill=False, edgecolor="black", linewidth=2))
+        self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor="lime", linewidth=2))
+        self.sin_line, = ax_pair.plot(positions, zeros, color="C0", label="sin column 2j")
+        self.cos_line, = ax_pair.plot(positions, zeros, color="C1", label="cos column 2j+1")
+        self.pair_marker = ax_pair.axvline(0, color="black", linewidth=1)
+        self.pair_dots, = ax_pair.plot([0, 0], [0, 0], "ko", markersize=5)
+        ax_pair.set(xlabel="position i", ylabel="P[i, column]", ylim=(-1.15, 1.15))
+        ax_pair.legend(loc="lower right", fontsize=8)
+        angle = np.linspace(0, 2 * math.pi, 200)
+        ax_circle.plot(np.sin(angle), np.cos(angle), color="0.85")
+        self.trail = ax_circle.scatter(zeros, zeros, c=positions, cmap="viridis", s=12)
+        self.here, = ax_circle.plot([0], [0], "o", color="black", markersize=8, fillstyle="none", markeredgewidth=2)
+        ax_circle.set(xlabel="sin column 2j", ylabel="cos column 2j+1", xlim=(-1.2, 1.2), ylim=(-1.2, 1.2), aspect="equal")
+        fig.colorbar(self.trail, ax=ax_circle, label="position i")
+        self.sim_dots, = ax_sim.plot(positions, zeros, "o", color="C1", markersize=3, label="P_i · P_k")
+        self.sim_line, = ax_sim.plot(positions, zeros, color="C0", label="Σ cos((k−i) ω_j)")
+        self.sim_marker = ax_sim.axvline(0, color="black", linewidth=1)
+        ax_sim.axhline(0, color="0.8", linewidth=0.8)
+        ax_sim.set(xlabel="position k", ylabel="similarity P_i · P_k to position i")
+        ax_sim.legend(loc="upper right", fontsize=8)
+        self.panel = panels.Panel(fig, self.controls, self.update, name="06_positional_encoding")
+
+    def _keep_pair_valid(self, change):
+        self.controls["pair"].max = change["new"] // 2 - 1                 # keep j < d/2
+
+    def update(self, position, pair, width, base):
+        """Redraw for the control values; returns the numbers shown under the figure."""
+        n, j = self.n, min(pair, width // 2 - 1)
+        P = sinusoidal_encoding(n, width, base, dtype=torch.float64)                # (n, d)
+        omega, lam = frequencies(width, base)[j].item(), wavelengths(width, base)[j].item()
+        update_encoding_heatmap(self.ax_P, P, self.image)
+        self.ax_P.set_title(f"P (n = {n}, d = {width}, base = {base:g})")
+        self.row_box.set_bounds(-0.5, position - 0.5, width, 1)
+        self.col_box.set_bounds(2 * j - 0.5, -0.5, 2, n)
+        s, c = P[:, 2 * j].numpy(), P[:, 2 * j + 1].numpy()
+        self.sin_line.set_ydata(s)
+        self.cos_line.set_ydata(c)
+        self.pair_marker.set_xdata([position, position])
+        self.pair_dots.set_data([position, position], [s[position], c[position]])
+        self.ax_pair.set_title(f"pair j = {j} (columns {2 * j}, {2 * j + 1}): wavelength λ = {lam:.1f}")
+        self.trail.set_offsets(np.stack([s, c], 1))
+        self.here.set_data([s[position]], [c[position]])
+        self.ax_circle.set_title(f"one step turns the pair by ω = {omega:.3g} rad")
+        self.sim_dots.set_ydata((P[position] @ P.T).numpy())                         # (n,): P_i · P_k
+        self.sim_line.set_ydata(offset_similarity(torch.arange(n) - position, width, base).numpy())
+        self.sim_marker.set_xdata([position, position])
+        self.ax_sim.set_ylim(-0.5 * width / 2 - 0.5, width / 2 + 1)
+        self.ax_sim.set_title(f"similarity to position {position} (peak d/2 = {width // 2})")
+        M1 = rotation_matrix(1, width, base)                                         # (d, d)
+        rotated = bool((P[:-1] @ M1.T - P[1:]).abs().max() < 1e-12)                  # every row i at once
+        return (f"position i = {position}, pair j = {j}: P[i, {2 * j}] = sin({position}·{omega:.4g}) = {s[position]:.3f}, "
+                f"P[i, {2 * j + 1}] = {c[position]:.3f}\n"
+                f"wavelength of pair j = 2π·base^(2j/d) = {lam:.2f} positions; each pair is "
+                f"{base ** (2 / width):.2f}× slower than the one before (bits: 2×)\n"
+                f"P_i·P_(i+1) = {offset_similarity(1, width, base).item():.3f}, "
+                f"P_i·P_(i+10) = {offset_similarity(10, width, base).item():.3f} (same for every i)\n"
+                f"rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 1e-12): {rotated}")
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.panel._repr_mimebundle_(**kwargs)
+
+
+def explorer(n=60, **values):
+    """The Play panel of notebook 06 (see ``Explorer``); display it as the cell's last value."""
+    return Explorer(n, **values)
+
+
+def thumbnail(ax):
+    """The index's small picture of this notebook, drawn into ``ax``."""
+    ax.imshow(sinusoidal_encoding(60, 32).T.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+    ax.set_xlabel("position", fontsize=7)
+    ax.set_ylabel("dim", fontsize=7)

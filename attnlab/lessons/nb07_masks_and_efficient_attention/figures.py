@@ -1,0 +1,263 @@
+"""Notebook 07's figures and Play panels: masks, the sparse-pattern gallery, errors and memory of the
+cheap methods, and the tiled-attention step-through. Each returns its figure with named handles
+(NamedTuple or object attributes), so the notebook never looks an artist up by position.
+
+The numbers come from ``masks``, ``costs`` and ``tiles``; nothing here computes attention itself
+except through them and ``al.scaled_dot_product_attention``.
+"""
+from typing import NamedTuple
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.patches import Rectangle
+
+from ... import panels, plotting
+from ...attention import scaled_dot_product_attention
+from ...masking import causal_mask
+from .costs import memory_bytes, structured_qkv
+from .masks import MASK_KINDS, make_mask
+from .tiles import implied_weights, tiled_attention_steps
+
+MASK_CMAP = "Greys"          # black = may attend
+SCORE_CMAP = plt.get_cmap("RdBu_r").with_extremes(bad="#eeeeee")   # signed scores; grey = not computed yet
+
+
+def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel="keys", ylabel="queries"):
+    """A bool (Tq, Tk) mask in black (may attend) and white; returns the Axes."""
+    return plotting.heatmap(mask.float(), ax=ax, cmap=MASK_CMAP, colorbar=False, annotate=False, title=title,
+                            x_labels=x_labels, y_labels=y_labels, xlabel=xlabel, ylabel=ylabel)
+
+
+class Gallery(NamedTuple):
+    figure: object
+    axes: dict         # name -> Axes
+
+
+def mask_gallery(masks, *, ncols=3, figsize=None):
+    """One black-and-white panel per mask of ``masks`` ({name: bool (Tq, Tk)}), titled with the name
+    and the number of keys per query; returns a Gallery (figure, axes by name)."""
+    masks = dict(masks)
+    if not masks:
+        raise ValueError("masks: expected at least one {name: mask}, got an empty dict")
+    nrows = -(-len(masks) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (3.6 * ncols, 3.3 * nrows), layout="constrained",
+                             squeeze=False)
+    named = {}
+    for ax, (name, m) in zip(axes.flat, masks.items()):
+        per_query = m.sum(-1).float()
+        every = 1 if max(m.shape) <= 12 else 2                                  # readable tick labels
+        labels = [[str(p) if p % every == 0 else "" for p in range(size)] for size in m.shape]
+        mask_heatmap(m, ax, title=f"{name}\n{per_query.mean():.1f} keys per query (of {m.shape[-1]})",
+                     x_labels=labels[1], y_labels=labels[0])
+        named[name] = ax
+    for ax in list(axes.flat)[len(masks):]:
+        ax.set_visible(False)
+    return Gallery(fig, named)
+
+
+class ErrorPlot(NamedTuple):
+    figure: object
+    axes: dict         # data set name -> Axes
+    lines: dict        # (data set name, "local" or "block") -> Line2D
+
+
+def error_plot(errors, *, num_keys=64):
+    """Relative error of local and block attention against the keys each query sees, one panel per
+    data set of ``errors`` ({name: lesson.approximation_errors(...)}), log-log."""
+    fig, axes = plt.subplots(1, len(errors), figsize=(5.5 * len(errors), 3.8), layout="constrained", sharey=True,
+                             squeeze=False)
+    named, lines = {}, {}
+    ticks = [2 ** p for p in range(num_keys.bit_length()) if 2 ** p <= num_keys]
+    for ax, (name, e) in zip(axes[0], errors.items()):
+        lines[name, "local"], = ax.plot([2 * w + 1 for w, _, _ in e["local"]], [r for _, r, _ in e["local"]], "o-",
+                                        label="local window (2w + 1 keys)")
+        lines[name, "block"], = ax.plot([b for b, _, _ in e["block"]], [r for _, r, _ in e["block"]], "s-",
+                                        label="block (b keys)")
+        ax.set(xscale="log", yscale="log", xlabel=f"keys seen per query (of {num_keys})", title=name,
+               xticks=ticks, xticklabels=[str(t) for t in ticks])
+        named[name] = ax
+    axes[0][0].set_ylabel("relative error vs exact attention")
+    axes[0][0].legend(fontsize=8)
+    return ErrorPlot(fig, named, lines)
+
+
+class SoFarFigure(NamedTuple):
+    figure: object
+    axes: list         # one Axes per tile shown
+    colorbar: object
+
+
+def weights_so_far_figure(states, num_keys, *, tiles=4, queries=2):
+    """The weights implied after each of the first ``tiles`` states, for the first ``queries`` queries
+    (blank = key not seen yet), with one shared 0-1 colour bar."""
+    fig, axes = plt.subplots(tiles, 1, figsize=(7, 1.15 * tiles + 0.0), layout="constrained")
+    axes = list(axes) if tiles > 1 else [axes]
+    for i, ax in enumerate(axes):
+        w = implied_weights(states[:i + 1], num_keys)[:queries]                 # (queries, Tk), NaN = not seen
+        k0, k1 = states[i]["k_block"]
+        plotting.heatmap(w, ax=ax, colorbar=False, y_labels=[f"q{r}" for r in range(queries)],
+                         xlabel="keys" if i == tiles - 1 else "", ylabel="",
+                         title=f"after tile {i + 1} (keys {k0}–{k1 - 1} added)")
+    bar = fig.colorbar(ScalarMappable(Normalize(0, 1), cmap=plotting.WEIGHT_CMAP), ax=axes, label="weight", shrink=0.8)
+    return SoFarFigure(fig, axes, bar)
+
+
+class MemoryPlot(NamedTuple):
+    figure: object
+    ax: object
+    lines: dict        # method -> Line2D
+
+
+def memory_plot(lengths, d=64, *, methods=("dense", "tiled", "linear"), block_size=128):
+    """Working memory (bytes, float32) of one attention head against the sequence length n, log-log."""
+    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    lines = {}
+    for method, style in zip(methods, ("o-", "s-", "^-", "v-", "d-")):
+        lines[method], = ax.plot(lengths, [memory_bytes(method, n, d, block_size=block_size) for n in lengths],
+                                 style, label=method)
+    ax.axhline(2 ** 30, color="grey", linestyle=":", label="1 GiB")
+    ax.set(xscale="log", yscale="log", xlabel="sequence length n", ylabel=f"bytes (float32, d = {d})",
+           title="working memory of one attention head")
+    ax.legend()
+    return MemoryPlot(fig, ax, lines)
+
+
+class MaskExplorer:
+    """Play panel 1: a mask (left, black = may attend) and the weights it allows on mostly local data
+    (right). The queries are the last Tq of Tk positions, as when decoding with a cache."""
+
+    def __init__(self, *, kind="local", num_queries=12, num_keys=12, w=2, max_len=12):
+        self.q_all, self.k_all, _ = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
+        self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.3))
+        mask_heatmap(torch.zeros(max_len, max_len, dtype=torch.bool), self.ax_mask, title="mask")
+        plotting.heatmap(torch.zeros(max_len, max_len), ax=self.ax_weights, annotate=False, xlabel="keys",
+                         ylabel="queries")
+        self.controls = {
+            "kind": widgets.Dropdown(options=list(MASK_KINDS), value=kind, description="mask"),
+            "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description="queries Tq",
+                                    continuous_update=False),
+            "Tk": widgets.IntSlider(value=num_keys, min=2, max=max_len, description="keys Tk", continuous_update=False),
+            "w": widgets.IntSlider(value=w, min=0, max=max_len, description="w", continuous_update=False)}
+        self.panel = panels.Panel(self.figure, self.controls, self.update, name="07-masks")
+
+    def mask(self, kind, Tq, Tk, w):
+        """The (Tq, Tk) mask shown, and the position of the first query."""
+        start = max(Tk - Tq, 0)                                                     # queries = the last Tq positions
+        sizes = dict(window=w, block_size=max(w, 1), valid_len=max(Tk - w, 0))
+        if kind in ("local", "block") and Tq <= Tk:                                 # windows follow the positions
+            return make_mask(kind, Tk, Tk, **sizes)[start:], start
+        return make_mask(kind, Tq, Tk, **sizes), start                              # causal: as the function aligns it
+
+    def update(self, kind, Tq, Tk, w):
+        mask, start = self.mask(kind, Tq, Tk, w)
+        _, weights = scaled_dot_product_attention(self.q_all[start:start + Tq], self.k_all[:Tk], self.k_all[:Tk], mask)
+        keys, queries = [str(j) for j in range(Tk)], [str(start + i) for i in range(Tq)]
+        plotting.update_heatmap(self.ax_mask, mask.float(), x_labels=keys, y_labels=queries,
+                                title=f"{kind} mask (black = may attend)")
+        plotting.update_heatmap(self.ax_weights, weights, x_labels=keys, y_labels=queries,
+                                title=f"weights, Tq = {Tq}, Tk = {Tk}")
+        seen = mask.sum(-1).tolist()
+        empty = seen.count(0)
+        top = [f"{start + i}→{int(r.argmax())} {float(r.max()):.2f}" if r.sum() > 0 else f"{start + i}: none"
+               for i, r in enumerate(weights)]
+        return (f"keys seen per query: {seen}" + (f"   ·   {empty} row(s) with no visible key: weights all 0" if empty else "")
+                + "\nlargest weight, query→key: " + "  ".join(top[:6]) + ("\n    " + "  ".join(top[6:]) if top[6:] else ""))
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.panel._repr_mimebundle_(**kwargs)
+
+
+class StepFigure:
+    """The three views of the tiled step-through: scores filled in tile by tile with the current tile
+    boxed (``scores_image``, ``tile_box``), the weights implied by m and l (``ax_weights``), and each
+    query's output so far (``partial``) against the exact output (``exact``)."""
+
+    def __init__(self, axes, scores, exact):
+        self.ax_scores, self.ax_weights, self.ax_out = axes
+        self.scores = scores
+        Tq, Tk = scores.shape
+        lim = float(scores.abs().max())
+        self.scores_image = self.ax_scores.imshow(torch.full((Tq, Tk), float("nan")).numpy(), cmap=SCORE_CMAP, vmin=-lim,
+                                                  vmax=lim, interpolation="nearest", aspect="auto")
+        self.ax_scores.figure.colorbar(self.scores_image, ax=self.ax_scores, fraction=0.046, pad=0.04,
+                                       label="score q·k/√d")
+        self.ax_scores.set(xlabel="keys", ylabel="queries", xticks=range(Tk), yticks=range(Tq))
+        self.tile_box = self.ax_scores.add_patch(Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#ff7f0e",
+                                                           linewidth=3))
+        plotting.heatmap(torch.full((Tq, Tk), float("nan")), ax=self.ax_weights, annotate=False,
+                         title="weights implied by m and l", xlabel="keys", ylabel="queries")
+        rows = list(range(Tq))
+        self.exact, = self.ax_out.plot(exact, rows, "o", mfc="none", mec="black", ms=9, label="exact (dense)")
+        self.partial, = self.ax_out.plot([0.0] * Tq, rows, "o", color="#ff7f0e", ms=6, label="acc / l so far")
+        self.ax_out.set(ylim=(Tq - 0.5, -0.5), yticks=rows, xlabel="output (value is 1 number)", ylabel="queries",
+                        title="output per query", xlim=self._limits(exact))
+        self.ax_out.axvline(0, color="grey", linewidth=0.5)
+        self.ax_out.legend(loc="lower right", fontsize=8)
+
+    def show(self, states, scores=None, exact=None):
+        """Show the state after the last of ``states`` (a prefix of tiled_attention_steps' output)."""
+        scores = self.scores if scores is None else scores
+        Tq, Tk = scores.shape
+        shown = torch.full((Tq, Tk), float("nan"), dtype=scores.dtype)
+        for s in states:
+            (q0, q1), (k0, k1) = s["q_block"], s["k_block"]
+            shown[q0:q1, k0:k1] = scores[q0:q1, k0:k1]
+        self.scores_image.set_data(shown.numpy())
+        st = states[-1]
+        (q0, q1), (k0, k1) = st["q_block"], st["k_block"]
+        self.tile_box.set_bounds(k0 - 0.5, q0 - 0.5, k1 - k0, q1 - q0)
+        self.ax_scores.set_title(f"tile {len(states)}: queries {q0}–{q1 - 1}, keys {k0}–{k1 - 1}")
+        plotting.update_heatmap(self.ax_weights, implied_weights(states, Tk))
+        self.partial.set_xdata(st["out"][:, 0].numpy())
+        if exact is not None:
+            self.exact.set_xdata(exact.numpy())
+            self.ax_out.set_xlim(self._limits(exact))
+
+    @staticmethod
+    def _limits(exact):
+        """x limits that show every exact output (and 0, where the partial outputs start)."""
+        pad = 0.15 * (float(exact.abs().max()) + 1e-9)
+        return min(float(exact.min()), 0.0) - pad, max(float(exact.max()), 0.0) + pad
+
+
+class TileExplorer:
+    """Play panel 2: the step-through of ``tiled_attention_steps`` on (q, k, v), one tile per slider step,
+    with the tile size and a causal mask as controls. ``.steps`` is the StepFigure."""
+
+    def __init__(self, q, k, v, *, tile=2, block=2):
+        self.q, self.k, self.v = q, k, v
+        self.scores = q @ k.T / q.shape[-1] ** 0.5                                   # (Tq, Tk) = q·k / √d
+        exact = scaled_dot_product_attention(q, k, v)[0][:, 0]
+        self.figure, axes = panels.new_figure(1, 3, figsize=(12.5, 4.1))
+        self.steps = StepFigure(axes, self.scores, exact)
+        self.controls = {
+            "tile": widgets.IntSlider(value=tile, min=1, max=16, description="tile", continuous_update=False),
+            "block": widgets.SelectionSlider(options=[1, 2, 4, 8], value=block, description="block",
+                                             continuous_update=False),
+            "causal": widgets.Checkbox(value=False, description="causal")}
+        self.panel = panels.Panel(self.figure, self.controls, self.update, name="07-tiled-steps")
+
+    def update(self, tile, block, causal):
+        states = list(tiled_attention_steps(self.q, self.k, self.v, block_size=block, causal=causal))
+        self.controls["tile"].max = len(states)              # clamping the value re-runs this with a valid tile
+        tile = min(tile, len(states))
+        exact = scaled_dot_product_attention(self.q, self.k, self.v, causal=causal)[0][:, 0]
+        Tq, Tk = self.scores.shape
+        scores = self.scores.masked_fill(~causal_mask(Tq, Tk), float("nan")) if causal else self.scores
+        self.steps.show(states[:tile], scores, exact)
+        st = states[tile - 1]
+        (q0, q1), (k0, k1) = st["q_block"], st["k_block"]
+
+        def fmt(t):                                          # one column per query of the block
+            return "  ".join(f"{x:6.3f}" for x in t.flatten().tolist())
+        return (f"tile {tile} of {len(states)}: queries {q0}–{q1 - 1}, keys {k0}–{k1 - 1}"
+                + ("   (last tile of this query block)" if st["last"] else "")
+                + f"\nrunning max m   = {fmt(st['m'])}\nrescale         = {fmt(st['rescale'])}"
+                + f"\ndenominator l   = {fmt(st['l'])}\noutput so far   = {fmt(st['output'])}"
+                + f"\nexact output    = {fmt(exact[q0:q1])}")
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.panel._repr_mimebundle_(**kwargs)
