@@ -4,15 +4,19 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8866
-VOILA_TEMPLATE := $(VENV)/share/jupyter/voila/templates/attnlab
+# The Voila template ships with the package (pyproject's shared-data), so installing the package
+# puts it on the venv's Jupyter data path: no symlink, no JUPYTER_PATH. Reinstall when it changes.
+TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
-.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean
+.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.runtime: requirements.txt pyproject.toml | $(PY)
+$(VENV)/.runtime: requirements.txt pyproject.toml $(TEMPLATE_FILES) | $(PY)
 	$(PY) -m pip install -q -r requirements.txt
+	@# an older Makefile linked the template into the venv: remove the link before pip copies over it
+	@if [ -L $(VENV)/share/jupyter/voila/templates/attnlab ]; then rm $(VENV)/share/jupyter/voila/templates/attnlab; fi
 	$(PY) -m pip install -q --no-deps -e .
 	touch $@
 
@@ -20,7 +24,7 @@ $(VENV)/.testdeps: requirements-test.txt $(VENV)/.runtime
 	$(PY) -m pip install -q -r requirements-test.txt
 	touch $@
 
-setup: $(VENV)/.runtime $(VOILA_TEMPLATE)
+setup: $(VENV)/.runtime
 
 test-setup: $(VENV)/.testdeps chromium
 
@@ -31,14 +35,8 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
 
-# The symlink makes the template "attnlab" (named in voila.json, kept in share/jupyter) visible to
-# any `voila` run from this venv.
-
-$(VOILA_TEMPLATE): | $(VENV)/.runtime
-	mkdir -p $(dir $@) && ln -sfn $(CURDIR)/share/jupyter/voila/templates/attnlab $@
-
 dashboard: setup
-	JUPYTER_PATH=$(CURDIR)/share/jupyter OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
 # the class (started at once, not refilled for 4 hours; late arrivals get a fresh kernel in ~6 s).
@@ -47,19 +45,31 @@ LEARNERS ?= 20
 NOTEBOOK ?= 01_kernel_regression.ipynb
 IP ?= 127.0.0.1
 lesson: setup
-	JUPYTER_PATH=$(CURDIR)/share/jupyter OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
 	  --VoilaKernelManager.kernel_pools_config='{"$(NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
 	  --VoilaKernelManager.fill_delay=14400
 
 # A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README).
 DURATION ?= 60
-classroom: test-setup $(VOILA_TEMPLATE)
+classroom: test-setup
 	$(PY) bench/bench_classroom.py --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb
 
-test: test-setup $(VOILA_TEMPLATE)
+# The static site: build/site/index.html and a page per notebook, from the STORED notebooks
+# (nothing executed). Math is typeset by KaTeX from its npm package, copied into the site.
+KATEX_VERSION := 0.16.22
+KATEX := build/katex/package/dist
+$(KATEX):
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+	mkdir -p build/katex && cd build/katex && npm pack --silent katex@$(KATEX_VERSION) >/dev/null && tar xzf katex-$(KATEX_VERSION).tgz
+
+site: $(VENV)/.runtime $(KATEX)
+	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
+
+test: test-setup site
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
 
@@ -69,7 +79,7 @@ bench: setup
 	$(PY) bench/bench_panel.py
 	$(PY) bench/bench_efficient.py
 
-bench-browser: test-setup $(VOILA_TEMPLATE)
+bench-browser: test-setup
 	$(PY) bench/bench_dashboards.py
 	$(PY) bench/bench_memory.py
 

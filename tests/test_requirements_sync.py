@@ -26,6 +26,7 @@ def pins(path):
 
 
 RUNTIME = "requirements.txt"
+TEST = "requirements-test.txt"
 PINNED_ELSEWHERE = ["environment.yml"]     # files that must repeat every runtime pin identically
 
 
@@ -49,6 +50,18 @@ def test_every_runtime_pin_is_repeated_identically(other):
     differ = {n: (runtime[n], theirs[n]) for n in runtime if runtime[n] != theirs[n]}
     assert not differ, f"{other}: pins differ from {RUNTIME}: {differ}"
     assert theirs["torch"] == "torch==2.13.0"
+
+
+def test_environment_yml_also_holds_every_test_pin():
+    """A conda user can run the tests: environment.yml repeats requirements-test.txt too, and
+    pins nothing that neither requirements file names."""
+    tests, env, runtime = pins(TEST), pins("environment.yml"), pins(RUNTIME)
+    assert len(tests) >= 4
+    differ = {n: (tests[n], env.get(n)) for n in tests if env.get(n) != tests[n]}
+    assert not differ, f"environment.yml: test pins missing or different from {TEST}: {differ}"
+    extra = sorted(set(env) - set(tests) - set(runtime))
+    assert not extra, f"environment.yml pins packages no requirements file names: {extra}"
+    assert not set(tests) & set(runtime), "a package pinned in both requirements files"
 
 
 def test_environment_yml_uses_conda_forge_and_torch_from_pip():

@@ -24,13 +24,11 @@ LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")
 
 
 def voila_env():
-    """The environment for a Voila server: the repo's share/jupyter first on JUPYTER_PATH, so
-    voila.json's template "attnlab" is found without installing it; and one OpenMP thread per
-    kernel (as `make dashboard` sets), since many kernels share few cores and the notebooks'
-    tensors are tiny: two spinning threads per kernel made a class of 20 on 2 cores stall."""
-    share = str(ROOT / "share" / "jupyter")
-    paths = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p and p != share]
-    env = dict(os.environ, JUPYTER_PATH=os.pathsep.join([share, *paths]))
+    """The environment for a Voila server: one OpenMP thread per kernel (as `make dashboard` sets),
+    since many kernels share few cores and the notebooks' tensors are tiny: two spinning threads
+    per kernel made a class of 20 on 2 cores stall. voila.json's template "attnlab" is found where
+    installing the package put it (the Jupyter data path), as for any user; no JUPYTER_PATH."""
+    env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
     return env
 

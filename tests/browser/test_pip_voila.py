@@ -1,0 +1,155 @@
+"""A new user's way in: a fresh venv, `pip install -r requirements.txt`, `pip install .` (NOT
+editable), then a plain `voila notebooks/` from the repo root. voila.json names the template
+"attnlab"; it must come from the installed package (pyproject's shared-data), not from JUPYTER_PATH,
+a symlink or this checkout. The index and a lesson answer 200 and render in Chromium with the
+project's template, and the page asks nothing of any outside host.
+
+Slow (a venv with torch and JupyterLab); marked `install` as well as `browser`. pip's HTTP cache
+does not help here (the index answers without cache headers, so pip stores nothing), so the wheels
+are downloaded once into build/wheelhouse/ (kept while requirements.txt and the build backend pin
+are unchanged) and the fresh venv installs from there with --no-index: no network after the first run.
+"""
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from dashboard_helpers import LOCAL, ROOT, free_port
+
+pytestmark = pytest.mark.install
+LESSON = "01_kernel_regression.ipynb"
+FIGURE = """() => [...document.querySelectorAll('.jp-OutputArea-output img')]
+  .some(i => i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 0)"""
+
+
+def clean_env(venv):
+    """The user's shell after `source venv/bin/activate`: nothing from this test session's
+    environment that would find the project another way (PYTHONPATH, JUPYTER_PATH, another venv)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"PYTHONPATH", "JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR",
+                        "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP"}}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(venv)
+    env["OMP_NUM_THREADS"] = "1"
+    return env
+
+
+WHEELHOUSE = ROOT / "build" / "wheelhouse"
+
+
+def build_backend():
+    """The build-system requirement of pyproject.toml (e.g. 'hatchling>=1.21')."""
+    import tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+
+
+def wheelhouse(python3):
+    """build/wheelhouse with every wheel requirements.txt and the build backend need; downloaded
+    once, again only when either changes."""
+    key = hashlib.sha256((ROOT / "requirements.txt").read_bytes() + repr(build_backend()).encode()).hexdigest()
+    stamp = WHEELHOUSE / ".complete"
+    if stamp.exists() and stamp.read_text() == key:
+        return WHEELHOUSE
+    shutil.rmtree(WHEELHOUSE, ignore_errors=True)
+    WHEELHOUSE.mkdir(parents=True)
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    for args in (["-r", "requirements.txt"], build_backend()):
+        subprocess.run([python3, "-m", "pip", "download", "-q", "--only-binary", ":all:", "-d", str(WHEELHOUSE), *args],
+                       check=True, cwd=ROOT, env=env)
+    stamp.write_text(key)
+    return WHEELHOUSE
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory):
+    python3 = shutil.which("python3") or sys.executable
+    t0 = time.time()
+    wheels = wheelhouse(python3)
+    t1 = time.time()
+    venv = tmp_path_factory.mktemp("pipvoila") / "venv"
+    env = clean_env(venv)
+    env["PIP_NO_INDEX"] = "1"                     # the build backend's isolated env too
+    env["PIP_FIND_LINKS"] = str(wheels)
+    subprocess.run([python3, "-m", "venv", str(venv)], check=True, env=env)
+    # --no-compile: skip byte-compiling torch's thousands of modules up front (Python compiles what it imports)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile"]
+    subprocess.run([*pip, "-r", "requirements.txt"], check=True, cwd=ROOT, env=env)
+    subprocess.run([*pip, "--no-deps", "."], check=True, cwd=ROOT, env=env)
+    print(f"\nwheelhouse {t1 - t0:.0f} s; fresh venv with the pins and the package (pip install . from "
+          f"the wheelhouse, no network): {time.time() - t1:.0f} s")
+    return venv
+
+
+def test_the_package_installs_the_template_and_not_editable(fresh_venv):
+    env = clean_env(fresh_venv)
+    py = str(fresh_venv / "bin" / "python")
+    where = subprocess.run([py, "-c", "import attnlab, jupyter_core.paths as p; print(attnlab.__file__);"
+                            "print(*p.jupyter_path('voila', 'templates', 'attnlab'), sep='\\n')"],
+                           cwd="/", env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert str(fresh_venv) in where[0], f"attnlab imported from {where[0]}, not the fresh venv"
+    installed = fresh_venv / "share" / "jupyter" / "voila" / "templates" / "attnlab"
+    assert str(installed) in where[1:]
+    for name in ("conf.json", "index.html.j2", "page.html"):
+        shipped = ROOT / "share" / "jupyter" / "voila" / "templates" / "attnlab" / name
+        assert (installed / name).read_bytes() == shipped.read_bytes()
+        assert not (installed / name).is_symlink()
+
+
+def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_venv, browser, tmp_path):
+    env = clean_env(fresh_venv)
+    port = free_port()
+    log = open(tmp_path / "voila.log", "w")
+    server = subprocess.Popen([str(fresh_venv / "bin" / "voila"), "notebooks/", "--no-browser",
+                               f"--port={port}", "--Voila.ip=127.0.0.1"],
+                              cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/", timeout=5) as r:
+                    index_status, index_html = r.status, r.read().decode()
+                break
+            except OSError:
+                assert server.poll() is None, (tmp_path / "voila.log").read_text()
+                assert time.time() < deadline, "voila did not answer within 120 s"
+                time.sleep(0.5)
+        assert index_status == 200 and "voila-tree-main" in index_html   # the list is drawn by script
+        assert "cdn.jsdelivr.net" not in index_html          # our page.html, not Voila's base one
+        with urllib.request.urlopen(f"{base}/voila/render/{LESSON}", timeout=180) as r:
+            assert r.status == 200
+            lesson_html = r.read().decode()
+        # Our index.html.j2 sets the _xsrf cookie Voila 0.5 forgets; Voila's lab template does not.
+        assert "getRandomValues" in lesson_html, "the lesson was not rendered with the attnlab template"
+
+        ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+        page = ctx.new_page()
+        outside, errors = [], []
+        page.on("request", lambda req: None if LOCAL.match(req.url) else outside.append(req.url))
+        page.on("pageerror", lambda e: errors.append(str(e)[:300]))
+        resp = page.goto(base + "/", wait_until="domcontentloaded", timeout=60_000)
+        assert resp.status == 200
+        page.get_by_text(LESSON, exact=True).wait_for(timeout=60_000)      # the index lists the lesson
+        page.screenshot(path=str(tmp_path / "pip_voila_index.png"))
+        resp = page.goto(f"{base}/voila/render/{LESSON}", wait_until="domcontentloaded", timeout=180_000)
+        assert resp.status == 200
+        page.wait_for_function(FIGURE, timeout=180_000, polling=100)
+        page.screenshot(path=str(tmp_path / "pip_voila_lesson.png"))
+        assert "There was an error when executing cell" not in page.inner_text("body")
+        page.close(run_before_unload=True)
+        ctx.close()
+        assert not outside, f"requests to outside hosts: {outside}"
+        assert not errors, errors
+    finally:
+        server.terminate()
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()

@@ -1,0 +1,157 @@
+"""tools/notebook_links.py and tools/repo_links.py: one repository address, links and a Colab
+install cell in every notebook, idempotent, and an install cell that does nothing where attnlab
+imports."""
+import builtins
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from IPython.core.inputtransformer2 import TransformerManager
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import notebook_links  # noqa: E402
+import repo_links  # noqa: E402
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """notebooks/, README.md and pyproject.toml copied, so the script can rewrite them."""
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
+    for name in ("README.md", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    return tmp_path
+
+
+def run(d, *extra):
+    return notebook_links.main(["--notebooks", str(d / "notebooks"), "--readme", str(d / "README.md"),
+                                "--pyproject", str(d / "pyproject.toml"), *extra])
+
+
+def test_repo_address_comes_from_pyproject():
+    r = repo_links.repo()
+    assert r.slug == "attnlab/attnlab" and r.branch == "main"
+    assert r.colab("01_x.ipynb") == "https://colab.research.google.com/github/attnlab/attnlab/blob/main/notebooks/01_x.ipynb"
+    assert r.binder_voila("01_x.ipynb") == ("https://mybinder.org/v2/gh/attnlab/attnlab/HEAD?urlpath="
+                                            "voila%2Frender%2Fnotebooks%2F01_x.ipynb")
+    assert r.binder_lab() == "https://mybinder.org/v2/gh/attnlab/attnlab/HEAD?urlpath=lab%2Ftree%2Fnotebooks%2F00_index.ipynb"
+    assert r.pip_spec() == "attnlab @ git+https://github.com/attnlab/attnlab@main"
+
+
+@pytest.mark.parametrize("url", ["https://gitlab.com/a/b", "github.com/a/b", "https://github.com/a"])
+def test_repo_address_must_be_a_github_repository(url):
+    with pytest.raises(ValueError, match=r"Repository: expected 'https://github.com/<owner>/<name>', got"):
+        repo_links.Repo(url)
+
+
+def test_bad_branch_is_refused():
+    with pytest.raises(ValueError, match=r"default-branch: expected a branch name, got 'a b'"):
+        repo_links.Repo("https://github.com/a/b", "a b")
+
+
+def test_missing_repository_key_is_named(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    with pytest.raises(ValueError, match=r"expected \[project.urls\] Repository"):
+        repo_links.repo(tmp_path / "pyproject.toml")
+
+
+def test_links_and_install_cell_inserted_once_and_nothing_else_changes(copy):
+    assert run(copy) == 0
+    first = {p.name: p.read_text() for p in (copy / "notebooks").glob("*.ipynb")}
+    assert run(copy) == 0 and run(copy, "--check") == 0          # idempotent: a second run is a no-op
+    assert first == {p.name: p.read_text() for p in (copy / "notebooks").glob("*.ipynb")}
+    for path in NOTEBOOKS:
+        old = nbformat.read(path, as_version=4)
+        new = nbformat.read(copy / "notebooks" / path.name, as_version=4)
+        if old.cells and old.cells[0].get("id") == notebook_links.LINKS_ID:
+            old.cells = old.cells[2:]
+        assert [c.id for c in new.cells[:2]] == ["attnlab-links", "attnlab-colab"]
+        assert new.cells[0].cell_type == "markdown" and new.cells[1].cell_type == "code"
+        assert f"blob/main/notebooks/{path.name}" in new.cells[0].source
+        assert new.cells[1].outputs == [] and new.cells[1].execution_count is None
+        assert json.dumps(new.cells[2:], sort_keys=True) == json.dumps(old.cells, sort_keys=True)
+        assert new.metadata == old.metadata
+        assert "<img" not in new.cells[0].source and "![" not in new.cells[0].source   # no outside request
+
+
+def test_check_names_what_is_stale(copy, capsys):
+    nb = copy / "notebooks" / NOTEBOOKS[0].name
+    data = nbformat.read(nb, as_version=4)
+    data.cells = [c for c in data.cells if c.get("id") not in ("attnlab-links", "attnlab-colab")]
+    nbformat.write(data, nb)
+    assert run(copy, "--check") == 1
+    assert f"out of date: {nb}" in capsys.readouterr().out
+
+
+def test_a_fork_changes_one_line_and_every_link_follows(copy):
+    text = (copy / "pyproject.toml").read_text()
+    (copy / "pyproject.toml").write_text(text.replace('Repository = "https://github.com/attnlab/attnlab"',
+                                                      'Repository = "https://github.com/someone/attn-fork"'))
+    assert run(copy) == 0
+    readme = (copy / "README.md").read_text()
+    assert "someone/attn-fork" in readme and "gh/attnlab/attnlab" not in readme
+    for p in (copy / "notebooks").glob("*.ipynb"):
+        head = "".join(c.source for c in nbformat.read(p, as_version=4).cells[:2])
+        assert "someone/attn-fork" in head and "attnlab/attnlab" not in head
+
+
+class FakeShell:
+    def __init__(self):
+        self.magics = []
+
+    def run_line_magic(self, name, line, *a, **k):
+        self.magics.append((name, line))
+
+
+def run_install_cell(block_attnlab, monkeypatch):
+    """Run the install cell as IPython would (magics transformed), with a shell that records them."""
+    code = TransformerManager().transform_cell(notebook_links.install_source(repo_links.repo()))
+    shell = FakeShell()
+    if block_attnlab:
+        real_import = builtins.__import__
+
+        def no_attnlab(name, *a, **k):
+            if name == "attnlab" or name.startswith("attnlab."):
+                raise ImportError("No module named 'attnlab'")
+            return real_import(name, *a, **k)
+        monkeypatch.setattr(builtins, "__import__", no_attnlab)
+    try:
+        exec(compile(code, "<install cell>", "exec"), {"get_ipython": lambda: shell})
+    finally:
+        monkeypatch.undo()
+    return shell.magics
+
+
+def test_install_cell_does_nothing_when_attnlab_imports(monkeypatch):
+    assert run_install_cell(False, monkeypatch) == []
+
+
+def test_install_cell_pip_installs_from_the_repository_when_missing(monkeypatch):
+    assert run_install_cell(True, monkeypatch) == [
+        ("pip", 'install -q "attnlab @ git+https://github.com/attnlab/attnlab@main"')]
+
+
+def test_install_cell_prints_nothing_in_a_real_kernel(tmp_path):
+    """Executed by a kernel where attnlab imports (as in Lab, Voila, Binder): no output at all."""
+    from nbclient import NotebookClient
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(notebook_links.install_source(repo_links.repo()))])
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    assert nb.cells[0].outputs == []
+
+
+def test_readme_badges_are_current():
+    text = (ROOT / "README.md").read_text()
+    assert notebook_links.update_readme(text, repo_links.repo()) == text, "run python tools/notebook_links.py"
+
+
+def test_stored_notebooks_have_current_links():
+    """Fails until `python tools/notebook_links.py` has been run on the notebooks (it executes nothing)."""
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "notebook_links.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout

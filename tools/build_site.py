@@ -1,0 +1,258 @@
+"""Build the static site (build/site/) from the STORED notebooks, executing nothing.
+
+    python tools/build_site.py [--out build/site] [--katex DIR]      (or: make site)
+
+A page per notebook (nbconvert's HTML exporter, template tools/site_template/attnlab-site: the
+"lab" template with no require.js, widget manager, MathJax or Mermaid from a CDN) and an index.
+Outputs: an output's image/png is used wherever present (figures; panels once they carry one);
+otherwise a widget view is drawn from the widget state stored in the notebook's metadata:
+a panel as its last image and its text, a self-check as its question, its options and the
+solution folded in a <details>. Every page links to run it live (Colab, Binder Lab, Binder
+Voila), from the one repository address in pyproject.toml (tools/repo_links.py).
+
+Math: typeset in the browser by KaTeX copied from its npm package (DIR = the package's dist/
+folder; `make site` fetches it with `npm pack`). Without --katex, LaTeX stays as text (a warning
+says so). Pages load nothing from outside the site: the test checks every src/href.
+"""
+import argparse
+import base64
+import html
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbconvert import HTMLExporter
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from repo_links import ROOT, repo  # noqa: E402
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+PRIORITY = ["image/png", "image/svg+xml", "image/jpeg", "text/html", "text/markdown", "text/latex", "text/plain"]
+SKIP_CELLS = {"attnlab-links", "attnlab-colab"}     # the page header carries the links instead
+NOTEBOOK_LINK = re.compile(r"\]\((\d\d_[A-Za-z0-9_]+)\.ipynb(#[^)\s]*)?\)")   # [text](NN_x.ipynb#part)
+
+SITE_CSS = """
+.attnlab-site-nav { max-width: 1100px; margin: 0 auto; padding: 10px 20px; font: 14px/1.5 sans-serif;
+  border-bottom: 1px solid #ddd; }
+.attnlab-site-nav a { color: #1565c0; }
+.attnlab-run { margin-left: 2em; }
+.attnlab-static-note { color: #555; margin: 4px 0 0; font-size: 13px; }
+main { max-width: 1100px; margin: 0 auto; }
+.attnlab-static-panel, .attnlab-static-check { border-left: 3px solid #1565c0; padding: 6px 12px; margin: 6px 0;
+  background: #f7f9fc; }
+.attnlab-static-check { border-left-color: #2e7d32; }
+.attnlab-static-check ul { margin: 4px 0; }
+.attnlab-static-check details { margin-top: 6px; }
+.attnlab-static-check summary { cursor: pointer; color: #2e7d32; font-weight: bold; }
+.attnlab-static-controls { color: #444; font-size: 13px; margin: 4px 0; }
+.attnlab-static-panel img { max-width: 100%; height: auto; }
+.attnlab-hbox { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+body.attnlab-index main { padding: 20px; font: 16px/1.5 sans-serif; }
+body.attnlab-index li { margin: 6px 0; }
+"""
+
+
+class Widgets:
+    """Static HTML for a widget view, from the widget state stored in a notebook's metadata."""
+
+    def __init__(self, nb):
+        self.state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+
+    def model(self, ref):
+        return self.state.get(ref.replace("IPY_MODEL_", "")) if isinstance(ref, str) else None
+
+    def render(self, model_id):
+        m = self.model(model_id)
+        return None if m is None else self._html(m)
+
+    def _image(self, m):
+        for buf in m.get("buffers", []):
+            if buf.get("path") == ["value"] and buf.get("encoding", "base64") == "base64":
+                fmt = m["state"].get("format", "png")
+                return f"<img alt='figure' src='data:image/{html.escape(fmt)};base64,{buf['data']}'>"
+        value = m["state"].get("value")
+        if isinstance(value, str) and value:   # a value saved as base64 text
+            base64.b64decode(value, validate=True)
+            return f"<img alt='figure' src='data:image/{m['state'].get('format', 'png')};base64,{value}'>"
+        return ""
+
+    def _children(self, m):
+        return [c for c in (self.model(r) for r in m["state"].get("children", [])) if c is not None]
+
+    def _selfcheck(self, m):
+        kids = self._children(m)
+        if len(kids) < 5:
+            return self._box(m, "div")
+        question, control, solution = kids[0], kids[1], kids[-1]
+        parts = [f"<div>{question['state'].get('value', '')}</div>"]
+        labels = control["state"].get("_options_labels")
+        if labels:
+            parts.append("<ul>" + "".join(f"<li>{html.escape(str(o))}</li>" for o in labels) + "</ul>")
+        elif "value" in control["state"]:
+            desc = html.escape((control["state"].get("description", "") or "your answer").rstrip(": "))
+            parts.append(f"<div class='attnlab-static-controls'>{desc}: ____</div>")
+        parts.append(f"<details><summary>Solution</summary>{solution['state'].get('value', '')}</details>")
+        return "<div class='attnlab-static-check'>" + "".join(parts) + "</div>"
+
+    def _control(self, m):
+        s = m["state"]
+        desc = html.escape(s.get("description", "") or "")
+        name = m["model_name"]
+        if "Slider" in name or name in ("CheckboxModel", "BoundedFloatTextModel", "FloatTextModel",
+                                         "IntTextModel", "BoundedIntTextModel"):
+            value = s.get("value")
+            if isinstance(value, list):
+                value = " – ".join(str(v) for v in value)
+            return f"<span class='attnlab-static-control'>{desc or 'value'} = {html.escape(str(value))}</span>"
+        if "_options_labels" in s and s.get("index") is not None:
+            idx = s["index"]
+            labels = s["_options_labels"]
+            chosen = ", ".join(labels[i] for i in idx) if isinstance(idx, list) else labels[idx]
+            return f"<span class='attnlab-static-control'>{desc or 'choice'}: {html.escape(str(chosen))}</span>"
+        return ""
+
+    def _box(self, m, kind):
+        inner = "".join(self._html(c) for c in self._children(m))
+        cls = "attnlab-hbox" if kind == "row" else ""
+        return f"<div class='{cls}'>{inner}</div>" if inner else ""
+
+    def _html(self, m):
+        name, s = m["model_name"], m["state"]
+        classes = s.get("_dom_classes", []) or []
+        if "attnlab-selfcheck" in classes:
+            return self._selfcheck(m)
+        if name in ("VBoxModel", "BoxModel", "GridBoxModel", "AccordionModel", "TabModel", "StackModel"):
+            inner = self._box(m, "column")
+        elif name == "HBoxModel":
+            inner = self._box(m, "row")
+        elif name in ("HTMLModel", "HTMLMathModel"):
+            inner = s.get("value", "")
+        elif name == "LabelModel":
+            inner = html.escape(s.get("value", ""))
+        elif name == "ImageModel":
+            inner = self._image(m)
+        elif name == "OutputModel":
+            inner = "".join(output_html(o, self) for o in s.get("outputs", []))
+        else:
+            inner = self._control(m)
+        if "attnlab-panel" in classes:
+            return f"<div class='attnlab-static-panel'>{inner}</div>"
+        return inner
+
+
+def output_html(out, widgets):
+    """HTML for an output held inside an Output widget (rare)."""
+    data = out.get("data", {})
+    if "image/png" in data:
+        return f"<img alt='figure' src='data:image/png;base64,{data['image/png']}'>"
+    if WIDGET_VIEW in data:
+        return widgets.render(data[WIDGET_VIEW]["model_id"]) or ""
+    if "text/html" in data:
+        return data["text/html"] if isinstance(data["text/html"], str) else "".join(data["text/html"])
+    text = out.get("text") or data.get("text/plain", "")
+    return f"<pre>{html.escape(text if isinstance(text, str) else ''.join(text))}</pre>"
+
+
+def static_outputs(nb):
+    """Reduce every output bundle to the one representation the site shows; widget views become
+    static HTML from the stored widget state; image/png wins wherever present."""
+    widgets = Widgets(nb)
+    nb.cells = [c for c in nb.cells if c.get("id") not in SKIP_CELLS]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":           # links between notebooks go to their pages
+            cell.source = NOTEBOOK_LINK.sub(lambda m: f"]({m.group(1)}.html{m.group(2) or ''})", cell.source)
+        for out in cell.get("outputs", []):
+            data = out.get("data")
+            if not data:
+                continue
+            if "image/png" not in data and WIDGET_VIEW in data:
+                rendered = widgets.render(data[WIDGET_VIEW].get("model_id", ""))
+                if rendered:
+                    data["text/html"] = rendered
+                    if "attnlab-static-check" in rendered:     # its code holds the answer: hide it
+                        cell.metadata.setdefault("transient", {})["remove_source"] = True
+            for mime in PRIORITY:
+                if mime in data:
+                    out["data"] = {mime: data[mime]}
+                    break
+            else:
+                out["data"] = {}
+    nb.metadata.pop("widgets", None)       # no widget manager on a static page
+    return nb
+
+
+def title_of(nb, fallback):
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return fallback
+
+
+def build(out, katex=None, notebooks=None):
+    t0 = time.time()
+    r = repo()
+    out = Path(out)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "_static").mkdir(parents=True)
+    (out / "_static" / "site.css").write_text(SITE_CSS)
+    if katex:
+        katex = Path(katex)
+        dest = out / "_static" / "katex"
+        (dest / "contrib").mkdir(parents=True)
+        for name in ("katex.min.css", "katex.min.js"):
+            shutil.copy(katex / name, dest / name)
+        shutil.copy(katex / "contrib" / "auto-render.min.js", dest / "contrib")
+        shutil.copytree(katex / "fonts", dest / "fonts", ignore=shutil.ignore_patterns("*.ttf", "*.woff"))
+    else:
+        print("warning: no --katex given: LaTeX stays as text on the pages", file=sys.stderr)
+    exporter = HTMLExporter(template_name="attnlab-site", extra_template_basedirs=[str(ROOT / "tools" / "site_template")],
+                            exclude_input_prompt=True, exclude_output_prompt=True)
+    entries = []
+    for path in sorted(notebooks or (ROOT / "notebooks").glob("*.ipynb")):
+        nb = static_outputs(nbformat.read(path, as_version=4))
+        title = title_of(nb, path.stem)
+        resources = {"metadata": {"name": title},
+                     "attnlab": {"katex": bool(katex), "colab": r.colab(path.name), "binder_lab": r.binder_lab(path.name),
+                                 "binder_voila": r.binder_voila(path.name), "source": r.source(path.name)}}
+        body, _ = exporter.from_notebook_node(nb, resources=resources)
+        (out / f"{path.stem}.html").write_text(body, encoding="utf-8")
+        entries.append((path, title))
+    items = "\n".join(
+        f"<li><a href='{p.stem}.html'>{html.escape(t)}</a> — <a href='{r.colab(p.name)}'>Colab</a> · "
+        f"<a href='{r.binder_lab(p.name)}'>Binder (JupyterLab)</a> · <a href='{r.binder_voila(p.name)}'>Binder (dashboard)</a></li>"
+        for p, t in entries)
+    (out / "index.html").write_text(f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>attnlab: attention you can move</title><link rel="stylesheet" href="_static/site.css"></head>
+<body class="attnlab-index"><main>
+<h1>attnlab: attention you can move</h1>
+<p>Notebooks on attention, from kernel regression to multi-head self-attention, masks and a small
+translator. These pages are a static copy of the stored notebooks (figures and panels as pictures,
+self-checks with their solutions folded). To move the sliders, run them live:
+<a href="{r.binder_voila()}">Binder (dashboards)</a> · <a href="{r.binder_lab()}">Binder (JupyterLab)</a> ·
+<a href="{r.colab()}">Colab</a> · <a href="{r.url}">source</a>.</p>
+<ol start="0">
+{items}
+</ol></main></body></html>
+""", encoding="utf-8")
+    print(f"built {len(entries)} pages and index.html in {out} in {time.time() - t0:.1f} s")
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "build" / "site"))
+    ap.add_argument("--katex", default=None, help="KaTeX's dist/ folder (from `npm pack katex`)")
+    a = ap.parse_args(argv)
+    build(a.out, a.katex)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""Put "run it live" links and a Colab install cell at the top of every notebook, and the Binder
+badges in the README, all built from the one repository address in pyproject.toml
+(tools/repo_links.py). Idempotent; executes nothing.
+
+    python tools/notebook_links.py            # rewrite notebooks/*.ipynb and README.md where needed
+    python tools/notebook_links.py --check    # exit 1, naming the files, if anything is out of date
+
+In each notebook it keeps exactly two cells at the top, found by their cell ids:
+  "attnlab-links"  markdown: Open in Colab · Binder (JupyterLab) · Binder (dashboard). Plain links,
+                   no badge images, so a page served offline loads nothing from outside.
+  "attnlab-colab"  code: installs attnlab from the repository ONLY when `import attnlab` fails
+                   (Colab). In JupyterLab, Voila and Binder attnlab imports, so the cell does
+                   nothing and prints nothing; Voila strips its source.
+Existing cells with those ids are updated in place (and moved to the top); no other cell, output
+or metadata changes, so the notebooks stay executed. Run it after changing the address, then
+re-execute nothing: the install cell has no output by design.
+"""
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from repo_links import ROOT, repo  # noqa: E402
+
+LINKS_ID, INSTALL_ID = "attnlab-links", "attnlab-colab"
+README_START, README_END = "<!-- links: start (tools/notebook_links.py writes this block) -->", "<!-- links: end -->"
+
+
+def links_source(r, name):
+    return (f"*Run it live:* [Open in Colab]({r.colab(name)}) · "
+            f"[Binder (JupyterLab)]({r.binder_lab(name)}) · "
+            f"[Binder (dashboard)]({r.binder_voila(name)})")
+
+
+def install_source(r):
+    return ("# Colab: install attnlab from its repository when it is missing; elsewhere this does nothing.\n"
+            "try:\n"
+            "    import attnlab\n"
+            "except ImportError:\n"
+            f"    %pip install -q \"{r.pip_spec()}\"\n"
+            "    import importlib; importlib.invalidate_caches()   # so the next import finds it")
+
+
+def update_notebook(nb, r, name):
+    """Return True when nb changed. The two cells are put at positions 0 and 1."""
+    cells = {c.get("id"): c for c in nb.cells if c.get("id") in (LINKS_ID, INSTALL_ID)}
+    links = cells.get(LINKS_ID) or nbformat.v4.new_markdown_cell(id=LINKS_ID)
+    install = cells.get(INSTALL_ID) or nbformat.v4.new_code_cell(id=INSTALL_ID)
+    before = nbformat.writes(nb)
+    links.source = links_source(r, name)
+    install.source = install_source(r)
+    install.metadata.setdefault("tags", [])
+    if "attnlab-colab-install" not in install.metadata["tags"]:
+        install.metadata["tags"].append("attnlab-colab-install")
+    links.metadata.setdefault("tags", [])
+    if "attnlab-links" not in links.metadata["tags"]:
+        links.metadata["tags"].append("attnlab-links")
+    rest = [c for c in nb.cells if c.get("id") not in (LINKS_ID, INSTALL_ID)]
+    nb.cells = [links, install, *rest]
+    return nbformat.writes(nb) != before
+
+
+def readme_block(r):
+    return "\n".join([
+        README_START,
+        f"[![Binder: JupyterLab](https://mybinder.org/badge_logo.svg)]({r.binder_lab()})",
+        f"[![Binder: dashboards (Voila)](https://img.shields.io/badge/launch-dashboards%20(Voila)-579ACA.svg)]({r.binder_voila()})",
+        f"[![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)]({r.colab()})",
+        README_END])
+
+
+def update_readme(text, r):
+    pattern = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"README.md: expected a block between {README_START!r} and {README_END!r}")
+    return pattern.sub(lambda _: readme_block(r), text)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file is out of date")
+    ap.add_argument("--notebooks", default=str(ROOT / "notebooks"))
+    ap.add_argument("--readme", default=str(ROOT / "README.md"))
+    ap.add_argument("--pyproject", default=str(ROOT / "pyproject.toml"))
+    a = ap.parse_args(argv)
+    r = repo(a.pyproject)
+    stale = []
+    for path in sorted(Path(a.notebooks).glob("*.ipynb")):
+        text = path.read_text(encoding="utf-8")
+        nb = nbformat.reads(text, as_version=4)
+        update_notebook(nb, r, path.name)
+        new = nbformat.writes(nb) + "\n"
+        if new != text:
+            stale.append(path)
+            if not a.check:
+                path.write_text(new, encoding="utf-8")
+    readme = Path(a.readme)
+    if readme.exists():
+        text = readme.read_text(encoding="utf-8")
+        new = update_readme(text, r)
+        if new != text:
+            stale.append(readme)
+            if not a.check:
+                readme.write_text(new, encoding="utf-8")
+    for p in stale:
+        print(("out of date: " if a.check else "updated: ") + str(p))
+    return 1 if (a.check and stale) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
