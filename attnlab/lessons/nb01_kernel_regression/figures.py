@@ -26,6 +26,16 @@ class FitLines(NamedTuple):
 
 def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label="prediction"):
     """Draw truth, prediction and (optionally) the training points into ``ax``; returns FitLines."""
+    xs, truth_, fit_ = (to_numpy(v).ravel() for v in (x_test, y_truth, y_hat))
+    for name, values in (("y_truth", truth_), ("y_hat", fit_)):
+        if values.shape != xs.shape:
+            raise ValueError(f"{name}: expected {xs.shape[0]} values, one per x_test, got {values.shape[0]}")
+    if (x_train is None) != (y_train is None):
+        raise ValueError("y_train: expected x_train and y_train together (both or neither), "
+                         f"got {'x_train' if y_train is None else 'y_train'} alone")
+    if x_train is not None and to_numpy(x_train).size != to_numpy(y_train).size:
+        raise ValueError(f"y_train: expected {to_numpy(x_train).size} values, one per x_train, "
+                         f"got {to_numpy(y_train).size}")
     truth, = ax.plot(to_numpy(x_test), to_numpy(y_truth), label="truth", color="0.3", linestyle="--")
     fit, = ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
     points = None

@@ -13,19 +13,27 @@ import numpy as np
 import torch
 from matplotlib.patches import Rectangle
 
-from ... import panels
+from ... import _checks, panels
 from ...plotting import to_numpy
 from ...positional import sinusoidal_encoding
 from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
 
 SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
+MAX_BITS = 8             # the counter draws 2^num_bits columns of numbers: 256 is already dense
+
+
+def _matrix(P, name="P"):
+    """P as a 2-D float array (n, d), or a ValueError naming ``name``."""
+    M = to_numpy(P)
+    if M.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D (n, d) matrix, got shape {M.shape}")
+    return M
 
 
 def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
     """Draw a signed (n, d) matrix such as P into ``ax``; returns its AxesImage (for in-place updates)."""
-    M = to_numpy(P)
-    if M.ndim != 2:
-        raise ValueError(f"P: expected a 2-D (n, d) matrix, got shape {M.shape}")
+    M = _matrix(P)
+    vmax = _checks.real(vmax, "vmax", positive=True)
     im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
     ax.set_xlabel("dimension (column of P)")
     ax.set_ylabel("position i (row of P)")
@@ -53,7 +61,7 @@ def update_encoding_heatmap(ax, P, image=None):
 
     ``image``: the AxesImage returned by ``encoding_image``; default: the only image of ``ax``.
     """
-    M = to_numpy(P)
+    M = _matrix(P)
     if image is None:
         if len(ax.images) != 1:
             raise ValueError(f"ax: expected one image (an encoding_heatmap), got {len(ax.images)}; pass image=")
@@ -67,7 +75,13 @@ def update_encoding_heatmap(ax, P, image=None):
 
 def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     """Columns of a positional encoding P (n, d) against position, as in seed 000; returns the Axes."""
-    P = to_numpy(P)
+    P = _matrix(P)
+    if isinstance(columns, (str, bytes)) or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
+                                                    for c in columns):
+        raise TypeError(f"columns: expected whole column numbers, got {columns!r}")
+    bad = [c for c in columns if not 0 <= c < P.shape[1]]
+    if bad:
+        raise ValueError(f"columns: expected numbers in [0, {P.shape[1] - 1}] (P has {P.shape[1]} columns), got {bad}")
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3))
     for c in columns:
@@ -80,7 +94,10 @@ def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
 
 def binary_counter_plot(num_bits=3, *, ax=None):
     """Bits of the counter 0 .. 2^num_bits - 1 as step curves against the number, lowest bit on top
-    (seed 000's analogy: higher bits flip more slowly); returns the Axes."""
+    (seed 000's analogy: higher bits flip more slowly); returns the Axes. num_bits: 1 .. MAX_BITS."""
+    num_bits = _checks.count(num_bits, "num_bits", low=1)
+    if num_bits > MAX_BITS:
+        raise ValueError(f"num_bits: expected at most {MAX_BITS} (the plot writes 2^num_bits numbers), got {num_bits}")
     n = np.arange(2 ** num_bits)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3))
