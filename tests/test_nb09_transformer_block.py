@@ -196,15 +196,16 @@ def test_shipped_model_reaches_the_target_and_matches_its_recorded_numbers():
     assert set(training.ABLATIONS) <= set(measured["ablations"])
 
 
-def test_pyproject_ships_the_checkpoint_and_its_numbers():
-    import fnmatch
-    import tomllib
+def test_the_package_ships_the_checkpoint_and_its_numbers():
+    """hatchling ships every file git tracks under attnlab/ (tests/test_packaging.py checks the wheel):
+    the checkpoint and its results must be tracked, not ignored."""
+    import subprocess
     from pathlib import Path
     root = Path(__file__).parents[1]
-    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["attnlab"]
+    tracked = subprocess.run(["git", "ls-files", "attnlab"], cwd=root, check=True, capture_output=True,
+                             text=True).stdout.split()
     for path in (CHECKPOINT, RESULTS):
-        rel = path.relative_to(root / "attnlab").as_posix()
-        assert any(fnmatch.fnmatch(rel, g) for g in globs), rel
+        assert path.relative_to(root).as_posix() in tracked, path
 
 
 # ---- resolve --------------------------------------------------------------------------------------

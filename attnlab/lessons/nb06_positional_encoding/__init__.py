@@ -12,7 +12,7 @@ from .encoding import (
 from . import figures
 from .figures import (
     SIGNED_CMAP, encoding_image, encoding_heatmap, update_encoding_heatmap, encoding_columns_plot,
-    binary_counter_plot, CounterFigure, counter_vs_columns_figure, SimilarityFigure, similarity_figure,
+    binary_counter_plot, MAX_BITS, CounterFigure, counter_vs_columns_figure, SimilarityFigure, similarity_figure,
     CircleFigure, rotation_circle_figure, Explorer, explorer, thumbnail)
 from . import exercises
 from .exercises import check_sinusoidal, check_rope
