@@ -23,13 +23,25 @@ leaves to the reader is done here, so the picture is exactly (every pixel) what 
 Declaring nothing means a full draw on every refresh (always right). Declaring an Axes redraws it
 whole, so its limits and ticks may change too; any other artist is redrawn as the part of its axes
 (or of the figure) it belongs to: the axes' direct child that holds it (an Axis for a tick label).
+Two things Axes.draw places at draw time are handled so: a declared axes title redraws its axes
+whole (the title's height moves it), and legends of an axes with moving artists move with them.
 """
+import functools
+import types
+
 import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.cbook import CallbackRegistry
+from matplotlib.transforms import TransformNode
 from matplotlib.axes import Axes
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.legend import Legend
 from matplotlib.text import Text
 
 _IMMUTABLE = (str, int, float, bool, bytes, type(None), complex)
+# Not looked into: other artists (watched themselves), transforms (their changes show as moved or
+# rescaled axes), callbacks and functions.
+_OPAQUE = (Artist, TransformNode, CallbackRegistry, types.FunctionType, types.MethodType, functools.partial)
 
 
 class Blitter:
@@ -44,7 +56,7 @@ class Blitter:
         self.figure = figure
         self.freeze_layout = freeze_layout     # lay out on the first draw only, then keep positions
         self.moving = []
-        self.declare(*moving)
+        self.declare(moving)
         self.why = "first draw"
         self.full_draws = self.blits = 0
         self.exact = True               # False once a background + moving artists differed from a full draw
@@ -53,10 +65,12 @@ class Blitter:
     def declare(self, *artists):
         """Add artists (or callables returning artists) that the controls move; the next draw is full."""
         for item in artists:
-            if isinstance(item, (list, tuple, set)):
-                self.declare(*item)
-            else:
+            if item is None:
+                continue
+            if isinstance(item, Artist) or callable(item):
                 self.moving.append(item)
+            else:                                           # any iterable of artists or callables
+                self.declare(*item)
         self.reset()
 
     def reset(self):
@@ -163,7 +177,8 @@ class Blitter:
         wanted = []
         for item in self.moving:
             wanted += list(item() if callable(item) and not hasattr(item, "draw") else [item])
-        whole = {id(a) for a in wanted if isinstance(a, Axes)}
+        # An axes title is placed by Axes.draw after its own extent: a declared one redraws its axes.
+        whole = {id(a) for a in wanted if isinstance(a, Axes)} | {id(a.axes) for a in wanted if _is_title(a)}
         units = []
         for top in _draw_order(fig):
             if isinstance(top, Axes) and id(top) not in whole:
@@ -175,6 +190,9 @@ class Blitter:
         for unit in units:
             for artist in _descendants(unit):
                 owner.setdefault(id(artist), unit)
+        # A legend placed "best" moves with the data of its axes: redraw legends with moving artists.
+        having = {id(getattr(a, "axes", None)) for a in wanted}
+        wanted += [u for u in units if isinstance(u, Legend) and id(getattr(u, "axes", None)) in having]
         declared, seen = [], set()
         for artist in wanted:
             unit = owner.get(id(artist))
@@ -258,6 +276,12 @@ class Blitter:
                      for ax in fig.axes)
         return (tuple(fig.bbox.bounds), fig.dpi, axes,
                 tuple((id(a), a.get_zorder()) for a in fig.get_children()))
+
+
+def _is_title(artist):
+    ax = getattr(artist, "axes", None)
+    return (isinstance(artist, Text) and ax is not None and artist in ax.get_children()
+            and artist.get_transform() == ax.title.get_transform())
 
 
 def _layout_fixed(fig):
@@ -363,7 +387,17 @@ def _rows_cols(x0, y0, x1, y1, height, width, pad):
 
 
 def _fingerprint(artist):
-    return tuple(vars(artist).items())
+    """The artist's attributes; values held in helper objects (font properties, box styles, dicts),
+    which some setters change in place, one level down."""
+    return tuple((k, _inner(v)) for k, v in vars(artist).items())
+
+
+def _inner(value):
+    if isinstance(value, dict):
+        return ("dict", value, tuple(value.items()))
+    if isinstance(value, _OPAQUE) or not hasattr(value, "__dict__") or isinstance(value, type):
+        return value
+    return ("object", value, tuple(vars(value).items()))
 
 
 def _same(a, b):
