@@ -1,8 +1,9 @@
 """attnlab: attention mechanisms to read, run and play with.
 
-Kernels are plain torch and batch-first; masks are bool with True = may attend. See DESIGN.md for
-the contract. Plot helpers live in ``attnlab.plotting``, widget panels in ``attnlab.panels``, toy
-data in ``attnlab.data`` (imported on demand, so ``import attnlab`` needs no matplotlib).
+Kernels are plain torch and batch-first; masks are bool with True = may attend. The contract is
+docs/api.md, the layers docs/architecture.md. Plot helpers live in ``attnlab.plotting``, widget
+panels in ``attnlab.panels``, toy data in ``attnlab.data``, each notebook's own code in
+``attnlab.lessons`` (all imported on demand, so ``import attnlab`` needs no matplotlib).
 """
 import os
 

@@ -2,12 +2,44 @@
 
 Weights are drawn with viridis on a fixed 0–1 scale, so heads and settings compare by colour.
 ``update_heatmap`` changes a drawn heatmap in place, for the live panels.
+
+Figure state lives in one place: ``heatmap_state(ax)`` is the record of a heatmap drawn on ``ax``
+(its image, labels, number format, scale and the texts written in its cells), kept in a registry
+keyed by the Axes (weakly: it goes when the Axes goes), never as attributes set on matplotlib objects.
 """
+import weakref
+from dataclasses import dataclass, field
+
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
 WEIGHT_CMAP = "viridis"
+
+
+@dataclass
+class HeatmapState:
+    """What ``heatmap`` drew on one Axes and ``update_heatmap`` changes in place."""
+    image: object                       # the AxesImage
+    x_labels: object = None
+    y_labels: object = None
+    annotate: object = None             # None: write numbers when there are at most 100 cells
+    fmt: str = "{:.2f}"
+    vmin: float = 0.0
+    vmax: float = 1.0
+    ticks: tuple = None                 # (rows, cols, x labels, y labels) last set, to skip unchanged ticks
+    cells: list = field(default_factory=list)   # the Text of each annotated cell, row by row
+
+
+_HEATMAPS = weakref.WeakKeyDictionary()     # Axes -> HeatmapState
+
+
+def heatmap_state(ax):
+    """The ``HeatmapState`` of the heatmap drawn on ``ax`` by ``heatmap``."""
+    try:
+        return _HEATMAPS[ax]
+    except (KeyError, TypeError):
+        raise ValueError(f"ax: expected an Axes drawn by attnlab.plotting.heatmap, got {ax!r}") from None
 
 
 def to_numpy(x):
@@ -41,8 +73,7 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax._attnlab = {"x_labels": x_labels, "y_labels": y_labels, "annotate": annotate, "fmt": fmt,
-                   "vmin": vmin, "vmax": vmax}
+    _HEATMAPS[ax] = HeatmapState(im, x_labels, y_labels, annotate, fmt, vmin, vmax)
     _set_ticks_and_text(ax, w)
     if colorbar:
         ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
@@ -51,13 +82,13 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
 
 def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
     """Put new values (and, if given, labels) into a heatmap drawn by ``heatmap``; returns the Axes."""
+    state = heatmap_state(ax)
     w = to_numpy(weights)
-    im = ax.images[0]
-    state = ax._attnlab
+    im = state.image
     if x_labels is not None:
-        state["x_labels"] = x_labels
+        state.x_labels = x_labels
     if y_labels is not None:
-        state["y_labels"] = y_labels
+        state.y_labels = y_labels
     if im.get_array().shape != w.shape:
         im.set_extent((-0.5, w.shape[1] - 0.5, w.shape[0] - 0.5, -0.5))
     im.set_data(w)
@@ -72,32 +103,26 @@ def _tuple(labels):
 
 
 def _set_ticks_and_text(ax, w):
-    state = ax._attnlab
+    state = heatmap_state(ax)
     rows, cols = w.shape
-    ticks = (rows, cols, _tuple(state["x_labels"]), _tuple(state["y_labels"]))
-    if state.get("ticks") != ticks:     # unchanged ticks stay untouched, so a live panel need not redraw them
-        state["ticks"] = ticks
+    ticks = (rows, cols, _tuple(state.x_labels), _tuple(state.y_labels))
+    if state.ticks != ticks:     # unchanged ticks stay untouched, so a live panel need not redraw them
+        state.ticks = ticks
         ax.set_xticks(range(cols))
         ax.set_yticks(range(rows))
-        ax.set_xticklabels(state["x_labels"] if state["x_labels"] is not None else range(cols),
-                           rotation=45 if state["x_labels"] is not None else 0,
-                           ha="right" if state["x_labels"] is not None else "center")
-        ax.set_yticklabels(state["y_labels"] if state["y_labels"] is not None else range(rows))
-    annotate = state["annotate"] if state["annotate"] is not None else _annotate_default(w)
-    texts = [t for t in ax.texts if getattr(t, "_attnlab_cell", False)]
-    if not annotate or len(texts) != rows * cols:
-        for t in texts:
+        ax.set_xticklabels(state.x_labels if state.x_labels is not None else range(cols),
+                           rotation=45 if state.x_labels is not None else 0,
+                           ha="right" if state.x_labels is not None else "center")
+        ax.set_yticklabels(state.y_labels if state.y_labels is not None else range(rows))
+    annotate = state.annotate if state.annotate is not None else _annotate_default(w)
+    if not annotate or len(state.cells) != rows * cols:
+        for t in state.cells:
             t.remove()
-        texts = []
-        if annotate:
-            for i in range(rows):
-                for j in range(cols):
-                    t = ax.text(j, i, "", ha="center", va="center", fontsize=8)
-                    t._attnlab_cell = True
-                    texts.append(t)
-    for t, value in zip(texts, w.ravel()):
-        t.set_text(state["fmt"].format(value))
-        t.set_color(_text_color(value, state["vmin"], state["vmax"]))
+        state.cells = [ax.text(j, i, "", ha="center", va="center", fontsize=8)
+                       for i in range(rows) for j in range(cols)] if annotate else []
+    for t, value in zip(state.cells, w.ravel()):
+        t.set_text(state.fmt.format(value))
+        t.set_color(_text_color(value, state.vmin, state.vmax))
 
 
 def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None, annotate=False):
@@ -136,89 +161,3 @@ def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
         best = np.argsort(-row, kind="stable")[:top]
         lines.append(f"{ys[i]}: " + ", ".join(f"{xs[j]} {row[j]:.2f}" for j in best))
     return "\n".join(lines)
-
-
-def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label="prediction"):
-    """Truth, prediction and (optionally) the training points; returns the Axes."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(to_numpy(x_test), to_numpy(y_truth), label="truth", color="0.3", linestyle="--")
-    ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
-    if x_train is not None:
-        ax.plot(to_numpy(x_train), to_numpy(y_train), "o", color="C0", alpha=0.5, markersize=4, label="training data")
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    ax.set_xlim(0, 5)
-    ax.legend(loc="upper right", fontsize=8)
-    return ax
-
-
-def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
-    """Columns of a positional encoding P (T, d) against position, as in seed 000; returns the Axes."""
-    P = to_numpy(P)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3))
-    for c in columns:
-        ax.plot(np.arange(P.shape[0]), P[:, c], label=f"col {c}")
-    ax.set_xlabel("position i")
-    ax.set_ylabel("P[i, col]")
-    ax.legend(loc="upper right", fontsize=8)
-    return ax
-
-
-SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
-
-
-def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
-    """A signed (T, d) matrix such as the positional encoding P: rows = positions, columns =
-    dimensions, diverging colours fixed to [-vmax, vmax] with 0 in white; returns the Axes.
-
-    For live panels, change it in place with ``update_encoding_heatmap``.
-    """
-    M = to_numpy(P)
-    if M.ndim != 2:
-        raise ValueError(f"P: expected a 2-D (T, d) matrix, got shape {M.shape}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
-    ax.set_xlabel("dimension (column of P)")
-    ax.set_ylabel("position i (row of P)")
-    if title:
-        ax.set_title(title)
-    if colorbar:
-        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="value")
-    return ax
-
-
-def update_encoding_heatmap(ax, P):
-    """Put a new (T, d) matrix into an ``encoding_heatmap`` in place (its shape may change)."""
-    M = to_numpy(P)
-    im = ax.images[0]
-    im.set_data(M)
-    im.set_extent((-0.5, M.shape[1] - 0.5, M.shape[0] - 0.5, -0.5))
-    ax.set_xlim(-0.5, M.shape[1] - 0.5)
-    ax.set_ylim(M.shape[0] - 0.5, -0.5)
-    return ax
-
-
-def binary_counter_plot(num_bits=3, *, ax=None):
-    """Bits of the counter 0 .. 2^num_bits - 1 as step curves against the number, lowest bit on top
-    (seed 000's analogy: higher bits flip more slowly); returns the Axes."""
-    n = np.arange(2 ** num_bits)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3))
-    for b in range(num_bits):
-        bits = (n >> b) & 1
-        offset = 1.5 * (num_bits - 1 - b)
-        ax.step(np.append(n, n[-1] + 1), np.append(bits, bits[-1]) + offset, where="post",
-                color=f"C{b}", linewidth=2, label=f"bit {b} (flips every {2 ** b})")
-        for k, v in zip(n, bits):
-            ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=f"C{b}")
-    ax.set_xticks(n + 0.5)
-    ax.set_xticklabels([f"{k}\n{k:0{num_bits}b}" for k in n])
-    ax.set_yticks([])
-    ax.set_xlim(0, n[-1] + 1)
-    ax.set_ylim(-0.3, 1.5 * num_bits)
-    ax.set_xlabel("number (and its binary form)")
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
-    return ax

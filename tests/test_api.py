@@ -1,4 +1,4 @@
-"""The public names and signatures of DESIGN.md's API contract."""
+"""The public names and signatures of the API contract (docs/api.md)."""
 import inspect
 
 import pytest

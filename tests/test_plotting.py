@@ -18,7 +18,7 @@ def _close_figures():
 
 
 def _cell_texts(ax):
-    return [t.get_text() for t in ax.texts if getattr(t, "_attnlab_cell", False)]
+    return [t.get_text() for t in plotting.heatmap_state(ax).cells]
 
 
 def test_heatmap_fixed_scale_labels_and_annotations():
@@ -72,20 +72,6 @@ def test_weights_summary_text():
     assert plotting.weights_summary(w[:1], top=3) == "0: 0 0.70, 1 0.20, 2 0.10"
 
 
-def test_kernel_regression_and_encoding_columns_plots():
-    d = data.kernel_regression_data(10)
-    y_hat, _ = al.nadaraya_watson(d.x_test, d.x_train, d.y_train)
-    ax = plotting.kernel_regression_plot(d.x_test, d.y_truth, y_hat, d.x_train, d.y_train)
-    assert len(ax.lines) == 3 and ax.get_xlabel() == "x"
-    np.testing.assert_allclose(ax.lines[1].get_ydata(), y_hat.numpy())
-    ax = plotting.kernel_regression_plot(d.x_test, d.y_truth, y_hat, ax=ax)
-    assert len(ax.lines) == 5
-    P = al.sinusoidal_encoding(20, 16)
-    ax = plotting.encoding_columns_plot(P)
-    assert [line.get_label() for line in ax.lines] == ["col 6", "col 7", "col 8", "col 9"]
-    np.testing.assert_allclose(ax.lines[0].get_ydata(), P[:, 6].numpy(), atol=1e-7)
-
-
 @pytest.mark.parametrize("call,match", [
     (lambda: plotting.heatmap(np.ones(3)), r"weights: expected a 2-D \(Tq, Tk\) matrix, got shape \(3,\)"),
     (lambda: plotting.heads_grid(np.ones((3, 3))), r"weights: expected \(H, Tq, Tk\), got shape \(3, 3\)"),
@@ -93,3 +79,15 @@ def test_kernel_regression_and_encoding_columns_plots():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_heatmap_state_lives_in_one_registry_not_on_the_axes():
+    ax = plotting.heatmap(np.eye(2))
+    state = plotting.heatmap_state(ax)
+    assert state.image is ax.images[0] and len(state.cells) == 4
+    assert not [k for k in vars(ax) if k.startswith("_attnlab")]
+    plotting.update_heatmap(ax, np.ones((3, 3)) / 3)
+    assert len(plotting.heatmap_state(ax).cells) == 9
+    with pytest.raises(ValueError, match=r"ax: expected an Axes drawn by attnlab.plotting.heatmap, got"):
+        plotting.heatmap_state(plt.figure().add_subplot())
+    plt.close("all")

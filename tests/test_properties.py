@@ -1,4 +1,4 @@
-"""Invariants checked with hypothesis (DESIGN.md, "What works means")."""
+"""Invariants checked with hypothesis (docs/api.md, "What works means")."""
 import numpy as np
 import torch
 from hypothesis import given, settings

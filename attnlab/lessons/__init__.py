@@ -1,0 +1,1 @@
+"""One module (or package) per notebook: what that notebook needs and no other."""

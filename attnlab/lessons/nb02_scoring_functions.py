@@ -1,0 +1,166 @@
+"""Statistics of attention scores on random vectors: why dot products are divided by sqrt(d_k).
+
+Queries and keys are drawn with independent N(0, 1) entries from a ``torch.Generator``, scored by
+one of the scoring functions (评分函数) of ``attnlab.scoring`` or by one of seed 004's other
+rescalings, and the softmax's response is measured: the variance of the scores, the entropy (熵)
+of each row of weights, and the size of the softmax's gradient.
+
+Shape letters: ``Tq`` queries, ``Tk`` (= n) keys, ``d`` the query/key size d_k.
+"""
+import math
+
+import torch
+
+from .. import _checks
+from ..masking import masked_softmax
+from ..scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
+
+#: The methods ``scores`` knows, with a label for plots and menus.
+METHODS = {
+    "dot": "q·k (no scaling)",
+    "scaled_dot": "q·k / √d_k",
+    "over_d": "q·k / d_k",
+    "over_cbrt_d": "q·k / ∛d_k",
+    "constant": "q·k / τ (constant τ = 8)",
+    "long_sequence": "q·k / √(d_k·n)",
+    "normalised": "QKᵀ / ‖QKᵀ‖ (whole matrix)",
+    "row_normalised": "each row / its norm",
+    "cosine": "cosine (pre-normalised q, k)",
+    "gaussian": "Gaussian −‖q−k‖²/2σ²",
+    "additive": "additive w_vᵀ tanh(W_q q + W_k k)",
+}
+
+
+def random_queries_keys(num_queries, num_keys, d_k, *, generator=None, dtype=torch.float64):
+    """Queries (Tq, d) and keys (Tk, d) with independent N(0, 1) entries, drawn from ``generator``."""
+    num_queries = _checks.count(num_queries, "num_queries", low=1)
+    num_keys = _checks.count(num_keys, "num_keys", low=1)
+    d_k = _checks.count(d_k, "d_k", low=1)
+    q = torch.randn(num_queries, d_k, generator=generator, dtype=dtype)     # (Tq, d)
+    k = torch.randn(num_keys, d_k, generator=generator, dtype=dtype)        # (Tk, d)
+    return q, k
+
+
+def seeded_additive(query_size, key_size, num_hiddens, *, seed=0, dtype=torch.float64):
+    """An ``AdditiveScores`` whose weights come from a seeded generator, not the global one.
+
+    Each weight is uniform on (-1/sqrt(fan_in), 1/sqrt(fan_in)), the distribution of nn.Linear's
+    default initialisation, so the module is untrained but typical. The global RNG is left as it was.
+    """
+    with torch.random.fork_rng(devices=[]):      # nn.Linear's own init draws from the global RNG
+        module = AdditiveScores(query_size, key_size, num_hiddens).to(dtype)
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for layer in (module.W_q, module.W_k, module.w_v):
+            bound = 1.0 / math.sqrt(layer.in_features)
+            layer.weight.copy_((torch.rand(layer.weight.shape, generator=g, dtype=dtype) * 2 - 1) * bound)
+    return module
+
+
+def scores(queries, keys, method="scaled_dot", *, tau=8.0, sigma=1.0, additive=None):
+    """Scores (..., Tq, Tk) of queries (..., Tq, d) against keys (..., Tk, d) by ``method``.
+
+    method: a key of METHODS. ``tau`` is the constant temperature of "constant", ``sigma`` the
+    Gaussian's width, ``additive`` the AdditiveScores module that "additive" needs. "long_sequence"
+    divides by sqrt(d_k * n) with n = Tk (seed 004 writes sqrt(T)); "normalised" divides the whole
+    (Tq, Tk) matrix by its Frobenius norm, as seed 004 writes; "row_normalised" each row by its norm.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
+    if method == "cosine":
+        return cosine_scores(queries, keys)
+    if method == "gaussian":
+        return gaussian_scores(queries, keys, sigma=sigma)
+    if method == "additive":
+        if not isinstance(additive, AdditiveScores):
+            raise TypeError(f"additive: expected an AdditiveScores module for method 'additive', "
+                            f"got {type(additive).__name__}")
+        return additive(queries, keys)
+    s = dot_scores(queries, keys)                                  # (..., Tq, Tk)
+    d, n = queries.shape[-1], keys.shape[-2]
+    if method == "normalised":
+        return s / s.norm(dim=(-2, -1), keepdim=True).clamp_min(1e-12)
+    if method == "row_normalised":
+        return s / s.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    tau = _checks.real(tau, "tau", positive=True)
+    divisor = {"dot": 1.0, "scaled_dot": math.sqrt(d), "over_d": float(d), "over_cbrt_d": d ** (1 / 3),
+               "constant": tau, "long_sequence": math.sqrt(d * n)}[method]
+    return s / divisor
+
+
+def row_entropy(weights):
+    """Entropy -sum_j w_j log w_j (nats) of each row: (..., Tq, Tk) -> (..., Tq); 0 log 0 = 0.
+
+    log(Tk) for uniform weights, 0 for one-hot weights.
+    """
+    _checks.tensor(weights, "weights", min_dim=1)
+    return -torch.special.xlogy(weights, weights).sum(-1)
+
+
+def softmax_jacobian_norm(weights):
+    """Frobenius norm of the softmax's Jacobian d w / d logits = diag(w) - w wᵀ, per row.
+
+    (..., Tq, Tk) -> (..., Tq). Closed form: sqrt(sum w² - 2 sum w³ + (sum w²)²). It tends to 0
+    for one-hot rows: a saturated softmax passes almost no gradient back to the scores.
+    """
+    _checks.tensor(weights, "weights", min_dim=1)
+    s2 = (weights ** 2).sum(-1)
+    s3 = (weights ** 3).sum(-1)
+    return (s2 - 2 * s3 + s2 ** 2).clamp_min(0).sqrt()
+
+
+def centre_rows(scores_):
+    """Each score minus its row's mean: what the softmax sees (it ignores a shift of a whole row)."""
+    return scores_ - scores_.mean(-1, keepdim=True)
+
+
+def score_statistics(d_k, method="scaled_dot", *, num_queries=256, num_keys=64, temperature=1.0,
+                     seed=0, tau=8.0, sigma=1.0, additive=None):
+    """Score and weight statistics for random N(0, 1) queries and keys of size d_k.
+
+    Returns a dict of floats: "variance" (of all scores), "row_variance" (of scores minus their
+    row mean, averaged over rows), "entropy" (mean row entropy of softmax(scores / temperature),
+    nats), "normalised_entropy" (entropy / log n: 1 = uniform, 0 = one-hot), "max_weight" (mean of
+    each row's largest weight) and "gradient" (mean softmax_jacobian_norm).
+    """
+    g = torch.Generator().manual_seed(seed)
+    q, k = random_queries_keys(num_queries, num_keys, d_k, generator=g)
+    if method == "additive" and additive is None:
+        additive = seeded_additive(d_k, d_k, 16, seed=seed)
+    s = scores(q, k, method, tau=tau, sigma=sigma, additive=additive).detach()   # (Tq, Tk)
+    w = masked_softmax(s, temperature=temperature)                               # (Tq, Tk)
+    h = row_entropy(w)                                                           # (Tq,)
+    return {
+        "variance": s.var().item(),
+        "row_variance": centre_rows(s).pow(2).sum(-1).div(max(num_keys - 1, 1)).mean().item(),
+        "entropy": h.mean().item(),
+        "normalised_entropy": (h.mean() / math.log(num_keys)).item() if num_keys > 1 else 0.0,
+        "max_weight": w.max(-1).values.mean().item(),
+        "gradient": softmax_jacobian_norm(w).mean().item(),
+    }
+
+
+def histogram_density(values, edges):
+    """Density heights of ``values`` on the bins between ``edges`` (1-D, increasing).
+
+    Unlike a normalised histogram, values outside the edges still count in the total, so the
+    area under the heights is the fraction of values that fall inside. Returns (len(edges) - 1,).
+    """
+    _checks.tensor(edges, "edges", min_dim=1)
+    if edges.dim() != 1 or edges.numel() < 2 or not bool((edges[1:] > edges[:-1]).all()):
+        raise ValueError(f"edges: expected a 1-D increasing tensor of at least 2 values, got {edges}")
+    v = values.detach().reshape(-1).to(edges.dtype)
+    inside = (v >= edges[0]) & (v < edges[-1])
+    idx = torch.bucketize(v[inside], edges, right=True) - 1                     # bin of each value
+    counts = torch.bincount(idx, minlength=edges.numel() - 1).to(edges.dtype)
+    return counts / (max(v.numel(), 1) * (edges[1:] - edges[:-1]))
+
+
+def thumbnail(ax):
+    """The index's small picture of this notebook, drawn into ``ax``."""
+    g = torch.Generator().manual_seed(0)
+    for d_k, colour in ((4, "C0"), (64, "C3")):
+        q, k = torch.randn(2, 4000, d_k, generator=g, dtype=torch.float64)
+        ax.hist((q * k).sum(-1), bins=60, range=(-30, 30), histtype="step", color=colour, label=f"q·k, d_k={d_k}")
+    ax.set_yticks([])
+    ax.legend(fontsize=6)

@@ -1,0 +1,75 @@
+"""Figures for notebook 03 (multi-head attention): the split of a (T, D) matrix into heads, and
+hatching over padded keys. Each helper takes data and an optional ``ax`` and returns the Axes."""
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.patches import Rectangle
+
+from ...attention import scaled_dot_product_attention
+from ...plotting import to_numpy
+
+HEAD_COLORS = ("#fbb4ae", "#b3cde3", "#ccebc5", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd", "#fddaec")
+
+
+def _cells(ax, M, x0, y0, colors, title):
+    """Draw matrix M (rows, cols) with its numbers, top-left corner at (x0, y0); cell colour per column."""
+    rows, cols = M.shape
+    for i in range(rows):
+        for j in range(cols):
+            ax.add_patch(Rectangle((x0 + j, y0 + i), 1, 1, facecolor=colors[j], edgecolor="0.4", lw=0.8))
+            ax.text(x0 + j + 0.5, y0 + i + 0.5, f"{M[i, j]:g}", ha="center", va="center", fontsize=8)
+    ax.text(x0 + cols / 2, y0 - 0.35, title, ha="center", va="bottom", fontsize=9)
+
+
+def head_blocks_plot(X, num_heads, *, ax=None):
+    """Left: one sequence X (T, D), columns tinted by the head they go to. Right: split_heads(X),
+    H blocks (T, D/H) with the same numbers. Returns the Axes."""
+    X = to_numpy(X)
+    T, D = X.shape
+    H = int(num_heads)
+    if D % H:
+        raise ValueError(f"X: expected last dim divisible by num_heads={H}, got {D}")
+    d = D // H
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.45 * (2 * D + H + 4), 0.5 * (T + 2)))
+    col_colors = [HEAD_COLORS[j // d % len(HEAD_COLORS)] for j in range(D)]
+    _cells(ax, X, 0, 0, col_colors, f"X[b]: (T, D) = ({T}, {D})")
+    ax.annotate("", xy=(D + 2.3, T / 2), xytext=(D + 0.4, T / 2),
+                arrowprops=dict(arrowstyle="->", lw=1.5))
+    ax.text(D + 1.35, T / 2 - 0.3, "split", ha="center", va="bottom", fontsize=8)
+    x = D + 2.8
+    for h in range(H):
+        _cells(ax, X[:, h * d:(h + 1) * d], x, 0, [HEAD_COLORS[h % len(HEAD_COLORS)]] * d,
+               f"head {h + 1}: ({T}, {d})")
+        x += d + 1
+    ax.set_xlim(-0.3, x - 0.7)
+    ax.set_ylim(T + 0.3, -1.2)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return ax
+
+
+def mark_padding(ax, valid_len):
+    """Hatch the key columns valid_len .. Tk-1 of a heatmap drawn by ``plotting.heatmap`` (the padding
+    keys); call again with a new length to move the hatching in place."""
+    patch = getattr(ax, "_attnlab_padding", None)
+    if patch is None:
+        patch = Rectangle((0, 0), 0, 0, fill=False, hatch="//", edgecolor="0.8", lw=0, zorder=3)
+        ax.add_patch(patch)
+        ax._attnlab_padding = patch
+    rows, num_keys = ax.images[0].get_array().shape
+    width = max(num_keys - int(valid_len), 0)
+    patch.set_bounds(int(valid_len) - 0.5, -0.5, width, rows)
+    patch.set_visible(width > 0)
+    return ax
+
+
+def thumbnail(ax):
+    """The index's small picture of this notebook, drawn into ``ax``."""
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(2, 3, 5, 8, generator=g)
+    _, w = scaled_dot_product_attention(q, k, k, temperature=0.3)
+    ax.imshow(torch.cat(list(w), dim=1).numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    for h in (1, 2):
+        ax.axvline(5 * h - 0.5, color="white", linewidth=2)
+    ax.set_xticks([])
+    ax.set_yticks([])

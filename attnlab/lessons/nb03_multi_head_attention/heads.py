@@ -1,0 +1,135 @@
+"""Hand-built attention heads (not trained): a toy multi-head attention whose heads do
+recognisably different jobs, for notebook 03.
+
+Each token's input vector is [one-hot position (8) | one-hot word (6) | 1]. The projections are
+set by hand so that, with scaled dot-product scores,
+
+    head "previous": query i scores key i-1   (the previous word)
+    head "self":     query i scores key i     (the word itself)
+    head "word":     every query scores the key holding one chosen word ("cat")
+    head "next":     query i scores key i+1   (the next word)
+
+with a logit of ``strength`` on the target and 0 elsewhere (at temperature 1). Each head's value
+is the one-hot word of the key, so a head's slice of the output says which word it read.
+
+Shape legend: B batch, H heads, T tokens, D = H * HEAD_SIZE.
+"""
+import math
+
+import torch
+
+from ... import _checks
+from ...multihead import MultiHeadAttention
+
+VOCAB = ("<pad>", "the", "cat", "sat", "on", "mat")
+MAX_LEN = 8                                   # positions the one-hot position code can hold
+HEAD_SIZE = 8                                 # d_k = d_v of every toy head (>= MAX_LEN, >= len(VOCAB))
+INPUT_SIZE = MAX_LEN + len(VOCAB) + 1         # position | word | constant 1
+HEAD_KINDS = ("previous", "self", "word", "next")
+HEAD_TITLES = {"previous": "previous word", "self": "same word", "word": "the word '{target}'",
+               "next": "next word"}
+SENTENCES = ("the cat sat on the mat", "the cat sat")
+
+
+def embed(sentences=SENTENCES, *, length=None, dtype=torch.float64):
+    """Token vectors for a batch of sentences, padded with "<pad>" to a common length.
+
+    Args:
+        sentences: strings of words from VOCAB, separated by spaces.
+        length: T, the padded length (default: the longest sentence); at most MAX_LEN.
+    Returns:
+        (X (B, T, INPUT_SIZE), valid_lens (B,) int64, tokens: B tuples of T words).
+    """
+    if isinstance(sentences, str) or not len(sentences):
+        raise ValueError(f"sentences: expected a non-empty list of strings, got {sentences!r}")
+    words = [s.split() for s in sentences]
+    for s, w in zip(sentences, words):
+        unknown = [x for x in w if x not in VOCAB]
+        if unknown or not w:
+            raise ValueError(f"sentences: expected words from {VOCAB}, got {s!r}")
+    T = max(len(w) for w in words) if length is None else _checks.count(length, "length", low=1)
+    if T > MAX_LEN or T < max(len(w) for w in words):
+        raise ValueError(f"length: expected between the longest sentence and {MAX_LEN}, got {T}")
+    tokens = [tuple(w + ["<pad>"] * (T - len(w))) for w in words]
+    X = torch.zeros(len(words), T, INPUT_SIZE, dtype=dtype)                    # (B, T, INPUT_SIZE)
+    for b, toks in enumerate(tokens):
+        for t, word in enumerate(toks):
+            X[b, t, t] = 1.0                                                   # position t
+            X[b, t, MAX_LEN + VOCAB.index(word)] = 1.0                         # word identity
+            X[b, t, -1] = 1.0                                                  # constant
+    valid_lens = torch.tensor([len(w) for w in words])
+    return X, valid_lens, tokens
+
+
+def head_projections(kind, *, target="cat", strength=4.0):
+    """W_q, W_k, W_v (INPUT_SIZE, HEAD_SIZE) of one toy head, so that x W_q · x' W_k / sqrt(d_k)
+    is ``strength`` when x' is the head's target for x, and 0 otherwise."""
+    if kind not in HEAD_KINDS:
+        raise ValueError(f"kind: expected one of {HEAD_KINDS}, got {kind!r}")
+    if target not in VOCAB:
+        raise ValueError(f"target: expected a word from {VOCAB}, got {target!r}")
+    c = _checks.real(strength, "strength") * math.sqrt(HEAD_SIZE)              # undo the ÷ sqrt(d_k)
+    W_q = torch.zeros(INPUT_SIZE, HEAD_SIZE, dtype=torch.float64)
+    W_k = torch.zeros_like(W_q)
+    if kind == "word":
+        W_q[-1, 0] = c                                                         # every query asks "target?"
+        W_k[MAX_LEN + VOCAB.index(target), 0] = 1.0                            # only the target answers
+    else:
+        shift = {"previous": 1, "self": 0, "next": -1}[kind]                   # key j presents j + shift
+        for i in range(MAX_LEN):
+            W_q[i, i] = c                                                      # query i asks for slot i
+            if 0 <= i + shift < HEAD_SIZE:
+                W_k[i, i + shift] = 1.0
+    W_v = torch.zeros_like(W_q)
+    for w in range(len(VOCAB)):
+        W_v[MAX_LEN + w, w] = 1.0                                              # value = the key's word
+    return W_q, W_k, W_v
+
+
+def toy_multihead(num_heads=4, *, target="cat", strength=4.0, dtype=torch.float64):
+    """An ``attnlab.MultiHeadAttention`` whose first ``num_heads`` heads are HEAD_KINDS, built by hand.
+
+    D = num_heads * HEAD_SIZE; W_o is the identity, so the output is the heads' outputs side by side.
+    """
+    H = _checks.count(num_heads, "num_heads", low=1)
+    if H > len(HEAD_KINDS):
+        raise ValueError(f"num_heads: expected at most {len(HEAD_KINDS)} (one per toy head), got {H}")
+    D = H * HEAD_SIZE
+    mha = MultiHeadAttention(INPUT_SIZE, INPUT_SIZE, INPUT_SIZE, D, H).to(dtype)
+    parts = [head_projections(k, target=target, strength=strength) for k in HEAD_KINDS[:H]]
+    with torch.no_grad():
+        for i, layer in enumerate((mha.W_q, mha.W_k, mha.W_v)):
+            W = torch.cat([p[i] for p in parts], dim=1)                        # (INPUT_SIZE, D): head h = cols h*8..
+            layer.weight.copy_(W.T)                                            # nn.Linear stores (out, in)
+        mha.W_o.weight.copy_(torch.eye(D))
+    mha.requires_grad_(False)                                                  # hand-built: nothing to train
+    mha.eval()
+    return mha
+
+
+def head_titles(num_heads, target="cat"):
+    """Short names of the first ``num_heads`` toy heads, e.g. "head 1: previous word"."""
+    return [f"head {h + 1}: " + HEAD_TITLES[k].format(target=target) for h, k in enumerate(HEAD_KINDS[:num_heads])]
+
+
+def head_readout(output, num_heads):
+    """(B, T, D) output of ``toy_multihead`` -> (B, T, H, len(VOCAB)): how much of each word head h read."""
+    _checks.tensor(output, "output", min_dim=3)
+    B, T, D = output.shape
+    if D != num_heads * HEAD_SIZE:
+        raise ValueError(f"output: expected last dim {num_heads * HEAD_SIZE} (num_heads * {HEAD_SIZE}), got {D}")
+    return output.detach().reshape(B, T, num_heads, HEAD_SIZE)[..., :len(VOCAB)]  # (B, T, H, V)
+
+
+def readout_table(readout, tokens, titles):
+    """Text table for one batch row, readout (T, H, V): per query token and head, the word read most."""
+    V = readout[0, 0, 0].numel()
+    lines = ["query  | " + " | ".join(f"{t.split(': ')[-1]:>15}" for t in titles)]
+    for t, tok in enumerate(tokens):
+        cells = []
+        for h in range(len(titles)):
+            amounts = readout[t, h]
+            w = int(torch.argmax(amounts)) if V else 0
+            cells.append(f"{VOCAB[w] + f' {float(amounts[w]):.2f}':>15}")
+        lines.append(f"{tok:<6} | " + " | ".join(cells))
+    return "\n".join(lines)

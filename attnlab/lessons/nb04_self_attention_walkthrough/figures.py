@@ -1,0 +1,117 @@
+"""Figures for notebook 04: the table of the six steps (drawn once, updated in place) and the
+cost and path-length plots of self-attention, RNN and CNN layers against sequence length."""
+import numpy as np
+import torch
+
+from ...attention import scaled_dot_product_attention
+from ...masking import causal_mask
+from ...plotting import heatmap
+
+from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length
+
+
+# ---- figures (take data and an optional ax, return the Axes; update in place for the panels) ----
+
+def draw_step_table(table, words, *, ax=None, title=None, current=None):
+    """Draw ``step_table`` rows as a text table (words across, steps down); returns the Axes.
+
+    Rows up to the current step are black, the current one orange and bold, later ones grey "?".
+    Change it in place with ``update_step_table``.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 3.6))
+    ax.set_axis_off()
+    ax.set_xlim(0, 1)
+    ax.set_ylim(len(table) + 0.5, -1)
+    T = len(words)
+    x_cells = [0.24 + (0.76 / T) * (j + 0.5) for j in range(T)]
+    ax.text(0.0, -0.5, "step", ha="left", va="center", fontsize=9.5, color="0.35")
+    for j, w in enumerate(words):
+        ax.text(x_cells[j], -0.5, w, ha="center", va="center", fontsize=11, fontweight="bold")
+    labels, cells = [], []
+    for r, (_, label, row) in enumerate(table):
+        labels.append(ax.text(0.0, r + 0.5, label, ha="left", va="center", fontsize=9.5))
+        cells.append([ax.text(x_cells[j], r + 0.5, c, ha="center", va="center", fontsize=9,
+                              family="monospace") for j, c in enumerate(row)])
+    ax._steps = {"labels": labels, "cells": cells}
+    if title:
+        ax.set_title(title, fontsize=10)
+    return update_step_table(ax, table, current=current)
+
+
+def update_step_table(ax, table, *, current=None, title=None):
+    """Put new rows (same size) into a table drawn by ``draw_step_table``; returns the Axes."""
+    state = ax._steps
+    shown = [n for n, _, row in table if all(c != "?" for c in row)]
+    current = max(shown) if current is None and shown else current
+    for r, (n, label, row) in enumerate(table):
+        hidden = any(c == "?" for c in row)
+        color = "0.6" if hidden else ("C1" if n == current else "black")
+        state["labels"][r].set_text(f"{n}  {label}" if n else f"   {label}")
+        state["labels"][r].set_color(color)
+        state["labels"][r].set_fontweight("bold" if n == current and not hidden else "normal")
+        for text, c in zip(state["cells"][r], row):
+            text.set_text(c)
+            text.set_color(color)
+    if title is not None:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def cost_plot(d=512, k=3, n=None, *, ax=None):
+    """Cost per layer against sequence length n (log axes) for CNN, RNN, self-attention; returns the Axes.
+
+    Marks n = d, where self-attention (n²d) overtakes an RNN (n d²), and n = k·d (a CNN).
+    """
+    import matplotlib.pyplot as plt
+
+    n = np.logspace(0, 5, 200) if n is None else np.asarray(n, dtype=float)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.6))
+    styles = {"self-attention": ("C0", "-"), "RNN": ("C1", "--"), "CNN": ("C2", ":")}
+    for kind in LAYER_TYPES:
+        color, ls = styles[kind]
+        ax.loglog(n, layer_cost(kind, n, d, k), color=color, linestyle=ls, linewidth=2,
+                  label=f"{kind}  {COMPLEXITY[kind][0]}")
+    for x, text, color in ((crossover(d, k, "RNN"), f"n = d = {d}", "C1"),
+                           (crossover(d, k, "CNN"), f"n = k·d = {k * d}", "C2")):
+        ax.axvline(x, color="0.5", linewidth=0.8)
+        ax.plot([x], [layer_cost("self-attention", x, d, k)], "o", color=color, markersize=6)
+        ax.text(x * 1.15, 0.03, text, transform=ax.get_xaxis_transform(), rotation=90,
+                va="bottom", ha="left", fontsize=8)
+    ax.set_xlabel("sequence length n (tokens)")
+    ax.set_ylabel("multiply-adds per layer (constants dropped)")
+    ax.set_title(f"cost per layer, d = {d}, k = {k}", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
+def path_plot(k=3, n=None, *, ax=None):
+    """Maximum path length against n (log axes): RNN n, CNN n/k or log_k n, self-attention 1."""
+    import matplotlib.pyplot as plt
+
+    n = np.logspace(0, 5, 200) if n is None else np.asarray(n, dtype=float)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.6))
+    ax.loglog(n, path_length("self-attention", n), color="C0", linewidth=2, label="self-attention  O(1)")
+    ax.loglog(n, path_length("RNN", n), color="C1", linestyle="--", linewidth=2, label="RNN  O(n)")
+    ax.loglog(n, path_length("CNN", n, k), color="C2", linestyle=":", linewidth=2, label="CNN, contiguous  O(n/k)")
+    ax.loglog(n, path_length("CNN", n, k, dilated=True), color="C2", linestyle="-.",
+              linewidth=2, label="CNN, dilated  O(log_k n)")
+    ax.set_xlabel("sequence length n (tokens)")
+    ax.set_ylabel("maximum path length")
+    ax.set_title(f"longest path between two tokens, k = {k}", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
+def thumbnail(ax):
+    """The index's small picture of this notebook, drawn into ``ax``."""
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(6, 8, generator=g)
+    _, w = scaled_dot_product_attention(x, x, x, causal_mask(6, 6))
+    heatmap(w, ax=ax, colorbar=False, annotate=False, xlabel="", ylabel="")
+    ax.set_xticks([])
+    ax.set_yticks([])

@@ -1,0 +1,206 @@
+"""Self-attention (自注意力) step by step, as in seed 000's "Thinking Machines" example, and the cost
+of CNN, RNN and self-attention layers (Vaswani et al. 2017, Table 1).
+
+Shape legend: T tokens, D model width, d_k query/key size, dv value size.
+
+    steps = self_attention_steps(X, W_Q, W_K, W_V)    # the six steps, vector by vector
+    layer_cost("RNN", n=100, d=512)                   # n d^2 multiply-adds (constants dropped)
+"""
+import math
+
+import numpy as np
+import torch
+
+from ... import _checks
+from ...masking import masked_softmax
+
+def _check_inputs(X, W_Q, W_K, W_V, mask):
+    _checks.tensor(X, "X", min_dim=2)
+    if X.dim() != 2:
+        raise ValueError(f"X: expected shape (T, D), got {tuple(X.shape)}")
+    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
+        _checks.tensor(W, name, min_dim=2)
+        _checks.same_kind(X, "X", W, name)
+        if W.dim() != 2 or W.shape[0] != X.shape[1]:
+            raise ValueError(f"{name}: expected shape ({X.shape[1]}, size) to match X (T, D), "
+                             f"got {tuple(W.shape)}")
+    if W_K.shape[1] != W_Q.shape[1]:
+        raise ValueError(f"W_K: expected {W_Q.shape[1]} columns to match W_Q (q·k needs equal sizes), "
+                         f"got {W_K.shape[1]}")
+    T = X.shape[0]
+    if mask is not None:
+        _checks.bool_mask(mask, "mask", (T, T))
+
+
+def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
+    """The six steps of self-attention for every query word, one vector at a time (seed 000).
+
+    Args:
+        X: (T, D) one embedding per word. W_Q, W_K: (D, d_k). W_V: (D, dv).
+        mask: optional bool (T, T), True = query i may attend to key j.
+    Returns:
+        dict with "q", "k" (T, d_k), "v" (T, dv)          step 1: x_i·W
+             "scores" (T, T)   scores[i, j] = q_i·k_j        step 2
+             "scaled" (T, T)   scores / sqrt(d_k)            step 3
+             "weights" (T, T)  softmax of each row           step 4 (masked keys get 0)
+             "weighted" (T, T, dv)  weights[i, j] * v_j      step 5
+             "output" (T, dv)  sum over j of weighted[i, j]  step 6
+             "X" (the input), "d_k" (int), "sqrt_d_k" (float), "mask" (as given).
+    """
+    _check_inputs(X, W_Q, W_K, W_V, mask)
+    T, d_k = X.shape[0], W_Q.shape[1]
+    q = torch.stack([x @ W_Q for x in X])                                       # (T, d_k)
+    k = torch.stack([x @ W_K for x in X])                                       # (T, d_k)
+    v = torch.stack([x @ W_V for x in X])                                       # (T, dv)
+    scores = torch.tensor([[torch.dot(q[i], k[j]).item() for j in range(T)] for i in range(T)],
+                          dtype=X.dtype)                                         # (T, T)
+    scaled = scores / math.sqrt(d_k)                                             # (T, T)
+    weights = masked_softmax(scaled, mask)                                       # (T, T)
+    weighted = weights[:, :, None] * v[None, :, :]                               # (T, T, dv)
+    output = weighted.sum(dim=1)                                                 # (T, dv)
+    return {"X": X, "q": q, "k": k, "v": v, "scores": scores, "scaled": scaled, "weights": weights,
+            "weighted": weighted, "output": output, "d_k": d_k, "sqrt_d_k": math.sqrt(d_k), "mask": mask}
+
+
+def short(vector, n=4, fmt="{:.2f}"):
+    """The first ``n`` entries of a vector and "…" if there are more: "[-0.96, -1.39, -0.20, 0.62, …]"."""
+    values = [fmt.format(float(x)) for x in vector[:n]]
+    return "[" + ", ".join(values) + (", …]" if len(vector) > n else "]")
+
+
+def step_table(steps, words, query=0, step=6):
+    """The steps for one query word as a table: rows of (step number, label, [cell per word]).
+
+    Rows for steps after ``step`` show "?". Mirrors the seed's figure: columns are the words,
+    row 1 their q, k, v; rows 2–5 what query ``query`` does with each word; row 6 the output.
+    """
+    step = _checks.count(step, "step", low=0)
+    T = len(words)
+    if not 0 <= query < T:
+        raise ValueError(f"query: expected an index in [0, {T}), got {query}")
+    i, s = query, steps
+    qi = f"q{i + 1}"
+    rows = [
+        (0, "x (embedding)", [short(x) for x in s["X"]]),
+        (1, "q = x $W^Q$", [short(s["q"][j]) for j in range(T)]),
+        (1, "k = x $W^K$", [short(s["k"][j]) for j in range(T)]),
+        (1, "v = x $W^V$", [short(s["v"][j]) for j in range(T)]),
+        (2, f"score {qi}·k$_j$", [f"{s['scores'][i, j]:.2f}" for j in range(T)]),
+        (3, f"÷ $\\sqrt{{d_k}}$ = {s['sqrt_d_k']:g}", [f"{s['scaled'][i, j]:.3f}" if _visible(s, i, j)
+                                                     else "−∞ (masked)" for j in range(T)]),
+        (4, "softmax", [f"{s['weights'][i, j]:.3f}" for j in range(T)]),
+        (5, "softmax × v$_j$", [short(s["weighted"][i, j]) for j in range(T)]),
+        (6, f"sum z{i + 1}", [short(s["output"][i])] + [""] * (T - 1)),
+    ]
+    return [(n, label, [c if n <= step else "?" for c in cells]) for n, label, cells in rows]
+
+
+def _visible(steps, i, j):
+    return steps.get("mask") is None or bool(steps["mask"][i, j])
+
+
+def describe_step(steps, words, step, query=0):
+    """One or two lines of numbers saying what step ``step`` (1..6) did for query ``query``."""
+    s, i, T = steps, query, len(words)
+    w = words[i]
+    if step <= 1:
+        return (f"Step 1: each word's x times W^Q, W^K, W^V gives q, k, v of {s['d_k']} numbers "
+                f"(first 4 shown). q{i + 1} = {short(s['q'][i])}")
+    if step == 2:
+        return f"Step 2: scores of {w}: " + ", ".join(
+            f"q{i + 1}·k{j + 1} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(T))
+    if step == 3:
+        return f"Step 3: ÷ √{s['d_k']} = {s['sqrt_d_k']:g}: " + ", ".join(
+            f"{s['scores'][i, j]:.2f} / {s['sqrt_d_k']:g} = {s['scaled'][i, j]:.3f}" if _visible(s, i, j)
+            else f"{words[j]} is masked (−∞)" for j in range(T))
+    if step == 4:
+        raw = masked_softmax(s["scores"][i], None if s.get("mask") is None else s["mask"][i])
+        return "Step 4: softmax: " + ", ".join(f"{words[j]} {s['weights'][i, j]:.3f}" for j in range(T)) + \
+            " (they sum to 1). Without ÷ √d_k it would be " + ", ".join(f"{x:.3f}" for x in raw.tolist())
+    if step == 5:
+        return "Step 5: " + "; ".join(f"{s['weights'][i, j]:.3f} × v{j + 1} = {short(s['weighted'][i, j], 3)}"
+                                      for j in range(T))
+    return f"Step 6: z{i + 1} = " + " + ".join(f"{s['weights'][i, j]:.3f}·v{j + 1}" for j in range(T)) + \
+        f" = {short(s['output'][i])}"
+
+
+SENTENCE = ("The", "cat", "sat", "on", "the", "mat")
+
+
+def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=False, seed=0):
+    """Self-attention weights on "The cat sat on the mat" with its last ``padding`` words made <pad>.
+
+    Pad keys are always masked (a padding mask from the valid length 6 - padding); with
+    ``mask_pad_queries`` the pad queries' rows are masked too, so they get all-zero weights.
+    Returns (words tuple of 6, weights (6, 6)).
+    """
+    from ...attention import scaled_dot_product_attention
+    from ...data import toy_sentence
+
+    padding = _checks.count(padding, "padding")
+    if padding > len(SENTENCE):
+        raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
+    T = len(SENTENCE)
+    words = SENTENCE[:T - padding] + ("<pad>",) * padding
+    d = toy_sentence(words, d_k=d_k, seed=seed)
+    valid = torch.arange(T) < T - padding                                        # (T,) True = real word
+    mask = valid[None, :] & (valid[:, None] if mask_pad_queries else True)       # (T, T) or (1, T)
+    q, k, v = d["X"] @ d["W_Q"], d["X"] @ d["W_K"], d["X"] @ d["W_V"]            # (T, d_k) each
+    _, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)  # (T, T)
+    return words, weights
+
+
+# ---- the cost of a layer: Vaswani et al. 2017, Table 1 (constants dropped) ----
+
+LAYER_TYPES = ("self-attention", "RNN", "CNN")
+COMPLEXITY = {   # layer -> (complexity per layer, sequential operations, maximum path length)
+    "self-attention": ("O(n²·d)", "O(1)", "O(1)"),
+    "RNN": ("O(n·d²)", "O(n)", "O(n)"),
+    "CNN": ("O(k·n·d²)", "O(1)", "O(n/k) contiguous; O(log_k n) dilated"),
+}
+
+
+def _kind(kind):
+    if kind not in COMPLEXITY:
+        raise ValueError(f"kind: expected one of {list(LAYER_TYPES)}, got {kind!r}")
+    return kind
+
+
+def layer_cost(kind, n, d, k=3):
+    """Multiply-adds of one layer mapping n vectors of size d to n vectors, constants dropped.
+
+    self-attention n²·d (Q K^T and weights·V; the projections add n·d², not counted, as in the
+    paper), RNN n·d² (one d×d matrix times a vector per step), CNN k·n·d² (kernel of width k).
+    ``n`` may be a number or a numpy array; returns the same kind.
+    """
+    kind = _kind(kind)
+    n = np.asarray(n, dtype=float) if not np.isscalar(n) else float(n)
+    return {"self-attention": n * n * d, "RNN": n * d * d, "CNN": k * n * d * d}[kind]
+
+
+def path_length(kind, n, k=3, *, dilated=False):
+    """Maximum path length between two positions, constants dropped: RNN n, self-attention 1,
+    CNN n/k stacked layers (contiguous kernels) or log_k n (dilated convolutions), at least 1."""
+    kind = _kind(kind)
+    n = np.asarray(n, dtype=float) if not np.isscalar(n) else float(n)
+    if kind == "RNN":
+        return n
+    if kind == "self-attention":
+        return n * 0 + 1.0
+    return np.maximum(np.log(n) / np.log(k) if dilated else n / k, 1.0)
+
+
+def crossover(d, k=3, versus="RNN"):
+    """The sequence length n above which self-attention (n²d) costs more than ``versus``:
+    n = d against an RNN (n d²), n = k·d against a CNN (k n d²)."""
+    if _kind(versus) == "self-attention":
+        raise ValueError("versus: expected 'RNN' or 'CNN', got 'self-attention'")
+    return {"RNN": d, "CNN": k * d}[versus]
+
+
+def complexity_table():
+    """Table 1 of the paper as text (plus the contiguous-kernel CNN path length from its §4)."""
+    head = ("layer", "complexity per layer", "sequential operations", "maximum path length")
+    rows = [head] + [(kind,) + COMPLEXITY[kind] for kind in LAYER_TYPES]
+    widths = [max(len(r[c]) for r in rows) for c in range(4)]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows)

@@ -1,0 +1,83 @@
+"""A toy translation task where alignment is visible: dates "7 mar 1994" -> "1994-03-07".
+
+Generated here, nothing downloaded. The output's year attends to the input's year, its month to
+the month's letters, its day to the day: a crossing alignment that a fixed-size context vector
+would have to memorise, and attention simply looks up.
+"""
+import torch
+
+from ... import _checks
+
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
+SOURCE_CHARS = sorted(set("0123456789 " + "".join(MONTHS)))
+SOURCE_VOCAB = (PAD,) + tuple(SOURCE_CHARS)
+TARGET_VOCAB = (PAD, BOS, EOS) + tuple("0123456789-")
+MAX_SOURCE_LEN = 11          # "dd mon yyyy"
+TARGET_LEN = 10              # "yyyy-mm-dd"
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def random_dates(n, *, seed=0, first_year=1950, last_year=2049):
+    """n (source, target) string pairs; days drawn with and without a leading zero."""
+    n = _checks.count(n, "n", low=1)
+    g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
+    years = torch.randint(first_year, last_year + 1, (n,), generator=g).tolist()
+    months = torch.randint(0, 12, (n,), generator=g).tolist()
+    fraction = torch.rand(n, generator=g).tolist()
+    zero_pad = (torch.rand(n, generator=g) < 0.5).tolist()
+    pairs = []
+    for y, m, f, z in zip(years, months, fraction, zero_pad):
+        d = 1 + int(f * _DAYS[m])
+        day = f"{d:02d}" if z else str(d)
+        pairs.append((f"{day} {MONTHS[m]} {y}", f"{y}-{m + 1:02d}-{d:02d}"))
+    return pairs
+
+
+def check_source(text):
+    """Validate a learner's input: a str of at most MAX_SOURCE_LEN characters from SOURCE_CHARS."""
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    text = text.strip().lower()
+    if not text:
+        raise ValueError("text: expected a date such as '7 mar 1994', got an empty string")
+    if len(text) > MAX_SOURCE_LEN:
+        raise ValueError(f"text: expected at most {MAX_SOURCE_LEN} characters (like '17 mar 1994'), "
+                         f"got {len(text)}")
+    bad = sorted(set(text) - set(SOURCE_CHARS))
+    if bad:
+        raise ValueError(f"text: expected digits, spaces and letters of the months ({' '.join(MONTHS)}), "
+                         f"got {''.join(bad)!r}")
+    return text
+
+
+def encode_sources(texts):
+    """Strings -> (ids (B, MAX_SOURCE_LEN) padded with PAD, valid_lens (B,))."""
+    texts = [check_source(t) for t in texts]
+    index = {c: i for i, c in enumerate(SOURCE_VOCAB)}
+    ids = torch.zeros(len(texts), MAX_SOURCE_LEN, dtype=torch.long)
+    for b, t in enumerate(texts):
+        ids[b, : len(t)] = torch.tensor([index[c] for c in t])
+    return ids, torch.tensor([len(t) for t in texts])
+
+
+def encode_targets(texts):
+    """Target strings -> (decoder inputs BOS + text, decoder labels text + EOS), each (B, TARGET_LEN + 1)."""
+    index = {c: i for i, c in enumerate(TARGET_VOCAB)}
+    body = torch.tensor([[index[c] for c in t] for t in texts])                   # (B, 10)
+    bos = torch.full((len(texts), 1), index[BOS])
+    eos = torch.full((len(texts), 1), index[EOS])
+    return torch.cat([bos, body], 1), torch.cat([body, eos], 1)
+
+
+def decode_targets(ids):
+    """Target ids (B, T) -> strings, stopping at EOS."""
+    out = []
+    for row in ids.tolist():
+        chars = []
+        for i in row:
+            if TARGET_VOCAB[i] == EOS:
+                break
+            chars.append(TARGET_VOCAB[i] if len(TARGET_VOCAB[i]) == 1 else "?")
+        out.append("".join(chars))
+    return out

@@ -1,0 +1,196 @@
+"""Alignment heatmaps of the date translator (notebook 08) and two live widgets: an explorer for a
+date the learner types, and a trainer that trains a fresh model behind a button.
+
+An alignment (对齐) heatmap has one row per output character (decoder step i, the last one writes
+<eos>) and one column per input character (encoder state h_j); cell (i, j) is the weight alpha_ij.
+The widgets compute nothing themselves: translations come from ``attnlab.seq2seq``.
+"""
+import html
+import textwrap
+import time
+
+import ipywidgets as widgets
+import torch
+
+from ... import panels, plotting
+from ...trainer import Trainer
+from . import dates, seq2seq
+
+SPACE = "␣"                                   # a visible space for tick labels
+ROWS = dates.TARGET_LEN + 1                    # 10 output characters + <eos>
+XLABEL, YLABEL = "input character j (encoder state h_j)", "output character i (decoder step)"
+
+
+def source_labels(source):
+    """Tick labels for the input characters, spaces shown as ␣."""
+    return [SPACE if c == " " else c for c in source]
+
+
+def output_labels(output):
+    """Tick labels for the ROWS decoder steps: the output characters, <eos>, then · for steps after it."""
+    return (list(output) + ["<eos>"] + ["·"] * ROWS)[:ROWS]
+
+
+def alignment_heatmap(weights, source, output, *, ax=None, title=None, colorbar=True, annotate=False):
+    """Draw weights (ROWS, len(source)) as output characters × input characters, fixed 0–1 scale."""
+    ax = plotting.heatmap(weights, x_labels=source_labels(source), y_labels=output_labels(output), ax=ax,
+                          title=title, xlabel=XLABEL, ylabel=YLABEL, colorbar=colorbar, annotate=annotate)
+    return _upright(ax)
+
+
+def _upright(ax):
+    """Single characters read best unrotated."""
+    for label in ax.get_xticklabels():
+        label.set(rotation=0, ha="center")
+    return ax
+
+
+def update_alignment(ax, weights, source, output, *, title=None):
+    """Put a new alignment into a heatmap drawn by ``alignment_heatmap`` (the input length may change)."""
+    return _upright(plotting.update_heatmap(ax, weights, x_labels=source_labels(source),
+                                            y_labels=output_labels(output), title=title))
+
+
+def alignment(model, source):
+    """(output str, weights (ROWS, len(source))) for one checked source string."""
+    outputs, weights = seq2seq.translate(model, [source])
+    return outputs[0], weights[0, :, :len(source)]
+
+
+def argmax_line(weights, source, output):
+    """One line of text: for each output character, the input character with the largest weight."""
+    ys, xs = output_labels(output), source_labels(source)
+    best = weights.argmax(-1).tolist()
+    return " · ".join(f"{ys[i]}←{xs[j]} {weights[i, j]:.2f}" for i, j in enumerate(best))
+
+
+class AlignmentExplorer:
+    """A text box for a date and two model menus over two alignment heatmaps, side by side.
+
+    models: {name: DateTranslator}. Invalid input (dates.check_source) dims both heatmaps and shows
+    the message over them and under them; no traceback.
+    """
+
+    def __init__(self, models, *, text="17 mar 1994", left=None, right=None):
+        self.models = dict(models)
+        self._last = None                          # the last date accepted, shown dimmed under a refusal
+        names = list(self.models)
+        self.text = widgets.Text(value=text, description="date", placeholder="e.g. 7 mar 1994",
+                                 layout=widgets.Layout(width="260px"))
+        self.left = widgets.Dropdown(options=names, value=left or names[0], description="left",
+                                     layout=widgets.Layout(width="330px"))
+        self.right = widgets.Dropdown(options=names, value=right or names[-1], description="right",
+                                      layout=widgets.Layout(width="330px"))
+        self.figure, self.axes = panels.new_figure(1, 2, figsize=(12, 4.6))
+        blank = torch.zeros(ROWS, dates.MAX_SOURCE_LEN)
+        for ax in self.axes:
+            alignment_heatmap(blank, "?" * dates.MAX_SOURCE_LEN, "", ax=ax)
+        self.message = self.figure.text(0.5, 0.5, "", ha="center", va="center", fontsize=13, color="#b00020",
+                                        visible=False, bbox={"facecolor": "white", "edgecolor": "#b00020"})
+        self.panel = panels.Panel(self.figure, {"text": self.text, "left": self.left, "right": self.right},
+                                  self._update, name="08-alignment", columns=3)
+        self.widget = self.panel.widget
+
+    def _update(self, text, left, right):
+        try:
+            source = dates.check_source(text)
+        except (TypeError, ValueError) as exc:
+            return self._refuse(str(exc).removeprefix("text: "))
+        self._dim(False)
+        self._last = source
+        lines = []
+        for ax, name in zip(self.axes, (left, right)):
+            output, w = alignment(self.models[name], source)
+            update_alignment(ax, w, source, output, title=f"{name}: {source} → {output}")
+            lines.append(f"{name}, largest weight per output character:\n  {argmax_line(w, source, output)}")
+        return "\n".join(lines)
+
+    def _refuse(self, reason):
+        self._dim(True)
+        self.message.set_text("This input is not accepted:\n" + textwrap.fill(reason, 60)
+                              + (f"\n(the dimmed heatmaps still show {self._last})" if self._last else ""))
+        return f"⚠ Input not accepted: {reason}"
+
+    def _dim(self, dim):
+        self.message.set_visible(dim)
+        for ax in self.axes:
+            ax.images[0].set_alpha(0.15 if dim else 1.0)
+            for t in ax.texts:
+                t.set_alpha(0.15 if dim else 1.0)
+
+    def add_model(self, name, model, *, show_right=True):
+        """Offer another model in both menus (replacing one of the same name) and show it on the right."""
+        self.models[name] = model
+        keep = self.left.value, self.right.value
+        names = list(self.models)
+        self.left.options, self.right.options = names, names
+        self.left.value = keep[0]
+        self.right.value = name if show_right else keep[1]
+        self.panel.refresh()
+
+    def current_source(self, default="17 mar 1994"):
+        """The typed date if it is valid, else ``default``."""
+        try:
+            return dates.check_source(self.text.value)
+        except (TypeError, ValueError):
+            return default
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = f"Live panel 'alignment explorer': date text box, left and right model menus ({', '.join(self.models)})"
+        return bundle
+
+
+def trainer(explorer, *, steps=80, seed=5, redraws=16):
+    """Train a fresh DateTranslator behind a button (``attnlab.trainer.Trainer``): progress bar, live
+    loss curve and the live alignment of the model being trained for the explorer's date; when done,
+    the model joins the explorer.
+
+    Each press starts from the same initial weights (seed 0) and the same data (``seed``), so the
+    same settings give the same model.
+    """
+    kind = widgets.ToggleButtons(options=["additive", "dot"], value="additive", description="scoring",
+                                 style={"button_width": "80px"})
+
+    def run(steps, scoring):
+        model = seq2seq.DateTranslator(scoring, seed=0)
+        losses = []
+        for loss in seq2seq.train_steps(model, steps, seed=seed):
+            losses.append(loss)
+            yield {"loss": loss, "model": model}
+        return model
+
+    def draw_alignment(ax, latest, scoring):
+        source = explorer.current_source()
+        if latest is None:
+            if not ax.images:
+                alignment_heatmap(torch.zeros(ROWS, len(source)), source, "?" * dates.TARGET_LEN, ax=ax,
+                                  title="no model yet: press “Train a fresh model”")
+            return None
+        model = latest["model"]
+        was_training = model.training
+        output, w = alignment(model, source)
+        model.train(was_training)
+        update_alignment(ax, w, source, output, title=f"your model while training: {source} → {output}")
+        return None
+
+    def done(model, history, scoring):
+        acc = seq2seq.accuracy(model, n=200)
+        name = f"yours: {scoring}, {len(history['loss'])} steps"
+        explorer.add_model(name, model)
+        return (f"Exact-match accuracy on 200 fresh dates: <b>{acc:.2f}</b>. "
+                f"The explorer above now shows “{html.escape(name)}” on the right.")
+
+    t = Trainer(run, steps=steps, controls={"scoring": kind}, curves=("loss",), extra=draw_alignment, done=done,
+                seconds_per_step=0.04, redraws=redraws, figsize=(12, 3.9), name="08-training")
+    t.axes["loss"].set(ylabel="loss (cross-entropy, log scale)", title="training loss")
+    return t
+
+
+def thumbnail(ax):
+    """The index's small picture of this notebook, drawn into ``ax``."""
+    text = "17 mar 1994"
+    out, w = seq2seq.translate(seq2seq.pretrained("additive"), [text])
+    ax.imshow(w[0, :10].numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(text)), [c if c != " " else "␣" for c in text], fontsize=6)
+    ax.set_yticks(range(10), list(out[0]), fontsize=6)

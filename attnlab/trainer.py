@@ -1,0 +1,162 @@
+"""A training widget for any small model: a Train button, a steps slider, a progress bar, a status
+line and live curves (loss, accuracy, ...), with an optional picture of the model being trained.
+
+It trains nothing itself. The lesson gives it ``run(steps, **values)``, a generator that takes one
+training step per ``next()`` and yields a dict: a float for each name in ``curves`` (e.g.
+``{"loss": 0.3, "accuracy": 0.9}``) and anything else the lesson's ``extra`` drawing needs (e.g.
+``"model"``). Its return value is the result (usually the trained model)::
+
+    def run(steps, scoring):
+        model = make_model(scoring)
+        for step in range(steps):
+            loss = train_one_step(model)
+            yield {"loss": loss, "model": model}
+        return model
+
+    trainer = Trainer(run, controls={"scoring": widgets.ToggleButtons(options=["additive", "dot"])})
+    trainer            # displays; trainer.train() runs it from code; trainer.result is the model
+
+Loss-like curves are drawn on a log scale, curves whose name contains "accuracy" on a fixed 0-1
+scale. Each press starts from scratch with the same seeds (the lesson's ``run`` owns them), so the
+same settings give the same model. Errors show in the status line, never as a traceback.
+"""
+import html
+import time
+
+import ipywidgets as widgets
+
+from . import panels
+
+
+class Trainer:
+    """Train behind a button, with live curves (see the module docstring).
+
+    Args:
+        run: generator function ``run(steps, **values)`` (values of ``controls``), see above.
+        steps: the steps slider's start value; ``min_steps``, ``max_steps``, ``step`` its range.
+        controls: {name: widget with .value} passed to ``run`` (and to ``extra``) by name.
+        curves: the names of the floats ``run`` yields that are drawn, in one axes each.
+        extra: optional ``extra(ax, latest, **values)`` drawing the model being trained into one
+            more axes; ``latest`` is the last dict ``run`` yielded (None before training). It must
+            return None or a line of text for the status.
+        done: optional ``done(result, history, **values)`` -> str (HTML) shown when training ends.
+        seconds_per_step: rough cost on a laptop CPU, for the hint under the slider.
+        redraws: how many times the figure is redrawn during one training run.
+        figsize, name: the figure's size and the download's file name.
+    """
+
+    def __init__(self, run, *, steps=80, min_steps=10, max_steps=200, step=10, controls=None, curves=("loss",),
+                 extra=None, done=None, seconds_per_step=None, redraws=16, figsize=(12, 3.6), name="training",
+                 button="Train a fresh model"):
+        if not callable(run):
+            raise TypeError(f"run: expected a generator function run(steps, **values), got {type(run).__name__}")
+        if isinstance(curves, str) or not curves or not all(isinstance(c, str) for c in curves):
+            raise ValueError(f"curves: expected a non-empty list of names such as ('loss', 'accuracy'), got {curves!r}")
+        for arg, value in (("steps", steps), ("min_steps", min_steps), ("max_steps", max_steps), ("step", step),
+                           ("redraws", redraws)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{arg}: expected a whole number >= 1, got {value!r}")
+        if not min_steps <= steps <= max_steps:
+            raise ValueError(f"steps: expected a value in [{min_steps}, {max_steps}], got {steps}")
+        self.run, self.extra, self.done = run, extra, done
+        self.curves, self.redraws, self.seconds_per_step = tuple(curves), redraws, seconds_per_step
+        self.controls = dict(controls or {})
+        self.history = {c: [] for c in self.curves}
+        self.latest, self.result, self.total = None, None, steps
+        self.steps = widgets.IntSlider(value=steps, min=min_steps, max=max_steps, step=step, description="steps",
+                                       continuous_update=False)
+        self.button = widgets.Button(description=button, button_style="primary", icon="play",
+                                     layout=widgets.Layout(width="auto"))
+        self.progress = widgets.IntProgress(value=0, min=0, max=steps, description="progress")
+        self.status = widgets.HTML("Not trained yet.")
+        n_axes = len(self.curves) + (extra is not None)
+        fig, axes = panels.new_figure(1, n_axes, figsize=figsize, squeeze=False)
+        self.axes = dict(zip(self.curves, axes[0]))                 # curve name -> its Axes
+        self.extra_ax = axes[0][-1] if extra is not None else None
+        self.lines = {}
+        for i, (curve, ax) in enumerate(self.axes.items()):
+            self.lines[curve], = ax.plot([], [], color=f"C{i + 1}", linewidth=2)
+            if "accuracy" in curve:
+                ax.set(ylim=(0, 1.02), ylabel=curve)
+            else:
+                ax.set(yscale="log", ylim=(1e-3, 5), ylabel=f"{curve} (log scale)")
+            ax.set(xlim=(0, steps), xlabel="training step", title=curve)
+            ax.grid(True, which="major", alpha=0.3)
+        self.panel = panels.Panel(fig, self.controls, self._draw, name=name)
+        self.button.on_click(self.train)
+        self.steps.observe(self._steps_changed, names="value")
+        self.widget = widgets.VBox([widgets.HBox([self.steps, self.button]),
+                                    widgets.HBox([self.progress, self.status]), self.panel.widget])
+
+    def values(self):
+        return {name: control.value for name, control in self.controls.items()}
+
+    def _steps_changed(self, change):
+        hint = (f": about {max(1, round(change['new'] * self.seconds_per_step))} s on a laptop CPU"
+                if self.seconds_per_step else "")
+        self.status.value = f"{change['new']} steps{hint}. Press the button."
+
+    def _draw(self, **values):
+        """The panel's callback: curves from the history, then the lesson's extra picture."""
+        for curve, line in self.lines.items():
+            ys = self.history[curve]
+            line.set_data(range(1, len(ys) + 1), ys)
+            self.axes[curve].set_xlim(0, self.total)
+        text = self.extra(self.extra_ax, self.latest, **values) if self.extra is not None else None
+        if self.latest is None:
+            return text
+        numbers = ", ".join(f"{c} {self.history[c][-1]:.4f}" for c in self.curves if self.history[c])
+        return f"step {len(self.history[self.curves[0]])} of {self.total}: {numbers}" + (f"\n{text}" if text else "")
+
+    def train(self, _button=None):
+        """Train from scratch with the current settings (the button's callback; also callable from code).
+
+        Returns the result of ``run`` (None if training failed; the error is in the status line)."""
+        self.button.disabled = True
+        steps, values = self.steps.value, self.values()
+        self.history = {c: [] for c in self.curves}
+        self.latest, self.result, self.total = None, None, steps
+        self.progress.max, self.progress.value = steps, 0
+        every = max(1, steps // self.redraws)
+        self.status.value = f"training for {steps} steps..."
+        t0 = time.perf_counter()
+        try:
+            gen = self.run(steps, **values)
+            done = 0
+            while True:
+                try:
+                    item = next(gen)
+                except StopIteration as stop:
+                    self.result = stop.value
+                    break
+                self._record(item)
+                done += 1
+                self.progress.value = done
+                if done % every == 0 or done == steps:
+                    self.panel.refresh()
+            seconds = time.perf_counter() - t0
+            message = self.done(self.result, self.history, **values) if self.done is not None else ""
+            self.status.value = f"Done: {done} steps in {seconds:.1f} s. {message}".strip()
+        except Exception as exc:  # shown to the learner, not lost in a log
+            self.status.value = (f"<span style='color:#b00020'>{html.escape(type(exc).__name__)}: "
+                                 f"{html.escape(str(exc))}</span>")
+        finally:
+            self.button.disabled = False
+        return self.result
+
+    def _record(self, item):
+        if not isinstance(item, dict):
+            raise TypeError(f"run: expected each step to yield a dict with {list(self.curves)}, "
+                            f"got {type(item).__name__}")
+        for curve in self.curves:
+            if curve not in item:
+                raise ValueError(f"run: expected each step's dict to hold {curve!r}, got keys {sorted(item)}")
+            self.history[curve].append(float(item[curve]))
+        self.latest = item
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        names = ", ".join(["steps"] + list(self.controls))
+        bundle["text/plain"] = (f"Live panel '{self.panel.name}': train button ({names}), progress bar, "
+                                f"live curves: {', '.join(self.curves)}")
+        return bundle

@@ -1,0 +1,59 @@
+"""The index's gallery: a stored thumbnail per notebook, each exactly what its lesson draws today."""
+import importlib
+import io
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from attnlab.lessons import nb00_index  # noqa: E402
+
+ROOT = Path(__file__).parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import make_thumbnails  # noqa: E402
+
+
+def test_every_notebook_in_the_folder_has_a_caption_and_a_stored_thumbnail():
+    names = {p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")} - {"00_index"}
+    assert names == set(nb00_index.CAPTIONS)
+    for name in names:
+        assert nb00_index.thumbnail_path(name).is_file(), f"run python tools/make_thumbnails.py {name}"
+
+
+@pytest.mark.parametrize("name", sorted(nb00_index.CAPTIONS))
+def test_stored_thumbnail_is_exactly_what_the_lesson_draws(name):
+    stored = plt.imread(nb00_index.thumbnail_path(name))
+    fresh = plt.imread(io.BytesIO(make_thumbnails.render(name)))
+    assert stored.shape == fresh.shape == (180, 260, 4)
+    assert np.array_equal(stored, fresh), f"stale thumbnail: run python tools/make_thumbnails.py {name}"
+
+
+@pytest.mark.parametrize("name", sorted(nb00_index.CAPTIONS))
+def test_each_lesson_draws_its_own_thumbnail(name):
+    lesson = importlib.import_module(f"attnlab.lessons.nb{name}")
+    fig, ax = plt.subplots()
+    lesson.thumbnail(ax)
+    assert ax.lines or ax.images or ax.patches or ax.texts
+    plt.close(fig)
+
+
+def test_gallery_hides_spare_axes_and_titles_each_picture():
+    fig = nb00_index.gallery(["01_kernel_regression", "06_positional_encoding"], columns=3)
+    assert [ax.get_visible() for ax in fig.axes] == [True, True, False]
+    assert fig.axes[0].get_title() == "01 kernel regression\nfits with σ too small, right, too large"
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: nb00_index.gallery(["09_nope"]), r"name: expected one of \[.*\], got '09_nope'"),
+    (lambda: nb00_index.gallery(columns=0), r"columns: expected a whole number >= 1, got 0"),
+    (lambda: nb00_index.thumbnail_path("x"), r"name: expected one of .*got 'x'"),
+])
+def test_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -1,0 +1,165 @@
+"""attnlab.score_stats against closed forms and torch's own functions."""
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch.nn import functional as F
+
+from attnlab.lessons import nb02_scoring_functions as ss
+
+
+def paired_dots(d, n, seed=0):
+    """n independent q·k with N(0, 1) entries (q_i with k_i, not all pairs)."""
+    g = torch.Generator().manual_seed(seed)
+    q, k = ss.random_queries_keys(n, n, d, generator=g)
+    return (q * k).sum(-1)
+
+
+def variance_tolerance(var, fourth_moment, n, sigmas=5):
+    """sigmas standard errors of a sample variance: sqrt((E x^4 - var^2) / n)."""
+    return sigmas * math.sqrt((fourth_moment - var ** 2) / n)
+
+
+@pytest.mark.parametrize("d", [1, 16, 64, 256])
+def test_variance_of_dot_product_is_d(d):
+    # q·k = sum of d products q_i k_i, each with variance 1 and fourth moment 9: E (q·k)^4 = 3d^2 + 6d.
+    n = 20000
+    x = paired_dots(d, n)
+    assert abs(x.mean().item()) < 5 * math.sqrt(d / n)
+    assert abs(x.var().item() - d) < variance_tolerance(d, 3 * d * d + 6 * d, n)
+
+
+@pytest.mark.parametrize("d", [4, 64, 512])
+@pytest.mark.parametrize("divisor, closed_form", [
+    (lambda d: 1.0, lambda d: d),
+    (lambda d: math.sqrt(d), lambda d: 1.0),
+    (lambda d: d, lambda d: 1.0 / d),
+    (lambda d: d ** (1 / 3), lambda d: d ** (1 / 3)),
+])
+def test_variance_after_each_scaling(d, divisor, closed_form):
+    n = 20000
+    x = paired_dots(d, n, seed=1) / divisor(d)
+    c = divisor(d)
+    assert abs(x.var().item() - closed_form(d)) < variance_tolerance(d, 3 * d * d + 6 * d, n) / c ** 2
+
+
+def test_random_queries_keys_shapes_and_determinism():
+    q1, k1 = ss.random_queries_keys(3, 5, 7, generator=torch.Generator().manual_seed(3))
+    q2, k2 = ss.random_queries_keys(3, 5, 7, generator=torch.Generator().manual_seed(3))
+    assert q1.shape == (3, 7) and k1.shape == (5, 7)
+    assert torch.equal(q1, q2) and torch.equal(k1, k2)
+    with pytest.raises(ValueError, match="d_k"):
+        ss.random_queries_keys(3, 5, 0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_scores_match_references(dtype):
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn(2, 3, 8, generator=g, dtype=dtype)
+    k = torch.randn(2, 5, 8, generator=g, dtype=dtype)
+    dot = torch.einsum("bqd,bkd->bqk", q, k)
+    tol = dict(atol=1e-5, rtol=1e-5) if dtype == torch.float32 else dict(atol=1e-12, rtol=1e-12)
+    torch.testing.assert_close(ss.scores(q, k, "dot"), dot, **tol)
+    torch.testing.assert_close(ss.scores(q, k, "scaled_dot"), dot / math.sqrt(8), **tol)
+    torch.testing.assert_close(ss.scores(q, k, "over_d"), dot / 8, **tol)
+    torch.testing.assert_close(ss.scores(q, k, "over_cbrt_d"), dot / 2, **tol)
+    torch.testing.assert_close(ss.scores(q, k, "constant", tau=4.0), dot / 4, **tol)
+    torch.testing.assert_close(ss.scores(q, k, "long_sequence"), dot / math.sqrt(8 * 5), **tol)
+    cos = F.cosine_similarity(q[:, :, None, :], k[:, None, :, :], dim=-1)
+    torch.testing.assert_close(ss.scores(q, k, "cosine"), cos, **tol)
+    gauss = -torch.cdist(q, k) ** 2 / (2 * 1.5 ** 2)
+    torch.testing.assert_close(ss.scores(q, k, "gaussian", sigma=1.5), gauss, atol=1e-4, rtol=1e-4)
+    normalised = ss.scores(q, k, "normalised")
+    torch.testing.assert_close(torch.linalg.matrix_norm(normalised), torch.ones(2, dtype=dtype), **tol)
+    rows = ss.scores(q, k, "row_normalised")
+    torch.testing.assert_close(torch.linalg.vector_norm(rows, dim=-1), torch.ones(2, 3, dtype=dtype), **tol)
+
+
+def test_gaussian_without_the_big_difference_tensor_matches_attnlab():
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(4, 600, generator=g, dtype=torch.float64), torch.randn(9, 600, generator=g, dtype=torch.float64)
+    import attnlab as al
+    torch.testing.assert_close(ss.scores(q, k, "gaussian", sigma=2.0), al.gaussian_scores(q, k, sigma=2.0))
+
+
+def test_additive_scores_and_seeded_init_leave_global_rng_alone():
+    state = torch.get_rng_state()
+    m1 = ss.seeded_additive(4, 3, 6, seed=5)
+    m2 = ss.seeded_additive(4, 3, 6, seed=5)
+    assert torch.equal(torch.get_rng_state(), state)
+    for a, b in zip(m1.parameters(), m2.parameters()):
+        assert torch.equal(a, b)
+    assert m1.W_q.weight.abs().max() <= 1 / math.sqrt(4)
+    assert m1.w_v.weight.abs().max() <= 1 / math.sqrt(6)
+    q, k = torch.randn(2, 4, dtype=torch.float64), torch.randn(5, 3, dtype=torch.float64)
+    want = torch.tanh((q @ m1.W_q.weight.T)[:, None, :] + (k @ m1.W_k.weight.T)[None]) @ m1.w_v.weight[0]
+    torch.testing.assert_close(ss.scores(q, k, "additive", additive=m1), want)
+
+
+def test_bad_method_and_missing_module():
+    q = torch.zeros(2, 3, dtype=torch.float64)
+    with pytest.raises(ValueError, match="method: expected one of"):
+        ss.scores(q, q, "softmax")
+    with pytest.raises(TypeError, match="additive: expected an AdditiveScores"):
+        ss.scores(q, q, "additive")
+    with pytest.raises(ValueError, match="tau"):
+        ss.scores(q, q, "constant", tau=0.0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64])
+def test_entropy_of_uniform_is_log_n_and_one_hot_is_zero(n):
+    uniform = torch.full((3, n), 1.0 / n, dtype=torch.float64)
+    torch.testing.assert_close(ss.row_entropy(uniform), torch.full((3,), math.log(n), dtype=torch.float64))
+    one_hot = torch.eye(n, dtype=torch.float64)
+    torch.testing.assert_close(ss.row_entropy(one_hot), torch.zeros(n, dtype=torch.float64))
+
+
+def test_entropy_matches_torch_categorical():
+    w = torch.softmax(torch.randn(4, 6, 9, generator=torch.Generator().manual_seed(2), dtype=torch.float64), -1)
+    want = torch.distributions.Categorical(probs=w).entropy()
+    torch.testing.assert_close(ss.row_entropy(w), want)
+
+
+def test_softmax_jacobian_norm_matches_autograd():
+    logits = torch.randn(3, 5, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
+    w = torch.softmax(logits, -1)
+    for i in range(3):
+        J = torch.autograd.functional.jacobian(lambda x: torch.softmax(x, -1), logits[i])   # (5, 5)
+        assert ss.softmax_jacobian_norm(w[i]).item() == pytest.approx(torch.linalg.matrix_norm(J).item(), rel=1e-10)
+    assert ss.softmax_jacobian_norm(torch.eye(4, dtype=torch.float64)).abs().max().item() < 1e-12
+    n = 8
+    uniform = torch.full((n,), 1.0 / n, dtype=torch.float64)
+    assert ss.softmax_jacobian_norm(uniform).item() == pytest.approx(math.sqrt(n - 1) / n)
+
+
+def test_score_statistics_saturation():
+    scaled = [ss.score_statistics(d, "scaled_dot")["normalised_entropy"] for d in (4, 64, 1024)]
+    assert max(scaled) - min(scaled) < 0.05                  # scaled: same spread whatever d_k
+    dot = [ss.score_statistics(d, "dot")["normalised_entropy"] for d in (4, 64, 1024)]
+    assert dot[0] > dot[1] > dot[2] and dot[2] < 0.05        # unscaled: towards one-hot
+    cold = ss.score_statistics(64, "scaled_dot", temperature=1e-3)
+    hot = ss.score_statistics(64, "scaled_dot", temperature=1e3)
+    assert cold["max_weight"] > 0.99 and cold["normalised_entropy"] < 0.01
+    assert hot["normalised_entropy"] > 0.9999
+    st = ss.score_statistics(64, "dot", num_keys=2000, num_queries=64)
+    assert abs(st["row_variance"] - 64) < 8                 # within-row spread of q·k is |q|^2 ≈ d_k
+
+
+def test_centre_rows_leaves_softmax_unchanged():
+    s = torch.randn(3, 4, dtype=torch.float64)
+    torch.testing.assert_close(torch.softmax(ss.centre_rows(s), -1), torch.softmax(s, -1))
+    torch.testing.assert_close(ss.centre_rows(s).sum(-1), torch.zeros(3, dtype=torch.float64))
+
+
+def test_histogram_density_matches_numpy():
+    x = torch.randn(5000, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 2
+    edges = torch.linspace(-3, 3, 25, dtype=torch.float64)
+    counts, _ = np.histogram(x.numpy(), bins=edges.numpy())
+    want = counts / (x.numel() * np.diff(edges.numpy()))
+    np.testing.assert_allclose(ss.histogram_density(x, edges).numpy(), want)
+    inside = ((x >= -3) & (x < 3)).double().mean().item()
+    area = (ss.histogram_density(x, edges) * (edges[1:] - edges[:-1])).sum().item()
+    assert area == pytest.approx(inside)
+    with pytest.raises(ValueError, match="edges: expected a 1-D increasing"):
+        ss.histogram_density(x, torch.tensor([1.0, 0.0], dtype=torch.float64))

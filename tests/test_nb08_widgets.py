@@ -1,0 +1,75 @@
+import torch
+from torch.nn import functional as F
+
+from attnlab.lessons.nb08_bahdanau_attention import widgets as ap
+from attnlab.lessons.nb08_bahdanau_attention import gru_pooling, seq2seq
+
+
+def _explorer():
+    return ap.AlignmentExplorer({"additive": seq2seq.pretrained("additive"), "dot": seq2seq.pretrained("dot")},
+                                text="7 mar 1994")
+
+
+def test_labels():
+    assert ap.source_labels("7 mar") == ["7", "␣", "m", "a", "r"]
+    assert ap.output_labels("1994-03-07") == list("1994-03-07") + ["<eos>"]
+    assert ap.output_labels("19") == ["1", "9", "<eos>"] + ["·"] * 8
+
+
+def test_explorer_shows_valid_input_and_refuses_invalid_without_traceback():
+    ex = _explorer()
+    assert "7←7" in ex.panel.text.value and ex.panel.error.value == ""
+    assert ex.axes[0].images[0].get_array().shape == (11, 10)
+    ex.text.value = "1 january 2000"
+    assert "Input not accepted: expected at most 11 characters" in ex.panel.text.value
+    assert ex.panel.error.value == "" and ex.message.get_visible()
+    assert "the dimmed heatmaps still show 7 mar 1994" in ex.message.get_text()
+    ex.text.value = "31 dec 2049"
+    assert not ex.message.get_visible() and "2049-12-31" in ex.axes[1].get_title()
+    assert ex.current_source() == "31 dec 2049"
+
+
+def test_trainer_adds_its_model_to_the_explorer():
+    ex = _explorer()
+    tr = ap.trainer(ex, steps=10, redraws=2)
+    tr.controls["scoring"].value = "dot"
+    model = tr.train()
+    assert tr.progress.value == 10 and len(tr.history["loss"]) == 10 and not tr.button.disabled
+    assert "Exact-match accuracy" in tr.status.value
+    assert ex.right.value == "yours: dot, 10 steps" and ex.left.value == "additive"
+    assert len(tr.lines["loss"].get_xdata()) == 10
+    assert model is tr.result and model.attention_kind == "dot"
+
+
+def test_trainer_gives_the_same_model_twice_and_leaves_the_global_rng_alone():
+    ex = _explorer()
+    tr = ap.trainer(ex, steps=10, redraws=5)
+    state = torch.random.get_rng_state()
+    first = [p.detach().clone() for p in tr.train().parameters()]
+    second = list(tr.train().parameters())
+    assert all(torch.equal(a, b) for a, b in zip(first, second))
+    assert torch.equal(torch.random.get_rng_state(), state)
+
+
+def test_seed_pooling_line_fails_and_the_fix_matches_attention_pooling():
+    torch.manual_seed(0)
+    outputs = torch.randn(10, 2, 8)                       # (T, B, 2h), 2h != T
+    weights = torch.softmax(torch.randn(2, 10, 1), dim=1)  # (B, T, 1)
+    try:
+        gru_pooling.pool(outputs, weights, fixed=False)
+        raise AssertionError("expected a shape error")
+    except RuntimeError as exc:
+        assert "batch1" in str(exc) or "size" in str(exc)
+    expected = torch.einsum("tbh,bt->bh", outputs, weights[..., 0])    # sum_j alpha_j h_j
+    torch.testing.assert_close(gru_pooling.pool(outputs, weights), expected)
+
+
+def test_seed_module_is_pooling_with_one_learned_query():
+    torch.manual_seed(0)
+    m = gru_pooling.SeedGRUAttention(4, 3, 5, fixed=True)
+    x = torch.randn(7, 2, 4)
+    out, w = m(x)
+    assert out.shape == (2, 5) and w.shape == (2, 7, 1)
+    h = m.gru(x)[0].transpose(0, 1)                                       # (B, T, 2h)
+    w_ref = F.softmax(h @ m.attention.weight[0], dim=-1)                  # one query w for every sequence
+    torch.testing.assert_close(w[..., 0], w_ref)
