@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8866
 VOILA_TEMPLATE := $(VENV)/share/jupyter/voila/templates/attnlab
 
-.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean
+.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean test-ipywidgets7
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,20 @@ lab: setup
 test: test-setup $(VOILA_TEMPLATE)
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
+
+# Panels under ipywidgets 7.7 (as Colab ships it), kernel side: a venv of its own with the pins of
+# requirements.txt but ipywidgets 7.7 (no JupyterLab, no Voila), the package installed with its
+# dependency ranges checked by pip, then the panel tests.
+VENV7 ?= .venv-ipywidgets7
+$(VENV7)/.ready: requirements.txt requirements-test.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV7)
+	sed -e 's/^ipywidgets==.*/ipywidgets==7.7.*/' -e '/^jupyterlab==/d' -e '/^voila==/d' requirements.txt > $(VENV7)/pins.txt
+	$(VENV7)/bin/python -m pip install -q -r $(VENV7)/pins.txt $$(grep -E '^(pytest|hypothesis)==' requirements-test.txt)
+	$(VENV7)/bin/python -m pip install -q -e .
+	touch $@
+
+test-ipywidgets7: $(VENV7)/.ready
+	$(VENV7)/bin/python -m pytest -q -p no:cacheprovider tests/test_ipywidgets7.py tests/test_panels.py
 
 # Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup

@@ -179,6 +179,7 @@ class Blitter:
             wanted += list(item() if callable(item) and not hasattr(item, "draw") else [item])
         # An axes title is placed by Axes.draw after its own extent: a declared one redraws its axes.
         whole = {id(a) for a in wanted if isinstance(a, Axes)} | {id(a.axes) for a in wanted if _is_title(a)}
+        self.whole = whole
         units = []
         for top in _draw_order(fig):
             if isinstance(top, Axes) and id(top) not in whole:
@@ -270,9 +271,10 @@ class Blitter:
             locator = ax.get_axes_locator()
             if locator is None:
                 ax.apply_aspect()
-        axes = tuple((id(ax), ax.get_visible(), ax.axison, ax.get_frame_on(),
-                      tuple(ax.get_position().bounds), ax.get_xlim(), ax.get_ylim(),
-                      tuple((id(a), a.get_zorder()) for a in ax.get_children()))
+        whole = getattr(self, "whole", set())            # axes drawn whole: limits and artists may change
+        axes = tuple((id(ax), ax.get_visible(), ax.axison, ax.get_frame_on(), tuple(ax.get_position().bounds))
+                     + (() if id(ax) in whole else
+                        (ax.get_xlim(), ax.get_ylim(), tuple((id(a), a.get_zorder()) for a in ax.get_children())))
                      for ax in fig.axes)
         return (tuple(fig.bbox.bounds), fig.dpi, axes,
                 tuple((id(a), a.get_zorder()) for a in fig.get_children()))

@@ -291,15 +291,18 @@ def test_artists_added_removed_and_hidden():
 
 def test_a_declared_callable_follows_artists_that_come_and_go():
     def extra(ax, k, fig):
-        for t in list(ax.texts):
-            t.remove()
-        for i in range(1 + int(k * 3)):
-            ax.text(0.1 + 0.2 * i, 0.2, f"{k:.1f}")
+        n = 1 + int(k * 3)
+        while len(ax.texts) > n:
+            ax.texts[-1].remove()                      # removed: a full draw
+        while len(ax.texts) < n:
+            ax.text(0.1 + 0.2 * len(ax.texts), 0.2, "")   # added: a full draw, then declared
+        for t in ax.texts:
+            t.set_text(f"{k:.2f}")
 
     panel, ax = _line_panel(extra, moving=lambda: ax.lines + ax.texts)
-    for value in (0.1, 0.15, 0.2, 0.5, 0.55, 0.9, 0.95):
+    for value in (0.1, 0.15, 0.2, 0.5, 0.55, 0.6, 0.9, 0.95, 0.1):
         move(panel, "k", value)
-    assert panel.blitter.blits >= 3
+    assert panel.blitter.blits >= 4
 
 
 @pytest.mark.parametrize("declared", [False, True])

@@ -88,7 +88,7 @@ class AlignmentExplorer:
         self.message = self.figure.text(0.5, 0.5, "", ha="center", va="center", fontsize=13, color="#b00020",
                                         visible=False, bbox={"facecolor": "white", "edgecolor": "#b00020"})
         self.panel = panels.Panel(self.figure, {"text": self.text, "left": self.left, "right": self.right},
-                                  self._update, name="08-alignment", columns=3)
+                                  self._update, moving=[*self.axes, self.message], name="08-alignment", columns=3)
         self.widget = self.panel.widget
 
     def _update(self, text, left, right):
