@@ -219,9 +219,11 @@ class Blitter:
         for unit in units[first:]:
             if id(unit) in ids:
                 box = _clip_rect(unit, height, width)
-                if box is None:
-                    mask = _mask(unit, renderer)[0]
-                    covered |= mask
+                if box is None:                      # what it covers now, and the margin it is checked with
+                    covered |= _mask(unit, renderer)[0]
+                    rect = _extent_rect(unit, renderer, height, width)
+                    if rect is not None:
+                        covered[rect] = True
                 else:
                     covered[box] = True
                 steps.append((unit, True, box is None, None, None))
@@ -267,10 +269,10 @@ class Blitter:
         """What the background depends on besides its artists' looks: the figure's size, its
         children and their order, and per axes its place (after ``apply_aspect``), limits and children."""
         fig = self.figure
-        for ax in fig.axes:
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:                               # as Figure.draw places them before drawing
             locator = ax.get_axes_locator()
-            if locator is None:
-                ax.apply_aspect()
+            ax.apply_aspect(locator(ax, renderer) if locator else None)
         whole = getattr(self, "whole", set())            # axes drawn whole: limits and artists may change
         axes = tuple((id(ax), ax.get_visible(), ax.axison, ax.get_frame_on(), tuple(ax.get_position().bounds))
                      + (() if id(ax) in whole else
@@ -328,9 +330,9 @@ def _clip_rect(unit, height, width):
         return None
     if hasattr(unit, "get_children") and any(True for _ in unit.get_children()):
         return None                                    # a container: its children clip themselves
-    x0, y0, x1, y1 = unit.get_clip_box().extents          # as RendererAgg's set_clipbox rounds them
-    c0, c1 = max(int(np.floor(x0 + 0.5)), 0), min(int(np.floor(x1 + 0.5)), width)
-    r0, r1 = max(int(np.floor(height - y1 + 0.5)), 0), min(int(np.floor(height - y0 + 0.5)), height)
+    x0, y0, x1, y1 = unit.get_clip_box().extents   # RendererAgg rounds them; one pixel more each side
+    c0, c1 = max(int(np.floor(x0 + 0.5)) - 1, 0), min(int(np.floor(x1 + 0.5)) + 1, width)
+    r0, r1 = max(int(np.floor(height - y1 + 0.5)) - 1, 0), min(int(np.floor(height - y0 + 0.5)) + 1, height)
     return np.s_[r0:max(r1, r0), c0:max(c1, c0)]
 
 

@@ -65,7 +65,7 @@ class Panel:
         self.update = update
         self.name = name
         self.freeze_layout = freeze_layout
-        self.timings = []                                  # seconds per refresh: (update, render)
+        self.timings = []                  # seconds per refresh: (update, render = draw + PNG encode, draw)
         # Shown at its own pixel size (not stretched by the flex box), shrinking on narrow screens.
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             max_width="100%", height="auto", align_self="flex-start", object_fit="contain"))
@@ -118,7 +118,7 @@ class Panel:
             self.summary = str(text)
             self.text.value = _TEXT.format(html.escape(self.summary))
         self.error.value = ""
-        self.timings.append((t1 - t0, t2 - t1))
+        self.timings.append((t1 - t0, t2 - t1, self._draw_seconds))
 
     def png(self):
         """The figure as PNG bytes, fast: draw with Agg (blitted where declared), encode with PIL."""
@@ -127,6 +127,7 @@ class Panel:
             canvas = FigureCanvasAgg(self.figure)
             if self.blitter is not None:
                 self.blitter.reset()
+        t0 = time.perf_counter()
         if self.blitter is not None:
             self.blitter.draw()
         else:
@@ -134,6 +135,7 @@ class Panel:
             if self.freeze_layout:                           # lay out once; later draws keep positions
                 self.figure.set_layout_engine("none")
                 self.freeze_layout = False
+        self._draw_seconds = time.perf_counter() - t0
         buf = io.BytesIO()
         size = canvas.get_width_height(physical=True)
         Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(buf, "png", **PNG_OPTIONS)
