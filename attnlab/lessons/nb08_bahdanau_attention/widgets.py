@@ -184,6 +184,7 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     t = Trainer(run, steps=steps, controls={"scoring": kind}, curves=("loss",), extra=draw_alignment, done=done,
                 seconds_per_step=0.04, redraws=redraws, figsize=(12, 3.9), name="08-training")
     t.axes["loss"].set(ylabel="loss (cross-entropy, log scale)", title="training loss")
+    t.panel.refresh()                        # show those labels now, not after the first move
     return t
 
 
