@@ -144,7 +144,7 @@ class Blitter:
         for artist in plan:
             artist.draw(renderer)
         if not np.array_equal(np.asarray(canvas.buffer_rgba()), reference):
-            self.exact = False                                # never seen; then every refresh draws in full
+            self.exact = False                 # a safety net: from now on every refresh draws in full
             canvas.restore_region(saved)
             self.why += "; blitting off: background + moving artists differed from a full draw"
             self._settle_all(units, declared)
