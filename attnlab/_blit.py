@@ -221,8 +221,7 @@ class Blitter:
                 box = _clip_rect(unit, height, width)
                 if box is None:                      # what it covers now, and the margin it is checked with
                     covered |= _mask(unit, renderer)[0]
-                    rect = _extent_rect(unit, renderer, height, width)
-                    if rect is not None:
+                    for rect in _footprint(unit, renderer, height, width):
                         covered[rect] = True
                 else:
                     covered[box] = True
@@ -257,8 +256,7 @@ class Blitter:
             box = _text_reach(unit, *later.shape)            # cheap: no text layout
             if box is not None and not later[box].any():
                 continue
-            box = _extent_rect(unit, renderer, *later.shape)
-            if box is None or later[box].any():
+            if any(later[rect].any() for rect in _footprint(unit, renderer, *later.shape)):
                 return f"{unit!r} grew over an artist drawn after it"
         return ""
 
@@ -334,6 +332,24 @@ def _clip_rect(unit, height, width):
     c0, c1 = max(int(np.floor(x0 + 0.5)) - 1, 0), min(int(np.floor(x1 + 0.5)) + 1, width)
     r0, r1 = max(int(np.floor(height - y1 + 0.5)) - 1, 0), min(int(np.floor(height - y0 + 0.5)) + 1, height)
     return np.s_[r0:max(r1, r0), c0:max(c1, c0)]
+
+
+def _footprint(unit, renderer, height, width):
+    """Rows and columns an unclipped unit may cover now: for an axes, its box and each of its
+    unclipped children (ticks, titles, texts, legends) apart, not one box around them all."""
+    if not isinstance(unit, Axes):
+        rect = _extent_rect(unit, renderer, height, width)
+        return [np.s_[0:height, 0:width]] if rect is None else [rect]
+    x0, y0, x1, y1 = unit.bbox.extents
+    rects = [_rows_cols(x0, y0, x1, y1, height, width, pad=4)]
+    for child in unit.get_children():
+        if not child.get_visible() or (child.get_clip_on() and child.get_clip_box() is not None
+                                       and not child.get_children() and not isinstance(child, Axes)):
+            continue                                       # inside the axes' box
+        rect = _extent_rect(child, renderer, height, width)
+        if rect is not None:
+            rects.append(rect)
+    return rects
 
 
 def _extent_rect(unit, renderer, height, width):
