@@ -214,25 +214,31 @@ class Blitter:
         height, width = np.asarray(canvas.buffer_rgba()).shape[:2]
         ids = {id(u) for u in declared}
         first = min(i for i, u in enumerate(units) if id(u) in ids)
-        covered = np.zeros((height, width), bool)
+        covered = np.zeros((height, width), bool)      # by static units: clip boxes, undeclared artists
+        reach = np.zeros((height, width), bool)        # by unclipped moving units, with their margins
         steps = []                  # (unit, declared?, mask, overlap, opaque), in drawing order
         for unit in units[first:]:
             if id(unit) in ids:
                 box = _clip_rect(unit, height, width)
                 if box is None:                      # what it covers now, and the margin it is checked with
-                    covered |= _mask(unit, renderer)[0]
+                    reach |= _mask(unit, renderer)[0]
                     for rect in _footprint(unit, renderer, height, width):
-                        covered[rect] = True
+                        reach[rect] = True
                 else:
                     covered[box] = True
                 steps.append((unit, True, box is None, None, None))
                 continue
             mask, opaque = _mask(unit, renderer)
+            if (mask & reach).any():
+                steps.append((unit, False, mask, None, opaque))        # must be drawn on top
+                covered |= mask
+                continue
             overlap = mask & covered
             if overlap.any():
                 covered |= mask
             steps.append((unit, False, mask, overlap, opaque))
-        # Back to front: a unit's overlap entirely under opaque pixels of static units kept after it.
+        # Back to front: a unit whose overlap with static units lies entirely under opaque pixels of
+        # static units kept after it (the tick marks under a spine) stays in the background.
         hidden = np.zeros((height, width), bool)
         later = np.zeros((height, width), bool)         # what the background draws after this point
         plan, checks = [], []
@@ -241,7 +247,7 @@ class Blitter:
                 plan.append(unit)
                 if mask and later.any():                # unclipped: check its growth after each blit
                     checks.append((unit, later.copy()))
-            elif overlap.any() and (overlap & ~hidden).any():
+            elif overlap is None or (overlap.any() and (overlap & ~hidden).any()):
                 plan.append(unit)
                 hidden |= opaque
             else:
