@@ -4,7 +4,7 @@ MOVES moves per notebook, switching between controls and panels at random, as a 
 After each move: the moved panel shows new pixels (its <img> gets a new, decoded src) within
 UPDATE_TIMEOUT; no error box (a panel's red callback error), no traceback or cell error is shown.
 At the end: no page or console error, and each panel is screenshotted to screenshots/fuzz/ (look at
-them). Sliders move by keyboard (1-3 key presses, one move each), menus and toggle buttons pick
+them). Sliders move by keyboard (one arrow or page key, one move each), menus and toggle buttons pick
 another option, check boxes flip, text boxes get one of a few inputs (some refused on purpose).
 A move that cannot change the value (a slider at its end) is skipped, not counted.
 Runtime: about 1 s per move on a busy 2-core machine, so a few minutes per notebook.
@@ -42,6 +42,11 @@ SELECTORS = {"slider": ".widget-slider .noUi-handle", "select": ".widget-dropdow
              "radio": ".widget-radio-box", "text": ".widget-text input[type=text]",
              "toggle": "button.widget-toggle-button:not(.widget-toggle-buttons button)"}
 
+# No panel image has changed for 2 s (so the screenshots show the final state).
+STILL = """() => { const now = [...document.querySelectorAll('.attnlab-panel img')].map(i => i.src).join();
+  const w = window; if (w.__fuzz_srcs !== now) { w.__fuzz_srcs = now; w.__fuzz_t = performance.now(); return false; }
+  return performance.now() - w.__fuzz_t > 2000; }"""
+
 NEW_PIXELS = """([i, before]) => { const img = document.querySelectorAll('.attnlab-panel')[i].querySelector('img');
   return img.src !== before && img.complete && img.naturalWidth > 0; }"""
 
@@ -54,10 +59,7 @@ def move(page, rng, panel, kind, k):
         now, lo, hi = (el.get_attribute(a) for a in ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
         key = "ArrowLeft" if now == hi else "ArrowRight" if now == lo else rng.choice(["ArrowLeft", "ArrowRight"])
         el.focus()
-        for _ in range(rng.randint(1, 3)):
-            page.keyboard.press(key)
-            if el.get_attribute("aria-valuenow") in (lo, hi):
-                break
+        page.keyboard.press(rng.choice([key, key, key, "PageUp" if key == "ArrowRight" else "PageDown"]))
         return el.get_attribute("aria-valuenow") != now
     if kind == "select":
         options = el.locator("option").all_text_contents()
@@ -116,6 +118,7 @@ def test_fuzz_every_control(voila_server, new_page, path):
         assert not problems, f"after move {step} ({kind} {label!r} of panel {panel + 1}): {problems}"
     seconds = time.perf_counter() - t0
     print(f"{path.stem}: {moved} moves over {len(controls)} controls in {seconds:.0f} s")
+    page.wait_for_function(STILL, timeout=UPDATE_TIMEOUT, polling=200)   # the last update has landed
     out = SCREENSHOTS / "fuzz"
     out.mkdir(parents=True, exist_ok=True)
     for i in range(page.locator(".attnlab-panel").count()):
