@@ -75,7 +75,8 @@ def move(page, rng, panel, kind, k):
     if kind in ("toggles", "radio"):
         items = el.locator("button" if kind == "toggles" else "input[type=radio]")
         active = [i for i in range(items.count())
-                  if "mod-active" in (items.nth(i).get_attribute("class") or "") or items.nth(i).is_checked()]
+                  if (("mod-active" in (items.nth(i).get_attribute("class") or "")) if kind == "toggles"
+                      else items.nth(i).is_checked())]
         others = [i for i in range(items.count()) if i not in active]
         if not others:
             return False
