@@ -8,7 +8,7 @@ PORT   ?= 8866
 # puts it on the venv's Jupyter data path: no symlink, no JUPYTER_PATH. Reinstall when it changes.
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
-.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site
+.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -69,9 +69,27 @@ $(KATEX):
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
-test: test-setup site
-	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
+test: test-setup site test-ipywidgets7
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
+
+# The browser fuzz: every control of every dashboard moved 100 times at random (minutes per notebook).
+fuzz: test-setup
+	$(PY) -m pytest -m fuzz tests/browser/test_fuzz.py
+
+# Panels under ipywidgets 7.7 (as Colab ships it), kernel side: a venv of its own with the pins of
+# requirements.txt but ipywidgets 7.7 (no JupyterLab, no Voila), the package installed with its
+# dependency ranges checked by pip, then the panel tests.
+VENV7 ?= .venv-ipywidgets7
+$(VENV7)/.ready: requirements.txt requirements-test.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV7)
+	sed -e 's/^ipywidgets==.*/ipywidgets==7.7.*/' -e '/^jupyterlab==/d' -e '/^voila==/d' requirements.txt > $(VENV7)/pins.txt
+	$(VENV7)/bin/python -m pip install -q -r $(VENV7)/pins.txt $$(grep -E '^(pytest|hypothesis)==' requirements-test.txt)
+	$(VENV7)/bin/python -m pip install -q -e .
+	touch $@
+
+test-ipywidgets7: $(VENV7)/.ready
+	$(VENV7)/bin/python -m pytest -q -p no:cacheprovider tests/test_ipywidgets7.py tests/test_panels.py
 
 # Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup

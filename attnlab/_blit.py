@@ -1,280 +1,456 @@
-"""Blitting for live panels: after a control moves, redraw only what it changed.
+"""Blitting by declaration for live panels, on matplotlib's public API only.
 
-Used by ``attnlab.panels.Panel``; the picture always equals a full matplotlib draw
-(tests/test_panels.py and tests/test_panel_blit_notebooks.py compare them).
+In the spirit of matplotlib's blitting tutorial (``BlitManager``): the panel declares the artists its
+controls move; everything else is drawn once into a saved background (``copy_from_bbox``) and each
+later refresh is ``restore_region`` plus ``artist.draw`` of the moving artists. What the tutorial
+leaves to the reader is done here, so the picture is exactly (every pixel) what a full draw shows:
+
+- Drawing order. Figure.draw draws its children sorted by zorder (axes included) and each axes draws
+  its children sorted by zorder; whatever comes after a moving artist in that order and touches the
+  pixels it may cover (spines over an image, a text over a heatmap, a figure text over an axes) is
+  drawn on top with it, in the same order. Which pixels an artist touches is measured, not guessed:
+  each artist after the first moving one is drawn alone on a cleared canvas once per full draw.
+- A moving artist that is not clipped to a box (a text, a whole axes) can grow: after each blit its
+  extent is checked against what the background draws after it; an overlap means a full draw.
+- Changes nobody declared: after a draw every undeclared artist is marked fresh and fingerprinted
+  (its attributes, as Python holds them). If after the update any is stale or its fingerprint
+  differs (a few Text setters, e.g. ``set_bbox`` and ``set_parse_math``, do not mark it stale), or
+  an axes moved, changed its limits or its artists, or the figure's artists changed, that refresh is
+  a full draw. An undeclared change costs speed, never correctness.
+- Every full draw is a plain ``canvas.draw()``; the background and the moving artists drawn on it are
+  then compared with it pixel for pixel, and blitting stops for the panel if they ever differ.
+
+Declaring nothing means a full draw on every refresh (always right). Declaring an Axes redraws it
+whole, so its limits and ticks may change too; any other artist is redrawn as the part of its axes
+(or of the figure) it belongs to: the axes' direct child that holds it (an Axis for a tick label).
+Two things Axes.draw places at draw time are handled so: a declared axes title redraws its axes
+whole (the title's height moves it), and legends of an axes with moving artists move with them.
 """
-import contextlib
+import functools
+import types
 
 import numpy as np
-from matplotlib.axis import Axis
-from matplotlib.patches import ConnectionPatch
-from matplotlib.text import Annotation, Text
+from matplotlib.artist import Artist
+from matplotlib.cbook import CallbackRegistry
+from matplotlib.transforms import TransformNode
+from matplotlib.axes import Axes
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.legend import Legend
+from matplotlib.text import Text
+
+_IMMUTABLE = (str, int, float, bool, bytes, type(None), complex)
+# Not looked into: other artists (watched themselves), transforms (their changes show as moved or
+# rescaled axes), callbacks and functions.
+_OPAQUE = (Artist, TransformNode, CallbackRegistry, types.FunctionType, types.MethodType, functools.partial)
 
 
 class Blitter:
-    """Redraw only what an update changed, on top of a saved picture of everything else.
+    """Keeps a figure's canvas up to date after an update, blitting the declared moving artists.
 
-    Most of a full Agg draw goes to axis decorations (tick marks, tick labels, their layout), which a
-    slider move rarely changes. After each draw every artist is marked fresh; the callback's setters
-    mark what they touch stale. Artists that a control has changed are "live" for that control (so a
-    slider that rescales one axes does not make every other slider redraw it). Live artists are
-    hidden while the rest of the figure is drawn and saved as a background; then they are drawn on
-    top of it, with whatever is stacked above them in their axes, so the stacking order is kept. An
-    axes whose limits a control changes is redrawn whole. A move that touches only what is drawn on
-    top costs a memory copy plus those draws; figure-level artists stacked above a redrawn axes are
-    redrawn too. Anything else (another control, a change inside an artist not drawn on top, new or
-    removed artists, a new stacking order, a moved axes, overlapping axes or an artist reaching into
-    another axes, new limits while an annotation could point into them, a layout engine still at
-    work) draws everything and saves the background again, so the picture always equals a full
-    draw. A setter that leaves an axis or a text looking as it was does not count as a change.
+    ``moving``: artists, or callables returning artists (called again at every full draw, so a
+    lesson can declare e.g. ``lambda: ax.texts`` whose members come and go). ``draw()`` brings the
+    canvas up to date; ``why`` says why the last refresh was a full draw ("" after a blit).
     """
 
-    def __init__(self, figure):
+    def __init__(self, figure, moving=(), *, freeze_layout=False):
         self.figure = figure
-        self.live = {}                 # control name -> ids of artists its moves have changed
-        self.source = None             # the control the background was saved for
-        self.on_top = []               # artists drawn over the background, in drawing order
-        self.on_top_ids = set()
-        self.whole = set()             # ids of the axes that are drawn on top entirely
-        self.background = None
-        self.snapshot = None
-        self.why = "first draw"        # why the last draw was a full one ("" after a blit)
+        self.freeze_layout = freeze_layout     # lay out on the first draw only, then keep positions
+        self.moving = []
+        self.declare(moving)
+        self.why = "first draw"
         self.full_draws = self.blits = 0
-        self.looks = {}                # id(axis or text) -> what it showed after the last draw
-        self.pointers = False          # annotations or connections left in the background
+        self.exact = True               # False once a background + moving artists differed from a full draw
+        self.reset()
 
-    def draw(self, source, allowed):
-        """Bring the canvas up to date after a move of control ``source``.
+    def declare(self, *artists):
+        """Add artists (or callables returning artists) that the controls move; the next draw is full."""
+        for item in artists:
+            if item is None:
+                continue
+            if isinstance(item, Artist) or callable(item):
+                self.moving.append(item)
+            else:                                           # any iterable of artists or callables
+                self.declare(*item)
+        self.reset()
 
-        ``allowed`` is False while a layout engine may still move the axes."""
-        first = self.snapshot is None
-        changed = [] if first else self._changed()           # the first draw teaches nothing
-        snapshot = self._snapshot()
-        rescaled = None if first else _rescaled(self.snapshot, snapshot)
-        fresh = [a for a in changed if id(a) not in self.on_top_ids]
-        self.why = ("first draw" if first else "layout not fixed yet" if not allowed
-                    else "axes moved or artists added/removed" if rescaled is None
-                    else "no background" if self.background is None
-                    else f"the background was saved for {self.source!r}" if source != self.source
-                    else f"changed: {fresh[0]!r}" if fresh
-                    else "new axis limits" if not rescaled <= self.whole
-                    else "new axis limits, and annotations may point into them" if rescaled and self.pointers
-                    else "")
-        if self.why:
-            live = self.live.setdefault(source, set())
-            live.update(map(id, changed))
-            for ax in self.figure.axes:
-                if rescaled and id(ax) in rescaled:
-                    live.update(map(id, ax.get_children()))
-            self.source = source
-            self._draw_all(allowed)
-            self.full_draws += 1
-        else:
+    def reset(self):
+        """Forget the background: the next draw is a full one (after an export or a failed draw)."""
+        self.plan = None                # artists drawn on top of the background, in drawing order
+        self.background = None
+
+    # -- drawing ---------------------------------------------------------------------------------
+    def draw(self):
+        """Bring the canvas up to date; returns True if it blitted, False if it drew in full."""
+        why = self._why_full()
+        if not why:
             canvas = self.figure.canvas
             canvas.restore_region(self.background)
             renderer = canvas.get_renderer()
-            for artist in self.on_top:
+            for artist in self.plan:
                 artist.draw(renderer)
-            self.blits += 1
-        _mark_fresh(self.figure)
-        # Setting limits, ticks, words or colours to what they were marks an artist stale: what it
-        # looks like now tells such moves apart next time (all after a full draw, else the touched).
-        if self.why:
-            self.looks = {}
-        self._remember_looks(self._tops() if self.why else changed)
-
-    def _changed(self):
-        """Top-level artists (axes children, figure children) with a stale artist anywhere inside,
-        or boxed texts that look different (``Text.set_bbox`` changes a text without marking it)."""
-        return [a for a in self._tops()
-                if (_any_stale(a) and not self._looks_the_same(a))
-                or (type(a) is Text and a.get_bbox_patch() is not None and not self._looks_the_same(a))]
-
-    def _looks_the_same(self, artist):
-        """An axis or a plain text that a setter touched but left as it was (same limits, same words)."""
-        if isinstance(artist, Axis):
-            return self.looks.get(id(artist)) == _axis_look(artist)
-        if type(artist) is Text:
-            return self.looks.get(id(artist)) == _text_look(artist)
+            why = self._grown(renderer) or self._moved_while_drawing()
+            if not why:
+                self._settle()
+                self.why = ""
+                self.blits += 1
+                return True
+        self.why = why
+        self._full()
+        self.full_draws += 1
         return False
 
-    def _remember_looks(self, artists):
-        for artist in artists:
-            if isinstance(artist, Axis):
-                self.looks[id(artist)] = _axis_look(artist)
-            elif type(artist) is Text:
-                self.looks[id(artist)] = _text_look(artist)
+    def _why_full(self):
+        if not self.moving:
+            return "nothing declared"
+        if not self.exact:
+            return "blitting off (a background + moving artists once differed from a full draw)"
+        if self.plan is None:
+            return "first draw" if self.full_draws == 0 else "no background saved"
+        if self._structure() != self.structure:
+            return "axes moved or rescaled, or artists added, removed or restacked"
+        for artist, print_ in zip(self.watched, self.prints):
+            if artist.stale:
+                return f"undeclared change: {artist!r}"
+            if not _same(_fingerprint(artist), print_):
+                return f"undeclared change (not marked stale): {artist!r}"
+        return ""
 
-    def _tops(self):
-        fig = self.figure
-        return [a for ax in fig.axes for a in ax.get_children()] + [
-            a for a in fig.get_children() if a not in fig.axes]
-
-    def _snapshot(self):
-        """What the saved background depends on: per axes its place and artists, then its limits."""
-        fig = self.figure
-        axes = {id(ax): ((ax.get_visible(), ax.axison,
-                          tuple(np.round(ax.get_position().bounds, 6)),   # a colour bar's place jitters by 1e-15
-                          tuple((id(a), a.get_zorder()) for a in ax.get_children())),
-                         tuple(ax.viewLim.bounds))
-                for ax in fig.axes}
-        return axes, tuple((id(a), a.get_zorder()) for a in fig.get_children()), fig.bbox.bounds
-
-    def _draw_all(self, allowed):
+    def _full(self):
         fig = self.figure
         canvas = fig.canvas
-        self._hide(False)
-        self.on_top = self._plan() if allowed else []
-        self._hide(True)
-        self.on_top_ids = set(map(id, self.on_top))
-        canvas.draw()
+        canvas.draw()                                         # the reference: matplotlib's own draw
+        self.plan = self.background = None
+        if self.freeze_layout:                                # positions found; keep them from now on
+            fig.set_layout_engine("none")
+            self.freeze_layout = False
+        if not self.moving or not self.exact:
+            return
+        units, declared = self._units()
+        if not declared or not _layout_fixed(fig):
+            return                                            # no plan: the next refresh draws in full
         renderer = canvas.get_renderer()
-        self.background = canvas.copy_from_bbox(fig.bbox) if self.on_top else None
-        for artist in self.on_top:
-            artist.draw(renderer)
-        self.snapshot = self._snapshot()
-
-    def reset(self):
-        """Forget the background (after a failed draw): the next draw is a full one."""
-        self._hide(False)
-        self.on_top, self.on_top_ids, self.whole = [], set(), set()
-        self.background = self.snapshot = None
-
-    def _hide(self, hidden):
-        """Hide the artists drawn on top from ``canvas.draw`` (matplotlib's ``animated`` flag)."""
-        for artist in self.on_top:
-            artist.set_animated(hidden)
-
-    @contextlib.contextmanager
-    def everything_shown(self):
-        """For savefig: Figure.draw leaves animated artists out even when saving."""
-        self._hide(False)
+        reference = np.asarray(canvas.buffer_rgba()).copy()
+        saved = canvas.copy_from_bbox(fig.bbox)
+        plan, self.checks = self._make_plan(units, declared, renderer)
+        for artist in plan:
+            artist.set_animated(True)                         # Figure.draw and Axes.draw leave it out
         try:
-            yield
+            canvas.draw()
         finally:
-            self._hide(True)
+            for artist in plan:
+                artist.set_animated(False)
+        background = canvas.copy_from_bbox(fig.bbox)
+        renderer = canvas.get_renderer()
+        for artist in plan:
+            artist.draw(renderer)
+        if not np.array_equal(np.asarray(canvas.buffer_rgba()), reference):
+            self.exact = False                 # a safety net: from now on every refresh draws in full
+            canvas.restore_region(saved)
+            self.why += "; blitting off: background + moving artists differed from a full draw"
+            self._settle_all(units, declared)
+            return
+        self.plan, self.background = plan, background
+        self._settle_all(units, declared)
 
-    def _plan(self):
-        """Live artists and everything stacked above them in their axes, in drawing order."""
+    def _settle_all(self, units, declared):
+        """Remember what the background depends on, after a full draw."""
+        ids = set(map(id, declared))
+        self.watched = []
+        for unit in units:
+            if id(unit) not in ids:
+                self.watched += _descendants(unit)
+        self.watched.append(self.figure.patch)
+        self.structure = self._structure()
+        self._settle()
+
+    def _settle(self):
+        for artist in self.watched:
+            artist.stale = False
+        self.prints = [_fingerprint(a) for a in self.watched]
+
+    # -- what is drawn where ---------------------------------------------------------------------
+    def _units(self):
+        """The artists Figure.draw and Axes.draw draw, in their order, and the declared ones among
+        them. A declared Axes is one unit (drawn whole); any other axes gives its patch (drawn first,
+        when the frame is on) and its children, sorted as Axes.draw sorts them."""
         fig = self.figure
-        visible = [ax for ax in fig.axes if ax.get_visible()]
-        live = self.live.get(self.source, set())
-        self.whole = set()
-        if not live or _overlapping(visible):
-            return []
-        plan, planned = [], []
-        for ax in sorted(visible, key=lambda ax: ax.get_zorder()):   # the order Figure.draw uses
-            artists = [a for a in ax.get_children() if a is not ax.patch]
-            if not (ax.axison and ax.get_frame_on()):
-                artists = [a for a in artists if a not in ax.spines.values()]
-            if not ax.axison:
-                artists = [a for a in artists if a not in (ax.xaxis, ax.yaxis)]
-            artists.sort(key=lambda a: a.get_zorder())            # the order Axes.draw uses
-            first = next((i for i, a in enumerate(artists) if id(a) in live), None)
-            if first is None:
+        wanted = []
+        for item in self.moving:
+            wanted += list(item() if callable(item) and not hasattr(item, "draw") else [item])
+        # An axes title is placed by Axes.draw after its own extent: a declared one redraws its axes.
+        whole = {id(a) for a in wanted if isinstance(a, Axes)} | {id(a.axes) for a in wanted if _is_title(a)}
+        self.whole = whole
+        units = []
+        for top in _draw_order(fig):
+            if isinstance(top, Axes) and id(top) not in whole:
+                if top.get_visible():
+                    units += ([top.patch] if top.axison and top.get_frame_on() else []) + _axes_order(top)
+            else:
+                units.append(top)
+        owner = {}
+        for unit in units:
+            for artist in _descendants(unit):
+                owner.setdefault(id(artist), unit)
+        # A legend placed "best" moves with the data of its axes: redraw legends with moving artists.
+        having = {id(getattr(a, "axes", None)) for a in wanted}
+        wanted += [u for u in units if isinstance(u, Legend) and id(getattr(u, "axes", None)) in having]
+        declared, seen = [], set()
+        for artist in wanted:
+            unit = owner.get(id(artist))
+            if unit is not None and id(unit) not in seen:
+                seen.add(id(unit))
+                declared.append(unit)
+        return units, declared
+
+    def _make_plan(self, units, declared, renderer):
+        """Declared units and every later unit touching pixels one of them covers, in drawing order;
+        and for each declared unit not clipped to a box, what the background draws after it.
+
+        A clipped declared unit counts as covering its whole clip box (it can go nowhere else); an
+        unclipped one as what it covers now (its growth is checked after each blit). A later unit
+        whose overlap is hidden under opaque pixels of a static unit drawn after it in the plan (the
+        tick marks under a spine) stays in the background."""
+        canvas = self.figure.canvas
+        height, width = np.asarray(canvas.buffer_rgba()).shape[:2]
+        ids = {id(u) for u in declared}
+        first = min(i for i, u in enumerate(units) if id(u) in ids)
+        covered = np.zeros((height, width), bool)      # by static units: clip boxes, undeclared artists
+        reach = np.zeros((height, width), bool)        # by unclipped moving units, with their margins
+        steps = []                  # (unit, declared?, mask, overlap, opaque), in drawing order
+        for unit in units[first:]:
+            if id(unit) in ids:
+                box = _clip_rect(unit, height, width)
+                if box is None:                      # what it covers now, and the margin it is checked with
+                    reach |= _mask(unit, renderer)[0]
+                    for rect in _footprint(unit, renderer, height, width):
+                        reach[rect] = True
+                else:
+                    covered[box] = True
+                steps.append((unit, True, box is None, None, None))
                 continue
-            mine = [a for a in artists[first:] if id(a) in live or not (isinstance(a, Axis) and _stays_behind(a))]
-            if len(mine) == len(artists):
-                self.whole.add(id(ax))
-            plan += mine
-            planned.append(ax)
-        # Figure-level artists (suptitle, figure texts and legends, connections) are drawn after the
-        # axes below them: redraw those stacked above a redrawn axes. A changed one stacked below an
-        # axes cannot be redrawn in its place: draw everything then.
-        loose = sorted((a for a in fig.get_children() if a is not fig.patch and a not in fig.axes),
-                       key=lambda a: a.get_zorder())
-        lowest = min((ax.get_zorder() for ax in planned), default=None)
-        top_axes = max((ax.get_zorder() for ax in visible), default=0)
-        if any(id(a) in live and a.get_zorder() <= top_axes for a in loose) and len(visible) > len(planned):
-            return []
-        plan += [a for a in loose if id(a) in live or (lowest is not None and a.get_zorder() >= lowest)]
-        if _spills(plan, visible, fig.canvas.get_renderer()):
-            return []
-        on_top = set(map(id, plan))
-        self.pointers = any(isinstance(a, (Annotation, ConnectionPatch)) and id(a) not in on_top
-                            for a in _descendants(fig))
-        return plan
+            mask, opaque = _mask(unit, renderer)
+            if (mask & reach).any():
+                steps.append((unit, False, mask, None, opaque))        # must be drawn on top
+                covered |= mask
+                continue
+            overlap = mask & covered
+            if overlap.any():
+                covered |= mask
+            steps.append((unit, False, mask, overlap, opaque))
+        # Back to front: a unit whose overlap with static units lies entirely under opaque pixels of
+        # static units kept after it (the tick marks under a spine) stays in the background.
+        hidden = np.zeros((height, width), bool)
+        later = np.zeros((height, width), bool)         # what the background draws after this point
+        plan, checks = [], []
+        for unit, is_declared, mask, overlap, opaque in reversed(steps):
+            if is_declared:
+                plan.append(unit)
+                if mask and later.any():                # unclipped: check its growth after each blit
+                    checks.append((unit, later.copy()))
+            elif overlap is None or (overlap.any() and (overlap & ~hidden).any()):
+                plan.append(unit)
+                hidden |= opaque
+            else:
+                later |= mask                           # drawn in the background
+        plan.reverse()
+        checks.reverse()
+        return plan, checks
+
+    def _grown(self, renderer):
+        """A declared artist not clipped to a box now reaching what the background draws after it."""
+        for unit, later in self.checks:
+            box = _text_reach(unit, *later.shape)            # cheap: no text layout
+            if box is not None and not later[box].any():
+                continue
+            if any(later[rect].any() for rect in _footprint(unit, renderer, *later.shape)):
+                return f"{unit!r} grew over an artist drawn after it"
+        return ""
+
+    def _moved_while_drawing(self):
+        return "" if self._structure() == self.structure else "an axes moved while drawing"
+
+    def _structure(self):
+        """What the background depends on besides its artists' looks: the figure's size, its
+        children and their order, and per axes its place (after ``apply_aspect``), limits and children."""
+        fig = self.figure
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:                               # as Figure.draw places them before drawing
+            locator = ax.get_axes_locator()
+            ax.apply_aspect(locator(ax, renderer) if locator else None)
+        whole = getattr(self, "whole", set())            # axes drawn whole: limits and artists may change
+        axes = tuple((id(ax), ax.get_visible(), ax.axison, ax.get_frame_on(), tuple(ax.get_position().bounds))
+                     + (() if id(ax) in whole else
+                        (ax.get_xlim(), ax.get_ylim(), tuple((id(a), a.get_zorder()) for a in ax.get_children())))
+                     for ax in fig.axes)
+        return (tuple(fig.bbox.bounds), fig.dpi, axes,
+                tuple((id(a), a.get_zorder()) for a in fig.get_children()))
 
 
-def _rescaled(old, new):
-    """Ids of the axes whose limits changed, or None if anything else the background shows changed."""
-    old_axes, *old_rest = old
-    new_axes, *new_rest = new
-    if old_rest != new_rest or old_axes.keys() != new_axes.keys():
-        return None
-    if any(old_axes[k][0] != new_axes[k][0] for k in new_axes):
-        return None
-    return {k for k in new_axes if old_axes[k][1] != new_axes[k][1]}
+def _is_title(artist):
+    ax = getattr(artist, "axes", None)
+    return (isinstance(artist, Text) and ax is not None and artist in ax.get_children()
+            and artist.get_transform() == ax.title.get_transform())
 
 
-def _axis_look(axis):
-    """What an axis draws: limits, tick places and labels, tick settings, each tick label's look,
-    the axis label and offset text."""
-    locs = axis.get_majorticklocs()
-    ticks = [(_text_look(t.label1), _text_look(t.label2), t.tick1line.get_visible(), t.tick2line.get_visible(),
-              repr(t.tick1line.get_color()), t.gridline.get_visible()) for t in axis.majorTicks + axis.minorTicks]
-    return (tuple(axis.get_view_interval()), tuple(locs), tuple(axis.get_minorticklocs()),
-            tuple(axis.major.formatter.format_ticks(locs)), repr(axis.get_tick_params()), axis.get_visible(),
-            _text_look(axis.label), _text_look(axis.offsetText), axis.get_label_position(), tuple(ticks))
+def _layout_fixed(fig):
+    return isinstance(fig.get_layout_engine(), (type(None), PlaceHolderLayoutEngine))
 
 
-def _text_look(text):
-    """What a plain Text draws: words, place and transform, font, colour, angle, alignment, box."""
-    box = text.get_bbox_patch()
-    return (text.get_text(), text.get_position(), text.get_transform().get_matrix().tobytes(),
-            repr(text.get_color()), text.get_alpha(), text.get_visible(), text.get_rotation(),
-            text.get_rotation_mode(), text.get_ha(), text.get_va(),
-            text.get_linespacing(), text.get_wrap(), text.get_clip_on(), repr(text.get_path_effects()),
-            text.get_usetex(), text.get_antialiased(), _font_look(text.get_fontproperties()), text.get_zorder(),
-            None if box is None else (repr(box.get_boxstyle()), repr(box.get_facecolor()),
-                                      repr(box.get_edgecolor()), box.get_linewidth(), box.get_alpha(),
-                                      box.get_visible()))
+def _draw_order(fig):
+    """Figure.draw: children but the patch, sorted by zorder (a stable sort)."""
+    return sorted((a for a in fig.get_children() if a is not fig.patch), key=lambda a: a.get_zorder())
 
 
-def _font_look(prop):
-    return (tuple(prop.get_family()), prop.get_style(), prop.get_variant(), prop.get_weight(),
-            prop.get_stretch(), prop.get_size_in_points(), prop.get_file(), prop.get_math_fontfamily())
+def _axes_order(ax):
+    """Axes.draw: children but the patch (spines only with the frame, axes only when on), by zorder."""
+    artists = [a for a in ax.get_children() if a is not ax.patch]
+    if not (ax.axison and ax.get_frame_on()):
+        artists = [a for a in artists if a not in ax.spines.values()]
+    if not ax.axison:
+        artists = [a for a in artists if a not in (ax.xaxis, ax.yaxis)]
+    return sorted(artists, key=lambda a: a.get_zorder())
 
 
 def _descendants(artist):
-    yield artist
+    out = [artist]
     for child in artist.get_children():
-        yield from _descendants(child)
+        out += _descendants(child)
+    if isinstance(artist, Text) and artist.get_bbox_patch() is not None:
+        out.append(artist.get_bbox_patch())
+    return out
 
 
-def _spills(plan, axes, renderer):
-    """Does an unclipped artist drawn on top reach into another axes (which it would cover)?"""
-    boxes = {id(ax): ax.bbox for ax in axes}
-    for artist in plan:
-        if artist.get_clip_on() and artist.get_clip_box() is not None and not isinstance(artist, Axis):
+def _mask(unit, renderer):
+    """The pixels ``unit`` touches, and those it makes opaque, drawn alone on a cleared canvas."""
+    renderer.clear()
+    unit.draw(renderer)
+    alpha = np.asarray(renderer.buffer_rgba())[..., 3]
+    return alpha > 0, alpha == 255
+
+
+def _clip_rect(unit, height, width):
+    """Rows and columns a clipped artist cannot leave (Agg clips to the box rounded to pixels)."""
+    if isinstance(unit, Axes) or not unit.get_clip_on() or unit.get_clip_box() is None:
+        return None
+    if hasattr(unit, "get_children") and any(True for _ in unit.get_children()):
+        return None                                    # a container: its children clip themselves
+    x0, y0, x1, y1 = unit.get_clip_box().extents   # RendererAgg rounds them; one pixel more each side
+    c0, c1 = max(int(np.floor(x0 + 0.5)) - 1, 0), min(int(np.floor(x1 + 0.5)) + 1, width)
+    r0, r1 = max(int(np.floor(height - y1 + 0.5)) - 1, 0), min(int(np.floor(height - y0 + 0.5)) + 1, height)
+    return np.s_[r0:max(r1, r0), c0:max(c1, c0)]
+
+
+def _footprint(unit, renderer, height, width):
+    """Rows and columns an unclipped unit may cover now: for an axes, its box and each of its
+    unclipped children (ticks, titles, texts, legends) apart, not one box around them all."""
+    if not isinstance(unit, Axes):
+        rect = _extent_rect(unit, renderer, height, width)
+        return [np.s_[0:height, 0:width]] if rect is None else [rect]
+    x0, y0, x1, y1 = unit.bbox.extents
+    rects = [_rows_cols(x0, y0, x1, y1, height, width, pad=4)]
+    for child in unit.get_children():
+        if not child.get_visible() or (child.get_clip_on() and child.get_clip_box() is not None
+                                       and not child.get_children() and not isinstance(child, Axes)):
+            continue                                       # inside the axes' box
+        rect = _extent_rect(child, renderer, height, width)
+        if rect is not None:
+            rects.append(rect)
+    return rects
+
+
+def _extent_rect(unit, renderer, height, width):
+    """Rows and columns an unclipped artist covers now, with a margin for strokes and glyph overhang."""
+    if isinstance(unit, Axes):
+        box = unit.get_tightbbox(renderer, bbox_extra_artists=unit.get_children())
+    else:
+        box = unit.get_tightbbox(renderer)
+    if box is None:
+        return None
+    pad = 4.0
+    if isinstance(unit, Text):
+        pad += 0.5 * unit.get_fontsize() * unit.figure.dpi / 72
+        patch = unit.get_bbox_patch()
+        if patch is not None:
+            box = type(box).union([box, patch.get_window_extent(renderer)])
+            pad += patch.get_linewidth() * unit.figure.dpi / 72
+    elif hasattr(unit, "get_linewidth"):
+        width_pt = np.max(np.atleast_1d(unit.get_linewidth())) if np.size(unit.get_linewidth()) else 0
+        pad += float(width_pt) * unit.figure.dpi / 72
+    if not np.all(np.isfinite(box.extents)):
+        return np.s_[0:height, 0:width]
+    return _rows_cols(*box.extents, height, width, pad=pad)
+
+
+def _text_reach(text, height, width):
+    """A box no plain text can leave: around its anchor, a radius of its width plus its height
+    bounded by one em per character and per line, plus its box and a margin (None: no such bound,
+    e.g. for math, TeX, an annotation or a text with path effects)."""
+    if type(text) is not Text or text.get_usetex() or text.get_path_effects():
+        return None
+    words = text.get_text()
+    if "$" in words and text.get_parse_math():
+        return None
+    em = text.get_fontsize() * text.figure.dpi / 72
+    lines = words.split("\n")
+    spacing = text.get_linespacing()
+    spacing = max(spacing, 1.5) if isinstance(spacing, (int, float)) else 2.0   # "normal": about 1.2
+    reach = em * (max(map(len, lines)) + 1 + len(lines) * spacing) + 4
+    patch = text.get_bbox_patch()
+    if patch is not None:
+        reach += 3 * em + patch.get_linewidth() * text.figure.dpi / 72
+    x, y = text.get_transform().transform(text.get_unitless_position())
+    if not (np.isfinite(x) and np.isfinite(y)):
+        return None
+    return _rows_cols(x, y, x, y, height, width, pad=reach)
+
+
+def _rows_cols(x0, y0, x1, y1, height, width, pad):
+    c0 = max(int(np.floor(x0 - pad)), 0)
+    c1 = min(int(np.ceil(x1 + pad)) + 1, width)
+    r0 = max(int(np.floor(height - y1 - pad)), 0)
+    r1 = min(int(np.ceil(height - y0 + pad)) + 1, height)
+    return np.s_[r0:max(r1, r0), c0:max(c1, c0)]
+
+
+def _fingerprint(artist):
+    """The artist's attributes; values held in helper objects (font properties, box styles, dicts),
+    which some setters change in place, one level down."""
+    return tuple((k, _inner(v)) for k, v in vars(artist).items())
+
+
+def _inner(value):
+    if isinstance(value, dict):
+        return ("dict", value, tuple(value.items()))
+    if isinstance(value, _OPAQUE) or not hasattr(value, "__dict__") or isinstance(value, type):
+        return value
+    return ("object", value, tuple(vars(value).items()))
+
+
+def _same(a, b):
+    if len(a) != len(b):
+        return False
+    for (ka, va), (kb, vb) in zip(a, b):
+        if ka != kb:
+            return False
+        if va is vb:
             continue
-        owner = getattr(artist, "axes", None)
-        extent = (artist.get_tightbbox(renderer) if isinstance(artist, Axis)
-                  else artist.get_window_extent(renderer))
-        if extent is None:
+        if isinstance(va, _IMMUTABLE) and type(va) is type(vb) and va == vb:
             continue
-        if any(k != id(owner) and box.overlaps(extent) for k, box in boxes.items()):
-            return True
-    return False
+        if isinstance(va, tuple) and type(vb) is tuple and _same_tuple(va, vb):
+            continue
+        return False
+    return True
 
 
-def _any_stale(artist):
-    return artist.stale or any(_any_stale(child) for child in artist.get_children())
-
-
-def _mark_fresh(artist):
-    artist.stale = False       # setting False is not passed on to the parent
-    for child in artist.get_children():
-        _mark_fresh(child)
-
-
-def _overlapping(axes):
-    boxes = [ax.bbox for ax in axes]
-    return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
-
-
-def _stays_behind(axis):
-    """An axis whose ticks point out and draw no grid never covers what is inside the axes."""
-    ticks = axis.majorTicks + axis.minorTicks
-    return not any(t.gridline.get_visible() for t in ticks) and all(
-        getattr(t, "_tickdir", "in") == "out" for t in ticks)
+def _same_tuple(a, b):
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        if isinstance(x, _IMMUTABLE) and type(x) is type(y) and x == y:
+            continue
+        if isinstance(x, tuple) and type(y) is tuple and _same_tuple(x, y):
+            continue
+        return False
+    return True

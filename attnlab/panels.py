@@ -8,7 +8,6 @@ it works the same in JupyterLab and Voila), shows any exception from the callbac
 instead of losing it, and offers PNG and SVG downloads that work in the browser.
 """
 import base64
-import contextlib
 import html
 import io
 import time
@@ -17,11 +16,9 @@ import traceback
 import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from PIL import Image
 
 from ._blit import Blitter
-from ._glyphs import FigureCanvasGlyphCache
 
 PNG_OPTIONS = {"compress_level": 1}
 _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);"
@@ -31,7 +28,7 @@ _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-fam
 def new_figure(nrows=1, ncols=1, *, figsize=(6, 3.5), dpi=90, **subplot_kw):
     """A matplotlib Figure outside pyplot (so nothing is shown twice) and its axes."""
     fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
-    FigureCanvasGlyphCache(fig)                  # Agg, remembering text it has drawn (same pixels)
+    FigureCanvasAgg(fig)
     axes = fig.subplots(nrows, ncols, **subplot_kw)
     return fig, axes
 
@@ -44,21 +41,31 @@ class Panel:
         controls: {name: widget with a .value}; the names are the keyword arguments of ``update``.
         update: callback(**values) -> None or a str shown under the figure (e.g. the weights in
             numbers, for readers who can't see colour). It must change artists, not make a figure.
+        moving: the artists the controls move (images, lines, texts, a colour bar's Axes...), or
+            callables returning such artists (asked again at every full draw, e.g. ``lambda: ax.texts``).
+            Those are redrawn on a saved picture of the rest; an Axes is redrawn whole (its limits and
+            ticks may change). Any other artist that changes makes that refresh a full draw, so a
+            missing declaration costs speed, never correctness; nothing declared = full draws.
         name: file name stem for the downloads.
         columns: how many controls per row.
         freeze_layout: lay the figure out on the first draw only, so it does not jump as values change.
-        blit: redraw only the artists the callback changes (see ``attnlab._blit``); False draws all each time.
-    The panel itself is displayable; ``.widget`` is the ipywidgets box.
+        blit: False draws everything on every refresh, whatever is declared.
+    The panel itself is displayable (widget view, plus the current figure as PNG and the text summary
+    for viewers without widgets); ``.widget`` is the ipywidgets box.
     """
 
-    def __init__(self, figure, controls, update, *, name="figure", columns=2, freeze_layout=True, blit=True):
+    def __init__(self, figure, controls, update, *, moving=(), name="figure", columns=2, freeze_layout=True,
+                 blit=True):
         self.figure = figure
-        self.blitter = Blitter(figure) if blit else None
+        if not isinstance(figure.canvas, FigureCanvasAgg):
+            FigureCanvasAgg(figure)
+        self.blitter = Blitter(figure, moving, freeze_layout=freeze_layout) if blit else None
+        self.summary = None                                # the text shown under the figure
         self.controls = dict(controls)
         self.update = update
         self.name = name
         self.freeze_layout = freeze_layout
-        self.timings = []                                  # seconds per refresh: (update, render)
+        self.timings = []                  # seconds per refresh: (update, render = draw + PNG encode, draw)
         # Shown at its own pixel size (not stretched by the flex box), shrinking on narrow screens.
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             max_width="100%", height="auto", align_self="flex-start", object_fit="contain"))
@@ -81,21 +88,24 @@ class Panel:
             control.observe(self._on_change, names="value")
         self.refresh()
 
+    def declare(self, *moving):
+        """Declare more moving artists (as ``moving=`` does); the next refresh draws in full."""
+        if self.blitter is not None:
+            self.blitter.declare(*moving)
+
     def values(self):
         return {name: control.value for name, control in self.controls.items()}
 
     def _on_change(self, change):
-        self.refresh(source=next((n for n, c in self.controls.items() if c is change["owner"]), None))
+        self.refresh()
 
-    def refresh(self, source=None):
-        """Run the callback with the current values and show the new figure (or the error).
-
-        ``source`` names the control that moved: the blitter learns what each control changes."""
+    def refresh(self):
+        """Run the callback with the current values and show the new figure (or the error)."""
         t0 = time.perf_counter()
         try:
             text = self.update(**self.values())
             t1 = time.perf_counter()
-            png = self.png(source)         # drawing can fail too, e.g. on a title with bad mathtext
+            png = self.png()               # drawing can fail too, e.g. on a title with bad mathtext
         except Exception as exc:  # shown to the learner, not swallowed
             self.error.value = _error_html(exc)
             if self.blitter is not None:
@@ -105,26 +115,30 @@ class Panel:
         # Figure, text and error go out together, so the numbers never describe another figure.
         self.image.value = png
         if text is not None:
-            self.text.value = _TEXT.format(html.escape(str(text)))
+            self.summary = str(text)
+            self.text.value = _TEXT.format(html.escape(self.summary))
         self.error.value = ""
-        self.timings.append((t1 - t0, t2 - t1))
+        self.timings.append((t1 - t0, t2 - t1, self._draw_seconds))
 
-    def png(self, source=None):
-        """The figure as PNG bytes, fast: draw with Agg, encode with PIL (~30% quicker than savefig)."""
+    def png(self):
+        """The figure as PNG bytes, fast: draw with Agg (blitted where declared), encode with PIL."""
         canvas = self.figure.canvas
-        if not isinstance(canvas, FigureCanvasAgg):
-            canvas = FigureCanvasGlyphCache(self.figure)
+        if not isinstance(canvas, FigureCanvasAgg):        # e.g. pyplot swapped the canvas
+            canvas = FigureCanvasAgg(self.figure)
+            if self.blitter is not None:
+                self.blitter.reset()
+        t0 = time.perf_counter()
         if self.blitter is not None:
-            fixed = isinstance(self.figure.get_layout_engine(), (type(None), PlaceHolderLayoutEngine))
-            self.blitter.draw(source, allowed=fixed)
+            self.blitter.draw()
         else:
             canvas.draw()
+            if self.freeze_layout:                           # lay out once; later draws keep positions
+                self.figure.set_layout_engine("none")
+                self.freeze_layout = False
+        self._draw_seconds = time.perf_counter() - t0
         buf = io.BytesIO()
         size = canvas.get_width_height(physical=True)
         Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1).save(buf, "png", **PNG_OPTIONS)
-        if self.freeze_layout:                               # lay out once; later draws keep positions
-            self.figure.set_layout_engine("none")
-            self.freeze_layout = False
         return buf.getvalue()
 
     def export(self, fmt):
@@ -132,8 +146,7 @@ class Panel:
         if fmt not in ("png", "svg"):
             raise ValueError(f"fmt: expected 'png' or 'svg', got {fmt!r}")
         buf = io.BytesIO()
-        with self.blitter.everything_shown() if self.blitter else contextlib.nullcontext():
-            self.figure.savefig(buf, format=fmt, dpi=150 if fmt == "png" else None)
+        self.figure.savefig(buf, format=fmt, dpi=150 if fmt == "png" else None)
         if self.blitter is not None:
             self.blitter.reset()           # that draw, at another dpi, moved ticks and texts: start over
         return buf.getvalue()
@@ -145,9 +158,17 @@ class Panel:
                                f'class="attnlab-download">Save {html.escape(self.name)}.{fmt}</a>')
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        # A fixed text form: stable for nbval, readable where widgets can't render.
-        bundle["text/plain"] = f"Live panel '{self.name}' with controls: {', '.join(self.controls)}"
+        """The widget view, and for viewers without widgets (GitHub, nbviewer, a static site) the
+        current figure as PNG and a text form: the panel's name, controls and text summary."""
+        text = f"Live panel '{self.name}' with controls: {', '.join(self.controls)}"
+        if self.summary:
+            text += "\n" + self.summary
+        bundle = {"text/plain": text}
+        if self.image.value:
+            bundle["image/png"] = base64.b64encode(bytes(self.image.value)).decode("ascii")
+        # The widget view as ipywidgets 7 and 8 both write it (protocol 2).
+        bundle["application/vnd.jupyter.widget-view+json"] = {
+            "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
         return bundle
 
 

@@ -192,7 +192,7 @@ def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
     if im.get_array().shape != w.shape:
         im.set_extent((-0.5, w.shape[1] - 0.5, w.shape[0] - 0.5, -0.5))
     im.set_data(w)
-    if title is not None:
+    if title is not None and title != ax.get_title():   # an unchanged title stays untouched (live panels)
         ax.set_title(title)
     _set_ticks_and_text(ax, w)
     return ax

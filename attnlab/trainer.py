@@ -82,7 +82,7 @@ class Trainer:
                 ax.set(yscale="log", ylim=(1e-3, 5), ylabel=f"{curve} (log scale)")
             ax.set(xlim=(0, steps), xlabel="training step", title=curve)
             ax.grid(True, which="major", alpha=0.3)
-        self.panel = panels.Panel(fig, self.controls, self._draw, name=name)
+        self.panel = panels.Panel(fig, self.controls, self._draw, moving=list(axes[0]), name=name)
         self.button.on_click(self.train)
         self.steps.observe(self._steps_changed, names="value")
         self.widget = widgets.VBox([widgets.HBox([self.steps, self.button]),

@@ -33,12 +33,12 @@ def median_ms(fn, repeats):
     return statistics.median(times) * 1e3
 
 
-def heatmap_panel(n=6):
+def heatmap_panel(n=6, annotate=True, moving=True):
     g = torch.Generator().manual_seed(0)
     scores = torch.randn(n, n, generator=g)
     labels = [f"t{i}" for i in range(n)]
     fig, ax = panels.new_figure(figsize=(5, 4))
-    plotting.heatmap(torch.softmax(scores, -1), x_labels=labels, y_labels=labels, ax=ax)
+    plotting.heatmap(torch.softmax(scores, -1), x_labels=labels, y_labels=labels, ax=ax, annotate=annotate)
     temperature = widgets.FloatSlider(value=1.0, min=0.05, max=5.0)
 
     def update(temperature):
@@ -46,7 +46,8 @@ def heatmap_panel(n=6):
         plotting.update_heatmap(ax, w)
         return plotting.weights_summary(w, labels, labels)
 
-    return panels.Panel(fig, {"temperature": temperature}, update), temperature
+    declared = (lambda: ax.images + ax.texts) if moving else ()
+    return panels.Panel(fig, {"temperature": temperature}, update, moving=declared), temperature
 
 
 def main():
@@ -68,6 +69,18 @@ def main():
     savefig_fast = median_ms(lambda: fig.savefig(io.BytesIO(), format="png", pil_kwargs={"compress_level": 1}), a.repeats)
     savefig_default = median_ms(lambda: fig.savefig(io.BytesIO(), format="png"), a.repeats)
     draw_only = median_ms(fig.canvas.draw, a.repeats)
+    for annotate in (False, True):
+        for moving in (True, False):
+            p2, s2 = heatmap_panel(annotate=annotate, moving=moving)
+            vals = iter([0.1 + 0.05 * (i % 80) for i in range(10_000)])
+
+            def mv():
+                s2.value = next(vals)
+            median_ms(mv, a.repeats)
+            r = statistics.median(t[1] for t in p2.timings[-a.repeats:]) * 1e3
+            print(f"6x6 heatmap, {'with' if annotate else 'no'} cell numbers, "
+                  f"{'image+texts declared (blit)' if moving else 'nothing declared (full draw)'}: "
+                  f"render {r:6.1f} ms")
     print("6x6 heatmap panel with annotations and colour bar, 5x4 in at 90 dpi "
           f"({len(panel.image.value) / 1024:.0f} KiB PNG), median of {a.repeats}:")
     print(f"  slider change -> new PNG bytes (whole refresh) {total:7.1f} ms")
@@ -94,35 +107,36 @@ def _drag_values(slider, moves):
 
 
 def notebook_drags(moves, only):
-    """Render time (draw + PNG) per move of a drag, blitted vs full, for each notebook slider."""
+    """Render time (draw + PNG) per move of a drag, with the panel's declarations (blitted) vs with
+    nothing declared (every move drawn in full), for each notebook slider."""
     from _notebook_panels import notebook_panels
 
     from attnlab._blit import Blitter
     print(f"\nnotebook panels: render per move over a drag of {moves} moves (median; first move of a "
-          "drag excluded), blitted vs every move drawn in full")
-    print(f"  {'panel':30s} {'slider':12s} {'blit ms':>8s} {'full ms':>8s} {'full/blit':>9s}")
+          "drag excluded), as declared vs every move drawn in full")
+    print(f"  {'panel':30s} {'slider':12s} {'blit ms':>8s} {'full ms':>8s} {'full/blit':>9s}  blits")
     ratios = []
     for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         if only not in nb.name:
             continue
         for panel in notebook_panels(nb):
+            declared = panel.blitter.moving if panel.blitter is not None else []
             for name, control in panel.controls.items():
                 if not (hasattr(control, "max") or type(control).__name__ == "SelectionSlider"):
                     continue
-                medians = []
-                for blit in (True, False):          # a fresh blitter: the full draws must not teach it
-                    if panel.blitter is not None:
-                        panel.blitter.reset()
-                    panel.blitter = Blitter(panel.figure) if blit else None
+                medians, blits = [], 0
+                for moving in (declared, []):
+                    panel.blitter = Blitter(panel.figure, moving)
                     n0 = len(panel.timings)
                     for value in _drag_values(control, moves):
                         control.value = value
                     renders = [t[1] for t in panel.timings[n0 + 1:]]
                     medians.append(statistics.median(renders) * 1e3 if renders else float("nan"))
-                panel.blitter = Blitter(panel.figure)
+                    blits = blits or panel.blitter.blits
+                panel.blitter = Blitter(panel.figure, declared)
                 ratios.append(medians[1] / medians[0])
                 print(f"  {panel.name[:30]:30s} {name[:12]:12s} {medians[0]:8.1f} {medians[1]:8.1f} "
-                      f"{medians[1] / medians[0]:8.1f}x", flush=True)
+                      f"{medians[1] / medians[0]:8.1f}x  {blits}", flush=True)
     if ratios:
         print(f"  median ratio full/blit over {len(ratios)} sliders: {statistics.median(ratios):.1f}x")
 

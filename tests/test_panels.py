@@ -2,11 +2,13 @@
 shows callback errors (keeping the last good image) and offers PNG/SVG downloads."""
 import base64
 import io
+import pickle
 import re
 
 import ipywidgets as widgets
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
 from attnlab import panels, plotting
@@ -86,11 +88,25 @@ def test_exports_and_download_links():
     assert 'download="demo.png"' in panel.download.value and "data:image/png;base64," in panel.download.value
 
 
-def test_stable_text_repr_for_nbval():
+def test_display_bundle_carries_widget_picture_and_text():
     panel, _ = _heatmap_panel([])
     bundle = panel._repr_mimebundle_()
-    assert bundle["text/plain"] == "Live panel 'demo' with controls: size, level"
-    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "Live panel 'demo' with controls: size, level\nsize 2, level 0.50"
+    view = bundle["application/vnd.jupyter.widget-view+json"]
+    assert view == {"version_major": 2, "version_minor": 0, "model_id": panel.widget.model_id}
+    assert base64.b64decode(bundle["image/png"]) == bytes(panel.image.value)          # the current figure
+    panel.controls["level"].value = 0.25
+    bundle = panel._repr_mimebundle_()
+    assert base64.b64decode(bundle["image/png"]) == bytes(panel.image.value)
+    assert bundle["text/plain"].endswith("size 2, level 0.25")
+
+
+def test_display_bundle_without_a_summary_is_the_fixed_text():
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(2, 1.5))
+    line, = fig.subplots().plot([0, 1], [0, 1])
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider()}, lambda k: line.set_ydata([0, k]), name="bare")
+    assert panel._repr_mimebundle_()["text/plain"] == "Live panel 'bare' with controls: k"
 
 
 def test_a_plain_figure_without_agg_canvas_and_text_free_update():
@@ -104,214 +120,254 @@ def test_a_plain_figure_without_agg_canvas_and_text_free_update():
     assert list(line.get_ydata()) == [0, 2.0]
 
 
-# --- blitting: after a move, the picture must equal what a full matplotlib draw gives -----------
-
-def _pixels(panel):
-    return np.asarray(panel.figure.canvas.buffer_rgba()).copy()
 
 
-def _full_draw_pixels(panel):
-    """The reference: matplotlib's own full draw of the same figure, with nothing hidden."""
-    with panel.blitter.everything_shown():
-        panel.figure.canvas.draw()
-    return _pixels(panel)
+# --- exactness: after every move the panel shows exactly (max difference 0) a full draw ----------
+
+def full_draw(figure):
+    """The reference: matplotlib's own full draw of a copy of the figure in its current state
+    (drawing the panel's own figure would count as a change behind its back)."""
+    copy = pickle.loads(pickle.dumps(figure))
+    FigureCanvasAgg(copy).draw()
+    return np.asarray(copy.canvas.buffer_rgba())
 
 
-def _assert_same_as_full_draw(panel):
-    shown = _pixels(panel)
-    reference = _full_draw_pixels(panel)
-    differing = (np.abs(shown.astype(int) - reference).max(axis=-1) > 40).mean()
-    assert differing == 0.0, f"{differing:.2%} of pixels differ from a full draw ({panel.blitter.why!r})"
+def assert_exact(panel):
+    shown = np.asarray(Image.open(io.BytesIO(bytes(panel.image.value))).convert("RGBA"))
+    assert np.array_equal(shown, np.asarray(panel.figure.canvas.buffer_rgba()))   # PNG = canvas
+    diff = np.abs(shown.astype(int) - full_draw(panel.figure)).max()
+    assert diff == 0, f"max difference {diff} from a full draw (last refresh: {panel.blitter.why!r})"
 
 
-def _lines_and_heatmap_panel(**panel_kw):
-    """A heatmap whose values follow `level`, and a line plot whose y range follows `scale`."""
-    fig, (ax_map, ax_line) = panels.new_figure(1, 2, figsize=(6, 2.5))
-    plotting.heatmap(np.full((3, 3), 0.5), ax=ax_map, x_labels=list("abc"), y_labels=list("xyz"))
-    x = np.linspace(0, 1, 50)
-    line, = ax_line.plot(x, x)
-    ax_line.set_title("fixed title")
-    level = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="level")
-    scale = widgets.FloatSlider(value=1.0, min=0.5, max=5.0, description="scale")
-
-    def update(level, scale):
-        plotting.update_heatmap(ax_map, np.linspace(0, level, 9).reshape(3, 3))
-        line.set_ydata(scale * x ** 2)
-        ax_line.set_ylim(0, scale)                     # set on every move, changed only by `scale`
-
-    return panels.Panel(fig, {"level": level, "scale": scale}, update, **panel_kw)
+def move(panel, name, value):
+    panel.controls[name].value = value
+    assert panel.error.value == "", panel.error.value
+    assert_exact(panel)
 
 
-def test_repeated_moves_of_one_control_are_blitted_and_match_a_full_draw():
-    panel = _lines_and_heatmap_panel()
-    blitter = panel.blitter
-    for value in (0.1, 0.3, 0.7, 0.9):
-        panel.controls["level"].value = value
-        _assert_same_as_full_draw(panel)
-    assert blitter.blits >= 2 and blitter.why == ""
-    drawn = {type(a).__name__ for a in blitter.on_top}
-    assert "AxesImage" in drawn and "XAxis" not in drawn and "YAxis" not in drawn   # ticks stay saved
-
-
-def test_a_control_that_changes_axis_limits_redraws_that_axes_whole():
-    panel = _lines_and_heatmap_panel()
-    for value in (2.0, 3.0, 4.5, 1.5):
-        panel.controls["scale"].value = value
-        _assert_same_as_full_draw(panel)
-    ax_map, ax_line = panel.figure.axes[:2]
-    assert panel.blitter.blits >= 2
-    assert id(ax_line) in panel.blitter.whole and ax_line.yaxis in panel.blitter.on_top
-    assert ax_map.xaxis not in panel.blitter.on_top and id(ax_map) not in panel.blitter.whole
-
-
-def test_switching_controls_saves_a_new_background():
-    panel = _lines_and_heatmap_panel()
-    panel.controls["level"].value = 0.2
-    panel.controls["level"].value = 0.4
-    assert panel.blitter.why == ""
-    panel.controls["scale"].value = 2.0
-    assert panel.blitter.why == "the background was saved for 'level'"
-    _assert_same_as_full_draw(panel)
-
-
-def _line_panel(extra=lambda ax, k: None):
-    """One line whose end follows slider `k`; `extra(ax, k)` does more on each move."""
+def test_the_exactness_check_sees_one_stale_cell():
+    """The check can fail: a heatmap cell changed without a redraw is seen."""
     fig, ax = panels.new_figure(figsize=(3, 2))
-    line, = ax.plot([0, 1], [0, 1])
+    plotting.heatmap(np.full((3, 3), 0.5), ax=ax, annotate=False)
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.5)}, lambda k: None, moving=ax.images)
+    w = np.full((3, 3), 0.5)
+    w[1, 1] = 0.51                                      # about 1-3 levels in viridis: one cell
+    ax.images[0].set_data(w)
+    with pytest.raises(AssertionError, match="max difference"):
+        assert_exact(panel)
+
+
+def _heatmaps_panel(annotate=True, **kw):
+    """Two heatmaps with colour bars, a suptitle and a figure text over the first heatmap."""
+    fig, (a1, a2) = panels.new_figure(1, 2, figsize=(7, 3))
+    labels = list("abcd")
+    for ax in (a1, a2):
+        plotting.heatmap(np.full((4, 4), 0.5), ax=ax, x_labels=labels, y_labels=labels, annotate=annotate)
+    fig.suptitle("two heatmaps")
+    fig.text(0.2, 0.5, "FIGURE TEXT", fontsize=16, color="red", alpha=0.6)
+    rng = np.random.default_rng(0)
+    base = rng.random((4, 4))
+    controls = {"t": widgets.FloatSlider(value=1.0, min=0.1, max=3.0), "shift": widgets.IntSlider(value=0, max=3)}
+
+    def update(t, shift):
+        w = np.exp(np.roll(base, shift, axis=1) / t)
+        plotting.update_heatmap(a1, w / w.sum(1, keepdims=True))
+        plotting.update_heatmap(a2, np.roll(base, shift, axis=0))
+        return f"t={t:.2f} shift={shift}"
+
+    moving = [lambda: a1.images + a2.images, lambda: a1.texts + a2.texts]
+    return panels.Panel(fig, controls, update, moving=kw.pop("moving", moving), **kw)
+
+
+def _random_moves(panel, rng, n):
+    for _ in range(n):
+        name = rng.choice(list(panel.controls))
+        c = panel.controls[name]
+        if isinstance(c.value, bool):
+            value = bool(rng.integers(2))
+        elif isinstance(c.value, int):
+            value = int(rng.integers(c.min, c.max + 1))
+        else:
+            value = float(np.round(rng.uniform(c.min, c.max), 2))
+        move(panel, name, value)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_moves_over_heatmaps_are_exact_and_blitted(seed):
+    panel = _heatmaps_panel()
+    _random_moves(panel, np.random.default_rng(seed), 12)
+    assert panel.blitter.blits >= 8, panel.blitter.why          # switching controls does not force full draws
+    drawn = {type(a).__name__ for a in panel.blitter.plan}
+    assert "AxesImage" in drawn and "XAxis" not in drawn          # its tick labels stay saved
+    assert "Spine" in drawn                                      # spines stack over the image: redrawn
+
+
+def test_switching_controls_does_not_force_a_full_draw():
+    panel = _heatmaps_panel(annotate=False)
+    move(panel, "t", 0.5)
+    full = panel.blitter.full_draws
+    for name, value in [("shift", 1), ("t", 2.0), ("shift", 2), ("t", 0.3), ("shift", 0)]:
+        move(panel, name, value)
+        assert panel.blitter.why == ""
+    assert panel.blitter.full_draws == full
+
+
+def test_nothing_declared_draws_in_full_and_is_exact():
+    panel = _heatmaps_panel(annotate=False, moving=())
+    for value in (0.5, 1.5, 2.5):
+        move(panel, "t", value)
+        assert panel.blitter.why == "nothing declared" and panel.blitter.blits == 0
+
+
+def _line_panel(extra, moving=None, **kw):
+    """A line whose end follows slider `k`; `extra(ax, k, fig)` does more on each move."""
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    ax.set_title("a title")
+    line, = ax.plot([0, 1], [0, 1], lw=3)
 
     def update(k):
         line.set_ydata([0, k])
-        extra(ax, k)
+        extra(ax, k, fig)
 
-    k = widgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="k")
-    return panels.Panel(fig, {"k": k}, update), ax
-
-
-def test_added_artists_force_a_full_draw():
-    panel, ax = _line_panel(lambda ax, k: ax.axvline(k) if k > 0.55 else None)   # a new artist
-    for value in (0.2, 0.3, 0.4):
-        panel.controls["k"].value = value
-    assert panel.blitter.why == ""
-    panel.controls["k"].value = 0.6
-    assert panel.blitter.why == "axes moved or artists added/removed"
-    _assert_same_as_full_draw(panel)
+    return panels.Panel(fig, {"k": widgets.FloatSlider(value=0.5, min=0.0, max=1.0)}, update,
+                        moving=[line] if moving is None else moving, **kw), ax
 
 
-def test_setting_the_same_limits_again_does_not_force_a_full_draw():
-    def same_limits_and_ticks(ax, k):
-        ax.set_ylim(0, 1)
-        ax.set_xticks([0, 0.5, 1])
+def _note(ax):
+    """A boxed text behind the line (zorder 1): in the saved background."""
+    if not hasattr(ax, "note"):
+        ax.note = ax.text(0.1, 0.5, "first line\nsecond, longer line $x^2$", zorder=1,
+                          bbox=dict(boxstyle="square", pad=0.3, fc="yellow"))
+    return ax.note
 
-    panel, ax = _line_panel(same_limits_and_ticks)
+
+TEXT_CHANGES = {
+    # setters that do not mark the text stale in matplotlib 3.11 are among these
+    "multialignment": lambda t, k: t.set_multialignment("right" if k > 0.5 else "left"),
+    "parse_math": lambda t, k: t.set_parse_math(k > 0.5),
+    "bbox": lambda t, k: t.set_bbox(dict(boxstyle="round", pad=0.1 + k, fc="yellow")),
+    "bbox patch colour": lambda t, k: t.get_bbox_patch().set_facecolor((1, k, 0)),
+    "wrap": lambda t, k: t.set_wrap(k > 0.5),
+    "math font": lambda t, k: t.set_math_fontfamily("cm" if k > 0.5 else "dejavusans"),
+    "linespacing": lambda t, k: t.set_linespacing(1 + k),
+    "rotation mode": lambda t, k: (t.set_rotation(20), t.set_rotation_mode("anchor" if k > 0.5 else "default")),
+    "words": lambda t, k: t.set_text(f"value {k:.2f}"),
+    "hidden": lambda t, k: t.set_visible(k < 0.5),
+}
+
+
+@pytest.mark.parametrize("change", TEXT_CHANGES)
+def test_an_undeclared_text_behind_the_moving_line_is_redrawn(change):
+    panel, ax = _line_panel(lambda ax, k, fig: TEXT_CHANGES[change](_note(ax), k))
+    for value in (0.2, 0.3, 0.7, 0.8, 0.4, 0.9):
+        move(panel, "k", value)
+
+
+@pytest.mark.parametrize("change", TEXT_CHANGES)
+def test_a_declared_title_whose_look_changes_is_exact(change):
+    def extra(ax, k, fig):
+        TEXT_CHANGES[change](ax.title, k) if change != "bbox patch colour" else (
+            ax.title.get_bbox_patch() or ax.title.set_bbox(dict(fc="white")) or ax.title.get_bbox_patch()
+        ).set_facecolor((1, k, 0))
+
+    panel, ax = _line_panel(extra, moving=lambda: [ax.lines[0], ax.title])
+    for value in (0.2, 0.3, 0.7, 0.8, 0.4, 0.9):
+        move(panel, "k", value)
+
+
+def test_artists_added_removed_and_hidden():
+    def extra(ax, k, fig):
+        for a in list(ax.collections):
+            a.remove()
+        if k > 0.5:
+            ax.fill_between([0, 1], [0, 0], [k, k], alpha=0.3)            # added, undeclared
+        ax.lines[0].set_visible(k < 0.8)                                # a declared one hidden
+
+    panel, ax = _line_panel(extra)
+    for value in (0.2, 0.3, 0.6, 0.7, 0.9, 0.85, 0.1, 0.2):
+        move(panel, "k", value)
+    assert panel.blitter.blits >= 2
+
+
+def test_a_declared_callable_follows_artists_that_come_and_go():
+    def extra(ax, k, fig):
+        n = 1 + int(k * 3)
+        while len(ax.texts) > n:
+            ax.texts[-1].remove()                      # removed: a full draw
+        while len(ax.texts) < n:
+            ax.text(0.1 + 0.2 * len(ax.texts), 0.2, "")   # added: a full draw, then declared
+        for t in ax.texts:
+            t.set_text(f"{k:.2f}")
+
+    panel, ax = _line_panel(extra, moving=lambda: ax.lines + ax.texts)
+    for value in (0.1, 0.15, 0.2, 0.5, 0.55, 0.6, 0.9, 0.95, 0.1):
+        move(panel, "k", value)
+    assert panel.blitter.blits >= 4
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_axis_limits_and_ticks_changing(declared):
+    def extra(ax, k, fig):
+        ax.set_ylim(0, 0.5 + k)
+        ax.set_xticks([0, k, 1] if k > 0.3 else [0, 1])
+
+    panel, ax = _line_panel(extra, moving=(lambda: [ax]) if declared else None)
+    for value in (0.2, 0.4, 0.45, 0.7, 0.9, 0.95):
+        move(panel, "k", value)
+    assert (panel.blitter.blits >= 3) == declared
+
+
+def test_an_image_over_spines_and_a_colour_bar_axes_overlapping_it():
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    im = ax.imshow(np.zeros((5, 5)), vmin=0, vmax=1, extent=(-1, 6, -1, 6), interpolation="bilinear")
+    ax.set_xlim(0, 5)
+    ax.set_ylim(0, 5)
+    cax = ax.inset_axes([0.7, 0.1, 0.08, 0.8])          # a colour bar inside the image
+    fig.colorbar(im, cax=cax)
+    ax.text(0.2, 4.5, "over the image", zorder=5)
+    rng = np.random.default_rng(1)
+
+    def update(k):
+        im.set_data(rng.random((5, 5)) * k)
+
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.5)}, update, moving=[im])
     for value in (0.2, 0.4, 0.6, 0.8):
-        panel.controls["k"].value = value
-        _assert_same_as_full_draw(panel)
-    assert panel.blitter.blits >= 2 and ax.yaxis not in panel.blitter.on_top
+        move(panel, "k", value)
 
 
-def test_overlapping_axes_are_always_drawn_in_full():
-    panel, ax = _line_panel()
-    inset = panel.figure.add_axes([0.5, 0.5, 0.3, 0.3])
-    for value in (0.2, 0.4, 0.6):
-        panel.controls["k"].value = value
-        _assert_same_as_full_draw(panel)
-    assert panel.blitter.blits == 0 and panel.blitter.why == "no background" and inset in panel.figure.axes
+def test_figure_level_texts_above_and_moving():
+    def extra(ax, k, fig):
+        if not fig.texts:
+            fig.text(0.3, 0.5, "", fontsize=18, color="green")
+        fig.texts[0].set_text(f"k = {k:.2f}")
+        fig.suptitle(f"title {k:.1f}")                 # undeclared: a full draw when it changes
+
+    panel, ax = _line_panel(extra, moving=lambda: ax.lines + fig_texts(ax))
+    for value in (0.2, 0.22, 0.5, 0.52, 0.9):
+        move(panel, "k", value)
+    assert panel.blitter.blits >= 2
 
 
-def test_blit_false_draws_everything_every_time():
-    panel = _lines_and_heatmap_panel(blit=False)
-    assert panel.blitter is None
-    first = bytes(panel.image.value)
-    panel.controls["level"].value = 0.9
-    assert bytes(panel.image.value) != first
+def fig_texts(ax):
+    return ax.figure.texts
 
 
-def test_exports_include_the_artists_drawn_on_top():
-    panel = _lines_and_heatmap_panel()
-    for value in (0.11, 0.33, 0.77):
-        panel.controls["level"].value = value
-    assert panel.blitter.why == "" and all(a.get_animated() for a in panel.blitter.on_top)
-    reference = _lines_and_heatmap_panel(blit=False)
-    reference.controls["level"].value = 0.77
-    svg, svg_reference = panel.export("svg").decode(), reference.export("svg").decode()
-    for tag in ("<image", "<use", "<path"):                          # images, glyphs, lines: all there
-        assert svg.count(tag) == svg_reference.count(tag) > 0
-    png = panel.export("png")
-    exported = np.asarray(Image.open(io.BytesIO(png)).convert("RGB").resize(panel.figure.canvas.get_width_height()))
-    assert all(a.get_animated() for a in panel.blitter.on_top)                 # hidden again afterwards
-    shown = np.asarray(Image.open(io.BytesIO(bytes(panel.image.value))).convert("RGB"))
-    assert np.abs(exported.astype(int) - shown).mean() < 12                   # same picture, 150 dpi
+def test_a_declared_text_growing_over_a_colour_bar_draws_in_full():
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    im = ax.imshow(np.zeros((3, 3)), vmin=0, vmax=1)
+    fig.colorbar(im, ax=ax)
+    note = ax.text(1.0, 1.0, "x", fontsize=14)
 
+    def update(n):
+        note.set_text("x" * n)
+        im.set_data(np.full((3, 3), n / 40))
 
-def test_an_update_error_keeps_blitting_consistent():
-    calls = []
-    panel, _ = _heatmap_panel(calls)
-    for value in (0.2, 0.4, 1.0, 0.6, 0.7):                 # 1.0 raises inside update
-        panel.controls["level"].value = value
-    _assert_same_as_full_draw(panel)
-
-
-def test_moves_after_an_export_still_match_a_full_draw():
-    panel = _lines_and_heatmap_panel()
-    for value in (0.2, 0.4):
-        panel.controls["level"].value = value
-    panel.export("png")                                     # draws at 150 dpi on a renderer of its own
-    for value in (0.6, 0.8):
-        panel.controls["level"].value = value
-        _assert_same_as_full_draw(panel)
+    panel = panels.Panel(fig, {"n": widgets.IntSlider(value=1, min=1, max=40)}, update, moving=[im, note])
+    move(panel, "n", 2)
+    move(panel, "n", 3)
     assert panel.blitter.why == ""
-
-
-# Holes a reviewer found by trying to make a blitted picture differ from a full draw; each test
-# moves a control several times in a row and compares every picture with matplotlib's own.
-
-def _drag(panel, name, values):
-    for value in values:
-        panel.controls[name].value = value
-        _assert_same_as_full_draw(panel)
-
-
-def test_highlighted_tick_label_is_redrawn():
-    fig, ax = panels.new_figure(figsize=(4, 3))
-    plotting.heatmap(np.full((4, 4), 0.5), ax=ax, x_labels=list("abcd"), y_labels=list("wxyz"))
-
-    def update(k):
-        w = np.full((4, 4), 0.1)
-        w[:, k] = 0.7
-        plotting.update_heatmap(ax, w)
-        for i, t in enumerate(ax.get_xticklabels()):
-            t.set_color("red" if i == k else "black")
-            t.set_fontweight("bold" if i == k else "normal")
-
-    panel = panels.Panel(fig, {"k": widgets.IntSlider(value=0, min=0, max=3)}, update)
-    _drag(panel, "k", [1, 2, 3, 0, 1])
-
-
-@pytest.mark.parametrize("change", ["bbox pad", "transform", "linespacing", "rotation mode"])
-def test_text_changes_beyond_words_and_colour_are_redrawn(change):
-    from matplotlib.transforms import offset_copy
-
-    def note_change(note, k, ax):
-        if change == "bbox pad":
-            note.set_bbox(dict(boxstyle="square", pad=0.2 + 0.6 * k, fc="yellow"))
-        elif change == "transform":
-            note.set_transform(offset_copy(ax.transData, fig=ax.figure, x=15 * k, y=0, units="dots"))
-        elif change == "linespacing":
-            note.set_linespacing(1 + k)
-        else:
-            note.set_rotation_mode("anchor" if k % 2 else "default")
-
-    fig, ax = panels.new_figure(figsize=(4, 3))
-    line, = ax.plot([0, 1], [0, 1])
-    note = ax.text(0.1, 0.8, "two\nlines", rotation=30, bbox=dict(boxstyle="square", pad=0.2, fc="yellow"),
-                   zorder=1)                            # below the line: in the saved background
-
-    def update(k):
-        line.set_ydata([0, 1 - 0.1 * k])
-        note_change(note, k, ax)
-
-    panel = panels.Panel(fig, {"k": widgets.IntSlider(value=0, min=0, max=3)}, update)
-    _drag(panel, "k", [1, 2, 3, 1])
+    move(panel, "n", 40)                               # now it runs over the colour bar
+    assert "grew" in panel.blitter.why
 
 
 def test_a_new_stacking_order_is_drawn():
@@ -322,63 +378,83 @@ def test_a_new_stacking_order_is_drawn():
         for i, line in enumerate(lines):
             line.set_zorder(3 if i == k else 2)
 
-    panel = panels.Panel(fig, {"k": widgets.IntSlider(value=0, min=0, max=2)}, update)
-    _drag(panel, "k", [1, 2, 0, 1, 2])
+    panel = panels.Panel(fig, {"k": widgets.IntSlider(value=0, min=0, max=2)}, update, moving=lines)
+    for value in (1, 2, 0, 1, 2):
+        move(panel, "k", value)
 
 
-def test_figure_text_over_a_redrawn_heatmap_stays_on_top():
-    fig, ax = panels.new_figure(figsize=(4, 3))
-    plotting.heatmap(np.full((4, 4), 0.5), ax=ax)
-    fig.text(0.4, 0.5, "FIGURE TEXT", fontsize=20, color="red")
-
-    def update(level):
-        plotting.update_heatmap(ax, np.full((4, 4), level))
-
-    panel = panels.Panel(fig, {"level": widgets.FloatSlider(value=0.5, min=0, max=1)}, update)
-    _drag(panel, "level", [0.1, 0.9, 0.3])
-
-
-def test_a_connection_between_axes_follows_a_zoom():
-    from matplotlib.patches import ConnectionPatch
-    fig, (ax1, ax2) = panels.new_figure(1, 2, figsize=(6, 3))
-    ax1.plot([0, 1], [0, 1])
-    ax2.plot([0, 1], [1, 0])
-    fig.add_artist(ConnectionPatch(xyA=(0.5, 0.5), coordsA=ax1.transData, xyB=(0.5, 0.5),
-                                   coordsB=ax2.transData, color="red", lw=3))
-
-    def update(zoom):
-        ax1.set_xlim(0, zoom)
-        ax1.set_ylim(0, zoom)
-
-    panel = panels.Panel(fig, {"zoom": widgets.FloatSlider(value=1.0, min=0.2, max=2.0)}, update)
-    _drag(panel, "zoom", [0.8, 0.7, 0.6, 1.5])
-
-
-def test_panning_limits_far_from_zero_is_seen():
-    t0 = 1.7e9                                          # unix time: float32 steps are 128 s here
+def test_panning_limits_far_from_zero():
+    t0 = 1.7e9
     fig, ax = panels.new_figure(figsize=(5, 3))
     t = t0 + np.arange(0, 600, 1.0)
     ax.plot(t, np.sin(t / 7))
     ax.axvspan(t0 + 30, t0 + 40, color="orange")
     ax.ticklabel_format(useOffset=False)
     panel = panels.Panel(fig, {"start": widgets.IntSlider(value=0, min=0, max=500)},
-                         lambda start: ax.set_xlim(t0 + start, t0 + start + 60))
-    _drag(panel, "start", [5, 10, 15, 20])
+                         lambda start: ax.set_xlim(t0 + start, t0 + start + 60), moving=[ax])
+    for value in (5, 10, 15, 20):
+        move(panel, "start", value)
 
 
-def test_a_failing_draw_is_shown_and_the_next_move_draws_again():
+def test_exports_then_moves_stay_exact():
+    panel = _heatmaps_panel(annotate=False)
+    move(panel, "t", 0.4)
+    png = panel.export("png")
+    svg = panel.export("svg").decode()
+    assert png.startswith(PNG_SIGNATURE) and svg.count("<image") == 4     # two heatmaps, two colour bars
+    for value in (0.6, 0.8):
+        move(panel, "t", value)
+    assert panel.blitter.why == ""
+
+
+def test_errors_in_update_and_in_drawing_keep_the_picture_exact():
     fig, ax = panels.new_figure(figsize=(4, 3))
     line, = ax.plot([0, 1], [0, 1])
     title = widgets.Text(value="cost", description="title")
 
     def update(title):
+        if title == "boom":
+            line.set_ydata([0, 0.3])
+            raise RuntimeError("boom")
         ax.set_title(title)
         line.set_ydata([0, len(title) / 10])
 
-    panel = panels.Panel(fig, {"title": title}, update)
+    panel = panels.Panel(fig, {"title": title}, update, moving=lambda: [line, ax.title])
     good = bytes(panel.image.value)
     title.value = r"cost $\frac{1}$"                    # bad mathtext: fails while drawing
     assert "ValueError" in panel.error.value and bytes(panel.image.value) == good
-    title.value = "cost again"
-    assert panel.error.value == "" and bytes(panel.image.value) != good
-    _assert_same_as_full_draw(panel)
+    title.value = "boom"
+    assert "RuntimeError" in panel.error.value
+    move(panel, "title", "cost again")
+    move(panel, "title", "cost once more")
+    assert panel.blitter.why == ""
+
+
+def test_a_plan_that_is_not_exact_turns_blitting_off(monkeypatch):
+    """Should a plan ever leave out an artist stacked above a moving one, the check at the full draw
+    sees it and the panel draws in full from then on."""
+    from attnlab import _blit
+    real = _blit.Blitter._make_plan
+
+    def without_spines(self, units, declared, renderer):
+        plan, checks = real(self, units, declared, renderer)
+        return [a for a in plan if type(a).__name__ != "Spine"], checks
+
+    monkeypatch.setattr(_blit.Blitter, "_make_plan", without_spines)
+    panel = _heatmaps_panel(annotate=False)
+    for value in (0.5, 0.7):
+        move(panel, "t", value)
+    assert not panel.blitter.exact and panel.blitter.blits == 0
+
+
+def test_a_best_placed_legend_follows_the_moving_line():
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    line, = ax.plot([0, 1], [0.9, 0.9], label="moving")
+    ax.plot([0, 1], [0.5, 0.5], label="still")
+    ax.set_ylim(0, 1)
+    ax.legend(loc="best")
+    panel = panels.Panel(fig, {"y": widgets.FloatSlider(value=0.9, min=0.0, max=1.0)},
+                         lambda y: line.set_ydata([y, y]), moving=[line])
+    for value in (0.85, 0.1, 0.05, 0.95, 0.3):
+        move(panel, "y", value)
+    assert panel.blitter.blits >= 3

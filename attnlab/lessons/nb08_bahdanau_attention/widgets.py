@@ -88,7 +88,7 @@ class AlignmentExplorer:
         self.message = self.figure.text(0.5, 0.5, "", ha="center", va="center", fontsize=13, color="#b00020",
                                         visible=False, bbox={"facecolor": "white", "edgecolor": "#b00020"})
         self.panel = panels.Panel(self.figure, {"text": self.text, "left": self.left, "right": self.right},
-                                  self._update, name="08-alignment", columns=3)
+                                  self._update, moving=[*self.axes, self.message], name="08-alignment", columns=3)
         self.widget = self.panel.widget
 
     def _update(self, text, left, right):
@@ -184,6 +184,7 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     t = Trainer(run, steps=steps, controls={"scoring": kind}, curves=("loss",), extra=draw_alignment, done=done,
                 seconds_per_step=0.04, redraws=redraws, figsize=(12, 3.9), name="08-training")
     t.axes["loss"].set(ylabel="loss (cross-entropy, log scale)", title="training loss")
+    t.panel.refresh()                        # show those labels now, not after the first move
     return t
 
 
