@@ -49,3 +49,25 @@ def test_imports_its_own_lesson_and_no_other(path):
     assert f"from attnlab.lessons import nb{path.stem} as lesson" in source
     others = set(re.findall(r"attnlab\.lessons\.?(?: import)? ?(nb\d\d_\w+)", source)) - {f"nb{path.stem}"}
     assert not others, f"{path.name} imports other lessons: {others}"
+
+
+MAX_LINES = 15
+BY_POSITION = re.compile(r"\.(lines|images|texts|patches|collections|axes|artists|children)\[\s*-?\d+\s*\]")
+
+
+def code_lines(source):
+    return [line for line in source.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_cells_are_short_and_find_no_artist_by_position(path):
+    for i, cell in enumerate(cells(path)):
+        source = "".join(cell["source"])
+        assert len(code_lines(source)) <= MAX_LINES, f"{path.name} code cell {i}: move the plumbing into the lesson"
+        assert not BY_POSITION.search(source), f"{path.name} code cell {i} looks up an artist by position"
+
+
+def test_the_thinness_rules_can_fail():
+    assert BY_POSITION.search("ax_fit.lines[0].set_ydata(y)") and BY_POSITION.search("fig.axes[-1].set_ylabel('w')")
+    assert not BY_POSITION.search("handles.fit.set_ydata(y); weights[0]")
+    assert len(code_lines("# a comment\n\nx = 1\n  # indented comment\ny = 2\n")) == 2
