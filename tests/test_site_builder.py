@@ -69,8 +69,11 @@ def test_panel_image_comes_from_the_stored_widget_buffer():
 
 def test_image_png_wins_over_the_widget_view_wherever_present():
     nb = build_site.static_outputs(notebook_with(SELFCHECK, [display({VIEW: {"model_id": "box"}, "image/png": PNG,
-                                                                     "text/plain": "Live panel"})]))
-    assert nb.cells[1].outputs[0]["data"] == {"image/png": PNG}
+                                                                     "text/plain": "Live panel 'x'\nq1: cat 0.70"})]))
+    page = nb.cells[1].outputs[0]["data"]["text/html"]
+    assert list(nb.cells[1].outputs[0]["data"]) == ["text/html"]
+    assert page.startswith("<div class='attnlab-static-panel'><img alt='live panel' src='data:image/png;base64,")
+    assert PNG in page and "<pre>q1: cat 0.70</pre>" in page     # the picture, framed, and its text summary
     assert "widgets" not in nb.metadata
 
 

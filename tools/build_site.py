@@ -169,6 +169,15 @@ def static_outputs(nb):
             data = out.get("data")
             if not data:
                 continue
+            if "image/png" in data and WIDGET_VIEW in data:     # a live panel: its picture, framed, and its summary
+                png = data["image/png"] if isinstance(data["image/png"], str) else "".join(data["image/png"])
+                text = data.get("text/plain", "")
+                text = text if isinstance(text, str) else "".join(text)
+                summary = text.split("\n", 1)[1] if "\n" in text else ""
+                out["data"] = {"text/html": f"<div class='attnlab-static-panel'><img alt='live panel' "
+                                            f"src='data:image/png;base64,{png}'>"
+                                            + (f"<pre>{html.escape(summary)}</pre>" if summary else "") + "</div>"}
+                continue
             if "image/png" not in data and WIDGET_VIEW in data:
                 rendered = widgets.render(data[WIDGET_VIEW].get("model_id", ""))
                 if rendered:
