@@ -206,6 +206,9 @@ class TrainingView:
         self.ax_fit.legend(loc="upper right", fontsize=7, ncol=3, handlelength=1.5, columnspacing=0.8)
         fig.set_layout_engine("constrained")                # lay out the new axes on the next draw
         self.trainer.panel.freeze_layout = True
+        if self.trainer.panel.blitter is not None:          # ... then keep positions, and blit the new axes
+            self.trainer.panel.blitter.freeze_layout = True
+        self.trainer.panel.declare(self.ax_land, self.ax_fit)
         self.trainer.panel.refresh()
         self.widget = widgets.VBox([self.trainer.widget, widgets.HBox([self.copy_button])])
 
