@@ -134,6 +134,7 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
                 curves=("loss", "test accuracy"), extra=draw_pointer, done=done,
                 seconds_per_step=0.025, figsize=(12, 3.4), name="09-training")
     t.axes["loss"].set(ylabel="loss: −log(weight on the referent)", title="training loss")
+    t.panel.refresh()                                       # show the relabelled axes
     return t
 
 
