@@ -56,6 +56,7 @@ class Panel:
 
     def __init__(self, figure, controls, update, *, moving=(), name="figure", columns=2, freeze_layout=True,
                  blit=True):
+        _check_arguments(figure, controls, update, name, columns, freeze_layout, blit)
         self.figure = figure
         if not isinstance(figure.canvas, FigureCanvasAgg):
             FigureCanvasAgg(figure)
@@ -176,3 +177,25 @@ def _error_html(exc):
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3))
     return (f"<div style='color:#b00020'><b>{html.escape(type(exc).__name__)}:</b> {html.escape(str(exc))}"
             f"<details><summary>details</summary><pre>{html.escape(tb)}</pre></details></div>")
+
+
+def _check_arguments(figure, controls, update, name, columns, freeze_layout, blit):
+    """Panel's arguments, checked before anything is built: a message names the argument."""
+    if not isinstance(figure, Figure):
+        raise TypeError(f"figure: expected a matplotlib Figure (see panels.new_figure), got {type(figure).__name__}")
+    if not isinstance(controls, dict):
+        raise TypeError(f"controls: expected a dict {{name: widget}}, got {type(controls).__name__}")
+    for key, control in controls.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise ValueError(f"controls: expected names that are keyword arguments of update, got {key!r}")
+        if not hasattr(control, "value") or not hasattr(control, "observe"):
+            raise TypeError(f"controls: expected widgets with a .value, got {type(control).__name__} for {key!r}")
+    if not callable(update):
+        raise TypeError(f"update: expected a function update(**values), got {type(update).__name__}")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"name: expected a non-empty file name stem, got {name!r}")
+    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+        raise ValueError(f"columns: expected a whole number >= 1, got {columns!r}")
+    for label, flag in (("freeze_layout", freeze_layout), ("blit", blit)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{label}: expected True or False, got {flag!r}")

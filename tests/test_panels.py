@@ -458,3 +458,24 @@ def test_a_best_placed_legend_follows_the_moving_line():
     for value in (0.85, 0.1, 0.05, 0.95, 0.3):
         move(panel, "y", value)
     assert panel.blitter.blits >= 3
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"figure": "fig"}, TypeError, "figure: expected a matplotlib Figure (see panels.new_figure), got str"),
+    ({"controls": [1]}, TypeError, "controls: expected a dict {name: widget}, got list"),
+    ({"controls": {"a b": None}}, ValueError, "controls: expected names that are keyword arguments of update, got 'a b'"),
+    ({"controls": {"x": 3}}, TypeError, "controls: expected widgets with a .value, got int for 'x'"),
+    ({"update": None}, TypeError, "update: expected a function update(**values), got NoneType"),
+    ({"name": ""}, ValueError, "name: expected a non-empty file name stem, got ''"),
+    ({"columns": 0}, ValueError, "columns: expected a whole number >= 1, got 0"),
+    ({"columns": -1}, ValueError, "columns: expected a whole number >= 1, got -1"),
+    ({"blit": "no"}, TypeError, "blit: expected True or False, got 'no'"),
+    ({"freeze_layout": 1}, TypeError, "freeze_layout: expected True or False, got 1"),
+])
+def test_panel_arguments_are_checked_before_anything_is_built(kwargs, error, message):
+    import re
+    fig, _ = panels.new_figure()
+    args = {"figure": fig, "controls": {}, "update": lambda: None, **kwargs}
+    figure, controls, update = args.pop("figure"), args.pop("controls"), args.pop("update")
+    with pytest.raises(error, match=re.escape(message)):
+        panels.Panel(figure, controls, update, **args)
