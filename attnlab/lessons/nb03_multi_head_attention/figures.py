@@ -73,8 +73,14 @@ def thumbnail(ax):
     g = torch.Generator().manual_seed(1)
     q, k = torch.randn(2, 3, 5, 8, generator=g)
     _, w = scaled_dot_product_attention(q, k, k, temperature=0.3)
-    ax.imshow(torch.cat(list(w), dim=1).numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    im = ax.imshow(torch.cat(list(w), dim=1).numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     for h in (1, 2):
         ax.axvline(5 * h - 0.5, color="white", linewidth=2)
-    ax.set_xticks([])
+    ax.set_xticks([2, 7, 12], ["head 1", "head 2", "head 3"], fontsize=6)
     ax.set_yticks([])
+    ax.set_xlabel("keys, per head", fontsize=6)
+    ax.set_ylabel("queries", fontsize=6)
+    cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
+    cbar.ax.tick_params(labelsize=5)
+    cbar.set_label("weight", fontsize=6)
+

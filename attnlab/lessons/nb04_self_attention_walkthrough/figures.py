@@ -8,7 +8,7 @@ import torch
 
 from ...attention import scaled_dot_product_attention
 from ...masking import causal_mask
-from ...plotting import heatmap
+from ...plotting import heatmap, heatmap_state
 
 from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length
 
@@ -122,6 +122,12 @@ def thumbnail(ax):
     g = torch.Generator().manual_seed(2)
     x = torch.randn(6, 8, generator=g)
     _, w = scaled_dot_product_attention(x, x, x, causal_mask(6, 6))
-    heatmap(w, ax=ax, colorbar=False, annotate=False, xlabel="", ylabel="")
+    heatmap(w, ax=ax, colorbar=False, annotate=False, xlabel="keys (j)", ylabel="queries (i)")
     ax.set_xticks([])
     ax.set_yticks([])
+    ax.xaxis.label.set_fontsize(6)
+    ax.yaxis.label.set_fontsize(6)
+    cbar = ax.figure.colorbar(heatmap_state(ax).image, ax=ax, fraction=0.05, pad=0.03)
+    cbar.ax.tick_params(labelsize=5)
+    cbar.set_label("weight", fontsize=6)
+

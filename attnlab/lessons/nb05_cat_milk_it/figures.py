@@ -169,3 +169,5 @@ def thumbnail(ax):
         ax.text(x0 + 0.12, y0 + 0.12, names.get(w, w), fontsize=7)
     ax.set_xlim(-0.5, 4.5)
     ax.set_ylim(-0.5, 4.8)
+    ax.set_xlabel("state (→ hungry)", fontsize=6)
+    ax.set_ylabel("taste (→ sweet)", fontsize=6)

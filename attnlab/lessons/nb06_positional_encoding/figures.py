@@ -290,6 +290,10 @@ def explorer(n=60, **values):
 
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
-    ax.imshow(sinusoidal_encoding(60, 32).T.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
-    ax.set_xlabel("position", fontsize=7)
-    ax.set_ylabel("dim", fontsize=7)
+    im = ax.imshow(sinusoidal_encoding(60, 32).T.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+    ax.set_xlabel("position i", fontsize=6)
+    ax.set_ylabel("dimension (column of P)", fontsize=6)
+    cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
+    cbar.ax.tick_params(labelsize=5)
+    cbar.set_label("value", fontsize=6)
+

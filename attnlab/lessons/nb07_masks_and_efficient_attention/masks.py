@@ -174,3 +174,5 @@ def thumbnail(ax):
     ax.imshow(both.numpy(), cmap="gray_r", vmin=0, vmax=1.25, aspect="auto")
     ax.set_xticks([2.5, 9.5], ["causal", "local, w = 1"], fontsize=7)
     ax.set_yticks([])
+    ax.set_xlabel("keys (dark = may attend)", fontsize=6)
+    ax.set_ylabel("queries", fontsize=6)

@@ -192,6 +192,12 @@ def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     text = "17 mar 1994"
     out, w = seq2seq.translate(seq2seq.pretrained("additive"), [text])
-    ax.imshow(w[0, :10].numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    im = ax.imshow(w[0, :10].numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(len(text)), [c if c != " " else "␣" for c in text], fontsize=6)
     ax.set_yticks(range(10), list(out[0]), fontsize=6)
+    ax.set_xlabel("input characters", fontsize=6)
+    ax.set_ylabel("output", fontsize=6)
+    cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
+    cbar.ax.tick_params(labelsize=5)
+    cbar.set_label("weight", fontsize=6)
+
