@@ -113,7 +113,7 @@ def test_explorer_moves_its_named_artists():
     assert e.row_box.get_y() == 6.5 and e.row_box.get_width() == 16
     assert e.col_box.get_x() == 3.5
     assert e.image.get_array().shape == (60, 16)
-    assert "equal up to round-off (< 1e-12): True" in text and "e-1" not in text.replace("1e-12", "")
+    assert "equal up to round-off (< 10⁻¹²): True" in text and "e-1" not in text.replace("1e-12", "")
     e.controls["width"].value = 8
     assert e.controls["pair"].max == 3
     assert "pair j = 3" in e.update(position=0, pair=9, width=8, base=10000.0)   # clamped to d/2 - 1

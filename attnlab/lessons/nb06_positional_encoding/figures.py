@@ -277,7 +277,7 @@ class Explorer:
                 f"{base ** (2 / width):.2f}× slower than the one before (bits: 2×)\n"
                 f"P_i·P_(i+1) = {offset_similarity(1, width, base).item():.3f}, "
                 f"P_i·P_(i+10) = {offset_similarity(10, width, base).item():.3f} (same for every i)\n"
-                f"rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 1e-12): {rotated}")
+                f"rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 10⁻¹²): {rotated}")
 
     def _repr_mimebundle_(self, **kwargs):
         return self.panel._repr_mimebundle_(**kwargs)
