@@ -139,3 +139,178 @@ def bool_mask(mask, name, target_shape):
         raise ValueError(f"{name}: expected a shape that broadcasts to {tuple(target_shape)}, "
                          f"got {tuple(mask.shape)}") from None
     return mask
+
+
+# ---------------------------------------------------------------- argument specs (the lessons' boundary)
+# ``@arguments(name=spec, ...)`` checks a public function's arguments before its body runs (for a
+# generator function: when it is called, not at the first ``next``). A spec is a function
+# (value, name) -> None that raises a ValueError/TypeError naming the argument, the expected and the
+# given. The values passed on are the caller's own (a check never converts or copies them).
+
+def arguments(**specs):
+    """Decorator: check the named arguments with their specs before the function runs."""
+    import functools
+    import inspect
+
+    def wrap(fn):
+        sig = inspect.signature(fn)
+        unknown = set(specs) - set(sig.parameters)
+        if unknown:
+            raise AssertionError(f"{fn.__qualname__} has no arguments {sorted(unknown)}")
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            for name, spec in specs.items():
+                spec(bound.arguments[name], name)
+            return fn(*args, **kwargs)
+        return checked
+    return wrap
+
+
+def _kind(x):
+    return type(x).__name__
+
+
+def Int(low=0, high=None, why=None):
+    """An int (not bool) in [low, high]; ``why`` says where an upper limit comes from."""
+    def spec(x, name):
+        x = count(x, name, low=low)
+        if high is not None and x > high:
+            raise ValueError(f"{name}: expected an int <= {high}{f' ({why})' if why else ''}, got {x}")
+    return spec
+
+
+def Real(positive=False, low=None, high=None, at_most=None, why=None):
+    """A finite real number (not bool), > 0 if ``positive``, in [low, high) and <= ``at_most``."""
+    def spec(x, name):
+        x = real(x, name, positive=positive, low=low, high=high)
+        if at_most is not None and x > at_most:
+            raise ValueError(f"{name}: expected a number <= {at_most:g}{f' ({why})' if why else ''}, got {x:g}")
+    return spec
+
+
+def Tensor(dims=None, min_dim=0, floating=True, integer=False):
+    """A torch.Tensor with ``dims`` (an int or a tuple of allowed) or at least ``min_dim`` dims;
+    a supported float dtype when ``floating``, an integer one when ``integer``."""
+    def spec(x, name):
+        tensor(x, name, min_dim=min_dim, floating=floating and not integer)
+        if integer and (x.is_floating_point() or x.is_complex() or x.dtype == torch.bool):
+            raise TypeError(f"{name}: expected an integer tensor, got dtype {x.dtype}")
+        allowed = (dims,) if isinstance(dims, int) else dims
+        if allowed is not None and x.dim() not in allowed:
+            want = " or ".join(f"{d}-D" for d in allowed)
+            raise ValueError(f"{name}: expected a {want} tensor, got shape {tuple(x.shape)}")
+    return spec
+
+
+def Choice(options):
+    """One of ``options`` (compared with ==, so a str among str)."""
+    options = tuple(options)
+
+    def spec(x, name):
+        try:
+            ok = x in options and any(type(x) is type(o) for o in options if o == x)
+        except (TypeError, ValueError, RuntimeError):
+            ok = False
+        if not ok:
+            raise ValueError(f"{name}: expected one of {list(options)}, got {x!r}")
+    return spec
+
+
+def Text(max_len=None):
+    """A str of at most ``max_len`` characters."""
+    def spec(x, name):
+        if not isinstance(x, str):
+            raise TypeError(f"{name}: expected a str, got {_kind(x)}")
+        if max_len is not None and len(x) > max_len:
+            raise ValueError(f"{name}: expected at most {max_len} characters, got {len(x)}")
+    return spec
+
+
+def Flag():
+    """True or False."""
+    def spec(x, name):
+        if not isinstance(x, bool):
+            raise TypeError(f"{name}: expected True or False, got {_kind(x)} {x!r}")
+    return spec
+
+
+def Instance(cls, what):
+    """An instance of ``cls`` (a class or a tuple), described to the reader as ``what``."""
+    def spec(x, name):
+        if not isinstance(x, cls):
+            raise TypeError(f"{name}: expected {what}, got {_kind(x)}")
+    return spec
+
+
+def Function():
+    """A callable (the learner's function)."""
+    def spec(x, name):
+        if not callable(x):
+            raise TypeError(f"{name}: expected a function, got {_kind(x)}")
+    return spec
+
+
+def Items(item=None, min_len=0, max_len=None, kind=(list, tuple)):
+    """A list or tuple (``kind``) of ``min_len``..``max_len`` entries, each checked by ``item``."""
+    def spec(x, name):
+        if not isinstance(x, kind) or isinstance(x, str):
+            raise TypeError(f"{name}: expected a {' or '.join(k.__name__ for k in kind)}, got {_kind(x)}")
+        if len(x) < min_len:
+            raise ValueError(f"{name}: expected at least {min_len} entries, got {len(x)}")
+        if max_len is not None and len(x) > max_len:
+            raise ValueError(f"{name}: expected at most {max_len} entries, got {len(x)}")
+        if item is not None:
+            for i, v in enumerate(x):
+                item(v, f"{name}[{i}]")
+    return spec
+
+
+def Dict(min_len=1, max_len=None):
+    """A dict of ``min_len``..``max_len`` entries."""
+    def spec(x, name):
+        if not isinstance(x, dict):
+            raise TypeError(f"{name}: expected a dict, got {_kind(x)}")
+        if len(x) < min_len:
+            raise ValueError(f"{name}: expected at least {min_len} entries, got {len(x)}")
+        if max_len is not None and len(x) > max_len:
+            raise ValueError(f"{name}: expected at most {max_len} entries, got {len(x)}")
+    return spec
+
+
+def Optional(spec):
+    """None, or what ``spec`` accepts."""
+    def optional(x, name):
+        if x is not None:
+            spec(x, name)
+    return optional
+
+
+def Generator():
+    """A torch.Generator."""
+    return Instance(torch.Generator, "a torch.Generator")
+
+
+def Array(dims=None):
+    """A tensor or an array (numpy, list) of real numbers with ``dims`` dims (an int or a tuple)."""
+    def spec(x, name):
+        import numpy as np
+        if isinstance(x, torch.Tensor):
+            if x.dtype == torch.bool or x.is_complex():
+                raise TypeError(f"{name}: expected real numbers, got dtype {x.dtype}")
+            shape = tuple(x.shape)
+        else:
+            if isinstance(x, (str, bytes)) or not isinstance(x, (list, tuple, np.ndarray)):
+                raise TypeError(f"{name}: expected a tensor or an array of numbers, got {_kind(x)}")
+            try:
+                shape = np.asarray(x, dtype=float).shape
+            except (TypeError, ValueError):
+                raise TypeError(f"{name}: expected a tensor or an array of numbers, got {_kind(x)} "
+                                f"that is not one") from None
+        allowed = (dims,) if isinstance(dims, int) else dims
+        if allowed is not None and len(shape) not in allowed:
+            want = " or ".join(f"{d}-D" for d in allowed)
+            raise ValueError(f"{name}: expected a {want} array, got shape {shape}")
+    return spec

@@ -479,6 +479,14 @@ def _mc_check_bad():
 case(SC, "MultipleChoice.check('c')", "report", "choice", _mc_check_bad, lambda r: r[0] is False and "c" in r[1])
 
 
+# ---------------------------------------------------------------- lessons (nb00-nb09)
+# Every public callable a lesson re-exports that takes arguments: one good call each (bench/probe_lessons.py),
+# and the bad variants made from it one argument at a time.
+import probe_lessons  # noqa: E402
+
+probe_lessons.add_cases(lambda group, *rest: case("lessons", *rest))
+
+
 # ---------------------------------------------------------------- run
 def classify(kind, arg, thunk, check):
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
@@ -527,15 +535,21 @@ ROWS = [("clear", "clear ValueError/TypeError naming the argument (or a correct 
         ("torch", "RuntimeError deep in torch"),
         ("silent", "silent NaN/inf, wrong result, bad input accepted"),
         ("hang", "hang or huge allocation attempted")]
-GROUPS = ("core", "plotting", "selfcheck", "moved to lessons")
+GROUPS = ("core", "plotting", "selfcheck", "moved to lessons", "lessons")
 
 
 def main():
     counts = {g: Counter() for g in GROUPS}
+    per_lesson = {}
     lines = []
+    only = "--lessons-only" in sys.argv
     for group, label, kind, arg, thunk, check in CASES:
+        if only and group != "lessons":
+            continue
         outcome, why = classify(kind, arg, thunk, check)
         counts[group][outcome] += 1
+        if group == "lessons":
+            per_lesson.setdefault(label.split(".")[0], Counter())[outcome] += 1
         lines.append(f"{outcome:7s} {group:9s} {kind:8s} {label}  ->  " + " ".join(why.split()))
     if "--cases" in sys.argv:
         print("\n".join(lines))
@@ -547,6 +561,13 @@ def main():
     for key, title in ROWS:
         per = [counts[g][key] for g in GROUPS]
         print(f"| {title} | {sum(per)} | " + " | ".join(map(str, per)) + " |")
+    lessons = sorted(per_lesson)
+    lesson_callables = len({label.split()[0] for g, label, *_ in CASES if g == "lessons"})
+    print(f"\nlessons: {sum(sum(c.values()) for c in per_lesson.values())} cases, {lesson_callables} callables")
+    print("| outcome | " + " | ".join(lessons) + " |")
+    print("|---|" + "---|" * len(lessons))
+    for key, title in ROWS:
+        print(f"| {title} | " + " | ".join(str(per_lesson[n][key]) for n in lessons) + " |")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from IPython.display import HTML
 
-from ... import panels
+from ... import _checks, panels
 from ...masking import masked_softmax
 
 THUMBNAILS = Path(__file__).parent / "thumbnails"
@@ -36,6 +36,7 @@ CAPTIONS = {
 }
 
 
+@_checks.arguments(name=_checks.Text())
 def thumbnail_path(name):
     """The stored picture of notebook ``name`` (e.g. "01_kernel_regression")."""
     if name not in CAPTIONS:
@@ -43,11 +44,13 @@ def thumbnail_path(name):
     return THUMBNAILS / f"{name}.png"
 
 
+@_checks.arguments(name=_checks.Text())
 def title(name):
     """'01_kernel_regression' -> '01 kernel regression'."""
     return name.replace("_", " ")
 
 
+@_checks.arguments(names=_checks.Optional(_checks.Items(_checks.Text())))
 def gallery(names=None, *, columns=3):
     """All stored thumbnails in one figure, each titled by its notebook and caption; returns the Figure."""
     names = list(CAPTIONS) if names is None else list(names)
@@ -55,6 +58,8 @@ def gallery(names=None, *, columns=3):
         thumbnail_path(name)                                  # unknown names fail before drawing
     if not isinstance(columns, int) or isinstance(columns, bool) or columns < 1:
         raise ValueError(f"columns: expected a whole number >= 1, got {columns!r}")
+    if columns > len(CAPTIONS):
+        raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
     rows = max(1, math.ceil(len(names) / columns))
     fig, axes = plt.subplots(rows, columns, figsize=(3.4 * columns, 2.4 * rows), layout="constrained",
                              squeeze=False)
@@ -67,6 +72,7 @@ def gallery(names=None, *, columns=3):
     return fig
 
 
+@_checks.arguments(names=_checks.Optional(_checks.Items(_checks.Text())))
 def gallery_html(names=None, *, columns=4):
     """The thumbnails as a clickable HTML grid: each picture and title links to its notebook.
 
@@ -78,6 +84,8 @@ def gallery_html(names=None, *, columns=4):
         thumbnail_path(name)                                  # unknown names fail before drawing
     if not isinstance(columns, int) or isinstance(columns, bool) or columns < 1:
         raise ValueError(f"columns: expected a whole number >= 1, got {columns!r}")
+    if columns > len(CAPTIONS):
+        raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
     cells = []
     for name in names:
         png = base64.b64encode(thumbnail_path(name).read_bytes()).decode("ascii")
@@ -99,6 +107,7 @@ class SoftmaxWarmUp:
     ``.controls`` (s1, s2, s3, T), ``.bars`` (the three bars), ``.panel``; displayable.
     """
 
+    @_checks.arguments(scores=_checks.Items(_checks.Real(low=-5, at_most=5)), temperature=_checks.Real(low=0.01, at_most=100))
     def __init__(self, scores=(1.0, 2.0, 3.0), temperature=1.0):
         if len(scores) != 3:
             raise ValueError(f"scores: expected three numbers, got {len(scores)}")

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 import torch
 from matplotlib.patches import Rectangle
 
@@ -17,6 +18,10 @@ from ...trainer import Trainer
 from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
 
+_AX = _checks.Instance(Axes, "a matplotlib Axes")
+_LINE = _checks.Array(1)
+
+
 class FitLines(NamedTuple):
     """The artists of one fit plot: dashed truth, orange prediction, blue training points (or None)."""
     truth: object
@@ -24,6 +29,8 @@ class FitLines(NamedTuple):
     points: object
 
 
+@_checks.arguments(ax=_AX, x_test=_LINE, y_truth=_LINE, y_hat=_LINE, x_train=_checks.Optional(_LINE),
+                   y_train=_checks.Optional(_LINE), label=_checks.Text())
 def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label="prediction"):
     """Draw truth, prediction and (optionally) the training points into ``ax``; returns FitLines."""
     xs, truth_, fit_ = (to_numpy(v).ravel() for v in (x_test, y_truth, y_hat))
@@ -49,6 +56,8 @@ def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label="
     return FitLines(truth, fit, points)
 
 
+@_checks.arguments(ax=_checks.Optional(_AX), x_test=_LINE, y_truth=_LINE, y_hat=_LINE,
+                   x_train=_checks.Optional(_LINE), y_train=_checks.Optional(_LINE), label=_checks.Text())
 def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label="prediction"):
     """Truth, prediction and (optionally) the training points; returns the Axes."""
     if ax is None:
@@ -60,6 +69,7 @@ def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *
 POOLINGS = ("average pooling", "max pooling", "attention pooling")
 
 
+@_checks.arguments(x_queries=_checks.Tensor(min_dim=1), x_train=_checks.Tensor(1), y_train=_checks.Tensor(1))
 def pooling_weights(x_queries, x_train, y_train, *, sigma=0.3):
     """The weight each pooling gives each value, per query: {name in POOLINGS: (Tq, n)}.
 
@@ -89,6 +99,9 @@ class Explorer:
     ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.panels.Panel); displayable.
     """
 
+    @_checks.arguments(sigma=_checks.Real(low=0.01, at_most=10 ** 1.5, why="the σ slider's range"),
+                       n_train=_checks.Int(5, 200, why="the n slider's range"),
+                       query=_checks.Real(low=0.0, at_most=4.9, why="the query slider's range"))
     def __init__(self, *, sigma=0.3, n_train=50, query=4.0):
         self.controls = {
             "sigma": widgets.FloatLogSlider(value=sigma, base=10, min=-2, max=1.5, step=0.02, description="σ",
@@ -174,6 +187,7 @@ class TrainingView:
     lr = 2.5 on the mean is lr = 0.05 on the sum at n = 50). Each press starts from the same w.
     """
 
+    @_checks.arguments(steps=_checks.Int(5, 100, why="the steps slider's range"), seed=_checks.Int(0))
     def __init__(self, explorer, *, steps=30, lr=2.5, seed=0, redraws=15):
         if not isinstance(explorer, Explorer):
             raise TypeError(f"explorer: expected the Explorer of part 1, got {type(explorer).__name__}")
@@ -280,6 +294,7 @@ class TrainingView:
         return bundle
 
 
+@_checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: fits at three widths."""
     d = data.kernel_regression_data()
@@ -292,6 +307,8 @@ def thumbnail(ax):
     ax.legend(fontsize=5.5, loc="lower right", ncol=2, handlelength=1.2, columnspacing=0.8)
 
 
+@_checks.arguments(x_test=_LINE, x_train=_LINE, maps=_checks.Items(max_len=6), row=_checks.Optional(_checks.Int(0)),
+                   every=_checks.Int(1))
 def weight_maps(x_test, x_train, maps, *, row=None, every=5):
     """Weight matrices side by side on one fixed 0–1 colour bar: maps = [(weights (Tq, Tk), sigma), ...].
 

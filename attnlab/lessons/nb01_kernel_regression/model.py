@@ -151,6 +151,10 @@ class TrainingResult(NamedTuple):
     ws: List[float]            # w after each epoch's step
 
 
+_EPOCHS = _checks.Int(1, 10_000, why="a few hundred steps converge; more only waits")
+
+
+@_checks.arguments(epochs=_EPOCHS, seed=_checks.Int(0), generator=_checks.Optional(_checks.Generator()))
 def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed=0, generator=None, w=None,
                 reduction="sum"):
     """``train_bandwidth`` one step at a time: a generator yielding (epoch, loss, model) after each step.
@@ -177,6 +181,8 @@ def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed
     return TrainingResult(model, losses, ws)
 
 
+@_checks.arguments(epochs=_EPOCHS, seed=_checks.Int(0), generator=_checks.Optional(_checks.Generator()),
+                   callback=_checks.Optional(_checks.Function()))
 def train_bandwidth(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed=0, generator=None,
                     w=None, callback: Optional[Callable] = None, reduction="sum"):
     """Train w by plain gradient descent (SGD on the full set) on the squared error, as d2l.
@@ -204,6 +210,7 @@ def train_bandwidth(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, 
             callback(epoch, loss, model)
 
 
+@_checks.arguments(model=_checks.Instance(NWKernelRegression, "an NWKernelRegression"))
 def predict(model, x_train, y_train, x_queries):
     """The model's prediction at x_queries (Tq,) from all training points; returns (y_hat (Tq,), weights (Tq, n))."""
     _check_pair(x_train, y_train)
