@@ -6,15 +6,20 @@ import math
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 import torch
 
-from ... import panels
+from ... import _checks, panels
 from ...masking import masked_softmax
 from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
 from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, row_entropy, scores,
                     seeded_additive)
 
 
+_AX = _checks.Instance(Axes, "a matplotlib Axes")
+
+
+@_checks.arguments(keys=_checks.Tensor(2), picks=_checks.Dict(0), ax=_checks.Optional(_AX))
 def key_choice_plot(keys, picks, *, ax=None):
     """Bars: how many queries pick each key, one group of bars per method; picks = {method: counts (Tk,)}.
 
@@ -49,6 +54,9 @@ LABEL_AT = {"k1": (0.75, -0.45), "k2": (2.9, 0.15), "k3": (-0.35, 1.0), "k4": (-
             "q1": (1.15, 0.15), "q2": (0.15, 0.9), "q3": (1.95, 2.35)}
 
 
+@_checks.arguments(queries=_checks.Tensor(2), keys=_checks.Tensor(2), weights=_checks.Dict(1, 5),
+                   key_names=_checks.Items(_checks.Text()), query_names=_checks.Items(_checks.Text()),
+                   label_at=_checks.Optional(_checks.Dict(0)))
 def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label_at=None):
     """Section 1's figure: 2-D keys (arrows) and queries (dots), then one heatmap per scoring function.
 
@@ -100,6 +108,9 @@ class ScoringPlay:
     shortest key). ``.controls``, ``.panel``; displayable.
     """
 
+    @_checks.arguments(temperature=_checks.Real(low=0.01, at_most=100, why="the T slider's range"),
+                       n=_checks.Int(2, 32, why="the n slider's range"), num_queries=_checks.Int(5, 100_000),
+                       seed=_checks.Int(0))
     def __init__(self, *, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0):
         if method not in PLAY_METHODS:
             raise ValueError(f"method: expected one of {PLAY_METHODS}, got {method!r}")
@@ -188,6 +199,7 @@ class ScoringPlay:
         return self.panel._repr_mimebundle_(**kwargs)
 
 
+@_checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: q·k spreads out as d_k grows."""
     g = torch.Generator().manual_seed(0)

@@ -31,22 +31,27 @@ METHODS = {
 }
 
 
+@_checks.arguments(generator=_checks.Optional(_checks.Generator()))
 def random_queries_keys(num_queries, num_keys, d_k, *, generator=None, dtype=torch.float64):
     """Queries (Tq, d) and keys (Tk, d) with independent N(0, 1) entries, drawn from ``generator``."""
     num_queries = _checks.count(num_queries, "num_queries", low=1)
     num_keys = _checks.count(num_keys, "num_keys", low=1)
     d_k = _checks.count(d_k, "d_k", low=1)
+    _checks.fits((num_queries + num_keys, d_k), 8, "num_queries, num_keys, d_k", "queries and keys")
     q = torch.randn(num_queries, d_k, generator=generator, dtype=dtype)     # (Tq, d)
     k = torch.randn(num_keys, d_k, generator=generator, dtype=dtype)        # (Tk, d)
     return q, k
 
 
+@_checks.arguments(query_size=_checks.Int(1), key_size=_checks.Int(1), num_hiddens=_checks.Int(1),
+                   seed=_checks.Int(0))
 def seeded_additive(query_size, key_size, num_hiddens, *, seed=0, dtype=torch.float64):
     """An ``AdditiveScores`` whose weights come from a seeded generator, not the global one.
 
     Each weight is uniform on (-1/sqrt(fan_in), 1/sqrt(fan_in)), the distribution of nn.Linear's
     default initialisation, so the module is untrained but typical. The global RNG is left as it was.
     """
+    _checks.fits((query_size + key_size + 1, num_hiddens), 8, "query_size, key_size, num_hiddens", "weights")
     with torch.random.fork_rng(devices=[]):      # nn.Linear's own init draws from the global RNG
         module = AdditiveScores(query_size, key_size, num_hiddens).to(dtype)
     g = torch.Generator().manual_seed(seed)
@@ -109,11 +114,13 @@ def softmax_jacobian_norm(weights):
     return (s2 - 2 * s3 + s2 ** 2).clamp_min(0).sqrt()
 
 
+@_checks.arguments(scores_=_checks.Tensor(min_dim=1))
 def centre_rows(scores_):
     """Each score minus its row's mean: what the softmax sees (it ignores a shift of a whole row)."""
     return scores_ - scores_.mean(-1, keepdim=True)
 
 
+@_checks.arguments(d_k=_checks.Int(1), num_queries=_checks.Int(1), num_keys=_checks.Int(1), seed=_checks.Int(0))
 def score_statistics(d_k, method="scaled_dot", *, num_queries=256, num_keys=64, temperature=1.0,
                      seed=0, tau=8.0, sigma=1.0, additive=None):
     """Score and weight statistics for random N(0, 1) queries and keys of size d_k.
@@ -123,6 +130,7 @@ def score_statistics(d_k, method="scaled_dot", *, num_queries=256, num_keys=64, 
     nats), "normalised_entropy" (entropy / log n: 1 = uniform, 0 = one-hot), "max_weight" (mean of
     each row's largest weight) and "gradient" (mean softmax_jacobian_norm).
     """
+    _checks.fits((num_queries, num_keys + d_k), 8, "num_queries, num_keys, d_k", "scores and queries")
     g = torch.Generator().manual_seed(seed)
     q, k = random_queries_keys(num_queries, num_keys, d_k, generator=g)
     if method == "additive" and additive is None:
@@ -140,6 +148,7 @@ def score_statistics(d_k, method="scaled_dot", *, num_queries=256, num_keys=64, 
     }
 
 
+@_checks.arguments(values=_checks.Tensor(floating=False))
 def histogram_density(values, edges):
     """Density heights of ``values`` on the bins between ``edges`` (1-D, increasing).
 
@@ -171,6 +180,7 @@ def key_choice(queries, keys, method="scaled_dot", **kwargs):
     return torch.bincount(s.argmax(-1), minlength=keys.shape[0])
 
 
+@_checks.arguments(queries=_checks.Tensor(min_dim=2), keys=_checks.Tensor(min_dim=2))
 def scaling_hint(fn, queries, keys):
     """Recognise the common mistakes in a learner's scaled dot product ``fn(queries, keys)``.
 
