@@ -54,7 +54,7 @@ LABEL_AT = {"k1": (0.75, -0.45), "k2": (2.9, 0.15), "k3": (-0.35, 1.0), "k4": (-
             "q1": (1.15, 0.15), "q2": (0.15, 0.9), "q3": (1.95, 2.35)}
 
 
-@_checks.arguments(queries=_checks.Tensor(2), keys=_checks.Tensor(2), weights=_checks.Dict(1, 5),
+@_checks.arguments(queries=_checks.Tensor(2), keys=_checks.Tensor(2), weights=_checks.Dict(0),
                    key_names=_checks.Items(_checks.Text()), query_names=_checks.Items(_checks.Text()),
                    label_at=_checks.Optional(_checks.Dict(0)))
 def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label_at=None):
