@@ -4,17 +4,27 @@ import math
 
 import torch
 
+from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...multihead import merge_heads, split_heads
 from ...selfcheck import check_function
 
 
+@_checks.arguments(X=_checks.Tensor(3), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), W_v=_checks.Tensor(2),
+                   W_o=_checks.Tensor(2), num_heads=_checks.Int(1))
 def multihead(X, W_q, W_k, W_v, W_o, num_heads):
     """Multi-head self-attention written out: X (B, n, D_in), W_q/W_k/W_v (D_in, D), W_o (D, D).
 
     q, k, v = split_heads(X W) (B, H, n, D/H); each head softmax(q kᵀ/√(D/H)) v; merge_heads; times W_o.
     Returns (B, n, D). (The same numbers as ``attnlab.MultiHeadAttention`` with these weights.)
     """
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("W_o", W_o)):
+        _checks.same_kind(X, "X", W, name)
+    D_in, D = X.shape[-1], W_q.shape[-1]
+    for name, W, want in (("W_q", W_q, (D_in, D)), ("W_k", W_k, (D_in, D)), ("W_v", W_v, (D_in, D)), ("W_o", W_o, (D, D))):
+        if tuple(W.shape) != want:
+            raise ValueError(f"{name}: expected shape {want} (X has {D_in} features, W_q {D} columns), "
+                             f"got {tuple(W.shape)}")
     q, k, v = (split_heads(X @ W, num_heads) for W in (W_q, W_k, W_v))   # (B, H, n, D/H) each
     heads, _ = scaled_dot_product_attention(q, k, v)                      # (B, H, n, D/H)
     return merge_heads(heads) @ W_o                                       # (B, n, D)

@@ -2,6 +2,7 @@
 hatching over padded keys. ``head_blocks_plot`` takes data and an optional ``ax`` and returns the
 Axes; ``mark_padding`` returns its hatch, which the caller keeps to move it later."""
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 import torch
 from matplotlib.patches import Rectangle
 
@@ -22,6 +23,11 @@ def _cells(ax, M, x0, y0, colors, title):
     ax.text(x0 + cols / 2, y0 - 0.35, title, ha="center", va="bottom", fontsize=9)
 
 
+_AX = _checks.Instance(Axes, "a matplotlib Axes")
+
+
+@_checks.arguments(X=_checks.Array(2), num_heads=_checks.Int(1, len(HEAD_COLORS), why="one colour per head"),
+                   ax=_checks.Optional(_AX))
 def head_blocks_plot(X, num_heads, *, ax=None):
     """Left: one sequence X (n, D), columns tinted by the head they go to. Right: split_heads(X),
     H blocks (n, D/H) with the same numbers. Returns the Axes."""
@@ -50,6 +56,7 @@ def head_blocks_plot(X, num_heads, *, ax=None):
     return ax
 
 
+@_checks.arguments(ax=_AX)
 def mark_padding(ax, valid_len, *, patch=None):
     """Hatch the key columns valid_len .. Tk-1 (the padding keys) of a heatmap drawn by
     ``plotting.heatmap`` on ``ax``. Returns the hatch (a Rectangle); pass it back as ``patch`` with a
@@ -68,6 +75,7 @@ def mark_padding(ax, valid_len, *, patch=None):
     return patch
 
 
+@_checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     g = torch.Generator().manual_seed(1)

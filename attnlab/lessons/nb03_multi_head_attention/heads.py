@@ -31,6 +31,7 @@ HEAD_TITLES = {"previous": "previous word", "self": "same word", "word": "the wo
 SENTENCES = ("the cat sat on the mat", "the cat sat")
 
 
+@_checks.arguments(sentences=_checks.Items(_checks.Text()))
 def embed(sentences=SENTENCES, *, length=None, dtype=torch.float64):
     """Token vectors for a batch of sentences, padded with "<pad>" to a common length.
 
@@ -109,11 +110,13 @@ def toy_multihead(num_heads=4, *, target="cat", strength=4.0, dtype=torch.float6
     return mha
 
 
+@_checks.arguments(num_heads=_checks.Int(1, len(HEAD_KINDS), why="one per toy head"), target=_checks.Choice(VOCAB))
 def head_titles(num_heads, target="cat"):
     """Short names of the first ``num_heads`` toy heads, e.g. "head 1: previous word"."""
     return [f"head {h + 1}: " + HEAD_TITLES[k].format(target=target) for h, k in enumerate(HEAD_KINDS[:num_heads])]
 
 
+@_checks.arguments(num_heads=_checks.Int(1, len(HEAD_KINDS), why="one per toy head"))
 def head_readout(output, num_heads):
     """(B, n, D) output of ``toy_multihead`` -> (B, n, H, len(VOCAB)): how much of each word head h read."""
     _checks.tensor(output, "output", min_dim=3)
@@ -123,8 +126,12 @@ def head_readout(output, num_heads):
     return output.detach().reshape(B, T, num_heads, HEAD_SIZE)[..., :len(VOCAB)]  # (B, T, H, V)
 
 
+@_checks.arguments(readout=_checks.Tensor(3), tokens=_checks.Items(_checks.Text()), titles=_checks.Items(_checks.Text()))
 def readout_table(readout, tokens, titles):
     """Text table for one batch row, readout (n, H, V): per query token and head, the word read most."""
+    if len(tokens) != readout.shape[0] or len(titles) != readout.shape[1]:
+        raise ValueError(f"tokens, titles: expected {readout.shape[0]} tokens and {readout.shape[1]} titles for readout "
+                         f"of shape {tuple(readout.shape)}, got {len(tokens)} and {len(titles)}")
     V = readout[0, 0, 0].numel()
     lines = ["query  | " + " | ".join(f"{t.split(': ')[-1]:>15}" for t in titles)]
     for t, tok in enumerate(tokens):

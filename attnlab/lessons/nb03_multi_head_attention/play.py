@@ -23,6 +23,7 @@ class HeadsPlay:
     right after the last shown head). ``update(heads, valid_len_0, valid_len_1, temperature, causal)``
     redraws in place and returns the text shown under the figure."""
 
+    @_checks.arguments(sentences=_checks.Items(_checks.Text()))
     def __init__(self, sentences=SENTENCES):
         self.X, _, self.tokens = embed(list(sentences))                     # (2, n, 15)
         if len(self.tokens) != 2:
