@@ -5,12 +5,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from matplotlib.axes import Axes
 
+from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...masking import causal_mask
 from ...plotting import heatmap, heatmap_state
-
 from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length
+
+_AX = _checks.Instance(Axes, "a matplotlib Axes")
 
 
 # ---- figures (take data and an optional ax, return the Axes; update in place for the panels) ----
@@ -45,6 +48,7 @@ class StepTable:
         return self
 
 
+@_checks.arguments(table=_checks.Items(min_len=1), words=_checks.Items(_checks.Text(), min_len=1), ax=_checks.Optional(_AX))
 def draw_step_table(table, words, *, ax=None, title=None, current=None):
     """Draw ``step_table`` rows as a text table (words across, steps down); returns a ``StepTable``
     handle whose ``update`` changes it in place."""
@@ -70,6 +74,7 @@ def draw_step_table(table, words, *, ax=None, title=None, current=None):
     return handle.update(table, current=current)
 
 
+@_checks.arguments(d=_checks.Int(1, 10 ** 6), k=_checks.Int(1, 1000), ax=_checks.Optional(_AX))
 def cost_plot(d=512, k=3, n=None, *, ax=None):
     """Cost per layer against sequence length n (log axes) for CNN, RNN, self-attention; returns the Axes.
 
@@ -98,6 +103,7 @@ def cost_plot(d=512, k=3, n=None, *, ax=None):
     return ax
 
 
+@_checks.arguments(k=_checks.Int(2, 1000), ax=_checks.Optional(_AX))
 def path_plot(k=3, n=None, *, ax=None):
     """Maximum path length against n (log axes): RNN n, CNN n/k or log_k n, self-attention 1."""
     import matplotlib.pyplot as plt
@@ -117,6 +123,7 @@ def path_plot(k=3, n=None, *, ax=None):
     return ax
 
 
+@_checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     g = torch.Generator().manual_seed(2)

@@ -7,6 +7,7 @@ Shape legend: n tokens, D model width, d_k query/key size, dv value size.
     layer_cost("RNN", n=100, d=512)                   # n d^2 multiply-adds (constants dropped)
 """
 import math
+import numbers
 
 import numpy as np
 import torch
@@ -62,12 +63,18 @@ def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
             "weighted": weighted, "output": output, "d_k": d_k, "sqrt_d_k": math.sqrt(d_k), "mask": mask}
 
 
+_STEPS = _checks.Dict()
+_WORDS = _checks.Items(_checks.Text(), min_len=1)
+
+
+@_checks.arguments(vector=_checks.Tensor(1, floating=False), n=_checks.Int(1), fmt=_checks.Text())
 def short(vector, n=4, fmt="{:.2f}"):
     """The first ``n`` entries of a vector and "…" if there are more: "[-0.96, -1.39, -0.20, 0.62, …]"."""
     values = [fmt.format(float(x)) for x in vector[:n]]
     return "[" + ", ".join(values) + (", …]" if len(vector) > n else "]")
 
 
+@_checks.arguments(steps=_STEPS, words=_WORDS, query=_checks.Int(0), step=_checks.Int(0, 6, why="the six steps"))
 def step_table(steps, words, query=0, step=6):
     """The steps for one query word as a table: rows of (step number, label, [cell per word]).
 
@@ -99,9 +106,12 @@ def _visible(steps, i, j):
     return steps.get("mask") is None or bool(steps["mask"][i, j])
 
 
+@_checks.arguments(steps=_STEPS, words=_WORDS, step=_checks.Int(1, 6, why="the six steps"), query=_checks.Int(0))
 def describe_step(steps, words, step, query=0):
     """One or two lines of numbers saying what step ``step`` (1..6) did for query ``query``."""
     s, i, n = steps, query, len(words)
+    if i >= n:
+        raise ValueError(f"query: expected an index in [0, {n}), got {i}")
     w = words[i]
     if step <= 1:
         return (f"Step 1: each word's x times W^Q, W^K, W^V gives q, k, v of {s['d_k']} numbers "
@@ -127,6 +137,7 @@ def describe_step(steps, words, step, query=0):
 SENTENCE = ("The", "cat", "sat", "on", "the", "mat")
 
 
+@_checks.arguments(causal=_checks.Flag(), mask_pad_queries=_checks.Flag())
 def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=False, seed=0):
     """Self-attention weights on "The cat sat on the mat" with its last ``padding`` words made <pad>.
 
@@ -166,6 +177,17 @@ def _kind(kind):
     return kind
 
 
+def _lengths(n):
+    """n: a number or an array of sequence lengths (>= 1) -> float or float array."""
+    if not isinstance(n, numbers.Real) or isinstance(n, bool):
+        _checks.Array((0, 1))(n, "n")
+    n = np.asarray(n, dtype=float) if not np.isscalar(n) else _checks.real(n, "n")
+    if not np.all(np.isfinite(n)) or np.any(n < 1):
+        raise ValueError(f"n: expected sequence lengths >= 1, got {n if np.ndim(n) == 0 else 'min ' + str(np.min(n))}")
+    return n
+
+
+@_checks.arguments(d=_checks.Int(1, 10 ** 6), k=_checks.Int(1, 1000))
 def layer_cost(kind, n, d, k=3):
     """Multiply-adds of one layer mapping n vectors of size d to n vectors, constants dropped.
 
@@ -174,15 +196,16 @@ def layer_cost(kind, n, d, k=3):
     ``n`` may be a number or a numpy array; returns the same kind.
     """
     kind = _kind(kind)
-    n = np.asarray(n, dtype=float) if not np.isscalar(n) else float(n)
+    n = _lengths(n)
     return {"self-attention": n * n * d, "RNN": n * d * d, "CNN": k * n * d * d}[kind]
 
 
+@_checks.arguments(k=_checks.Int(2, 1000), dilated=_checks.Flag())
 def path_length(kind, n, k=3, *, dilated=False):
     """Maximum path length between two positions, constants dropped: RNN n, self-attention 1,
     CNN n/k stacked layers (contiguous kernels) or log_k n (dilated convolutions), at least 1."""
     kind = _kind(kind)
-    n = np.asarray(n, dtype=float) if not np.isscalar(n) else float(n)
+    n = _lengths(n)
     if kind == "RNN":
         return n
     if kind == "self-attention":
@@ -190,6 +213,7 @@ def path_length(kind, n, k=3, *, dilated=False):
     return np.maximum(np.log(n) / np.log(k) if dilated else n / k, 1.0)
 
 
+@_checks.arguments(d=_checks.Int(1, 10 ** 6), k=_checks.Int(1, 1000))
 def crossover(d, k=3, versus="RNN"):
     """The sequence length n above which self-attention (n²d) costs more than ``versus``:
     n = d against an RNN (n d²), n = k·d against a CNN (k n d²)."""
