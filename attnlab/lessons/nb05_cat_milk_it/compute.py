@@ -41,6 +41,7 @@ class Attended(NamedTuple):
     output: torch.Tensor    # (T, d) new vectors
 
 
+@_checks.arguments(X=_checks.Tensor(2))
 def attend(X, scaling="inside", *, d=None, temperature=1.0):
     """Self-attention of X (T, d) with itself (Q = K = V = X) under one of ``SCALINGS``.
 
@@ -68,6 +69,8 @@ def attend(X, scaling="inside", *, d=None, temperature=1.0):
     return Attended(scores, weights, output)
 
 
+@_checks.arguments(output=_checks.Tensor(2), words=_checks.Items(_checks.Text()), of=_checks.Text(),
+                   to=_checks.Items(_checks.Text()))
 def similarities(output, words, of="it", to=("milk", "cat")):
     """How close ``of``'s vector is to each word in ``to``, three ways.
 
@@ -78,6 +81,8 @@ def similarities(output, words, of="it", to=("milk", "cat")):
         {"dot": {word: a·b}, "cosine": {word: a·b / (|a||b|)}, "distance": {word: |a - b|}}.
     """
     words = list(words)
+    if len(words) != output.shape[0]:
+        raise ValueError(f"words: expected {output.shape[0]} words, one per row of output, got {len(words)}")
     for w in (of, *to):
         if w not in words:
             raise ValueError(f"words: expected {w!r} among them, got {words}")
@@ -92,6 +97,8 @@ def similarities(output, words, of="it", to=("milk", "cat")):
     return result
 
 
+@_checks.arguments(words=_checks.Items(_checks.Text()), output=_checks.Tensor(2),
+                   seed=_checks.Items(_checks.Items(_checks.Real())), decimals=_checks.Int(0, 15, why="float64 digits"))
 def compare_to_seed(words, output, seed, *, decimals=3):
     """Rows "word  ours  seed  ✓/✗" comparing ``output`` (T, d) rounded to ``decimals`` with the
     seed's printed rows. Returns (text, number of entries that match, number of entries)."""
@@ -108,6 +115,7 @@ def compare_to_seed(words, output, seed, *, decimals=3):
     return "\n".join(lines), hits, total
 
 
+@_checks.arguments(X=_checks.Tensor(2))
 def feature_heads(X, *, temperature=1.0):
     """Seed 004 calls its two features "head 1" and "head 2"; this makes them two real heads.
 

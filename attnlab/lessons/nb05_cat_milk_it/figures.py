@@ -7,11 +7,12 @@ place (the handle is where the figure's state lives, nothing is stored on the Ax
 import math
 from dataclasses import dataclass, field
 
+from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
 from matplotlib.text import Annotation
 
-from ... import data
+from ... import _checks, data
 from ...attention import scaled_dot_product_attention
 from .compute import SEED_D_K
 
@@ -121,10 +122,18 @@ def _label_all(moves, words, before, after):
             placed.append(t.get_window_extent())
 
 
+_AX = _checks.Instance(Axes, "a matplotlib Axes")
+
+
+@_checks.arguments(words=_checks.Items(_checks.Text()), before=_checks.Tensor(2), after=_checks.Tensor(2), ax=_AX,
+                   others=_checks.Optional(_checks.Dict(0)), limits=_checks.Items(_checks.Real(), 2, 2))
 def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
     """Each word as a hollow marker at its input vector and a filled one at its output, with an arrow
     between; ``others`` = {word: (x, y)} drawn grey and hollow (not in the sentence). Also draws the
     line state + taste = 4 on which every word of seed 004 lies. Returns a ``Moves`` handle."""
+    if before.shape != after.shape or before.shape != (len(words), 2):
+        raise ValueError(f"before, after: expected shape ({len(words)}, 2), one (x, y) per word, got "
+                         f"{tuple(before.shape)} and {tuple(after.shape)}")
     ax.set_xlim(*limits)
     ax.set_ylim(*limits)
     ax.set_aspect("equal")
@@ -157,6 +166,7 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
     return moves.update(words, before, after, others=others)
 
 
+@_checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: softmax(XXᵀ/√4)X, the seed's d_k."""
     words, X = data.cat_milk_it("sweet")

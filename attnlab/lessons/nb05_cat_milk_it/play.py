@@ -1,15 +1,17 @@
 """Notebook 05's Play panel: the notebook makes the controls, ``play(controls)`` builds the figure
 and wires them. The state of the figure lives in the returned ``CatMilkPlay`` (its ``moves`` handle
 and its heatmap Axes), not on matplotlib objects."""
+from ... import _checks
 from ...data import SENTENCES, WORD_VECTORS, cat_milk_it
 from ...panels import Panel, new_figure
 from ...plotting import heatmap, update_heatmap
-from .compute import attend, similarities
+from .compute import SCALINGS, attend, similarities
 from .figures import moves_plot
 
 CONTROLS = ("sentence", "scaling", "d", "T")      # plus "<word>_x", "<word>_y" for every word
 
 
+@_checks.arguments(scaling=_checks.Choice(SCALINGS), d=_checks.Real(positive=True))
 def formula(scaling, d):
     """The formula a scaling computes, for titles: "softmax(QKᵀ/(√4·T))·V" for ("inside", 4)."""
     return {"none": "softmax(QKᵀ/T)·V", "after": f"softmax(QKᵀ/T)·V/√{d}",
@@ -62,6 +64,7 @@ def play(controls, *, columns=4):
     return Panel(view.figure, controls, view.update, name="cat-milk-it", columns=columns)
 
 
+@_checks.arguments(vectors=_checks.Optional(_checks.Dict()), low=_checks.Real(), high=_checks.Real())
 def word_sliders(vectors=None, *, low=-1.0, high=5.0):
     """Two sliders per word, "<word>_x" (state) and "<word>_y" (taste), starting at ``vectors``
     (default: seed 004's WORD_VECTORS): {name: FloatSlider}, ready to join the Play controls."""
