@@ -29,6 +29,7 @@ def _even_width(num_hiddens):
 def frequencies(num_hiddens, base=10000.0, *, dtype=torch.float64):
     """ω_j = base^(-2j/d) for j = 0 .. ceil(d/2)-1, in radians per position: shape (ceil(d/2),)."""
     d = _checks.count(num_hiddens, "num_hiddens", low=1)
+    _checks.fits(((d + 1) // 2,), 8, "num_hiddens", "frequencies")
     base = _checks.real(base, "base", positive=True)
     two_j = torch.arange(0, d, 2, dtype=torch.float64)                 # (ceil(d/2),)
     return (base ** (-two_j / d)).to(dtype)
@@ -46,6 +47,7 @@ def rotation_matrix(delta, num_hiddens, base=10000.0, *, dtype=torch.float64):
     Raises ValueError for an odd num_hiddens.
     """
     d = _even_width(num_hiddens)
+    _checks.fits((d, d), 8, "num_hiddens", "a matrix M_δ")
     delta = _checks.real(delta, "delta")
     angles = delta * frequencies(d, base)                              # (d/2,)
     c, s = torch.cos(angles), torch.sin(angles)                        # (d/2,)
@@ -65,7 +67,12 @@ def offset_similarity(deltas, num_hiddens, base=10000.0, *, dtype=torch.float64)
     Its largest value, at δ = 0, is d/2 (each pair is a unit vector). Raises for an odd num_hiddens.
     """
     d = _even_width(num_hiddens)
+    if isinstance(deltas, torch.Tensor):
+        _checks.Tensor(floating=False)(deltas, "deltas")
+    else:
+        _checks.Array()(deltas, "deltas") if not isinstance(deltas, (int, float)) or isinstance(deltas, bool) else None
     deltas = torch.as_tensor(deltas, dtype=torch.float64)
+    _checks.fits((deltas.numel(), d // 2), 8, "deltas, num_hiddens", "cosines")
     omega = frequencies(d, base)                                       # (d/2,)
     return torch.cos(deltas[..., None] * omega).sum(-1).to(dtype)     # (...,)
 
@@ -107,6 +114,10 @@ def rope(x, positions=None, base=10000.0):
         raise ValueError(f"x: expected an even last dim (pairs of columns), got {d}")
     if positions is None:
         positions = torch.arange(n, dtype=torch.float64)
+    elif isinstance(positions, torch.Tensor):
+        _checks.Tensor(1, floating=False)(positions, "positions")
+    else:
+        _checks.Array(1)(positions, "positions")
     positions = torch.as_tensor(positions, dtype=torch.float64)
     if positions.shape != (n,):
         raise ValueError(f"positions: expected shape ({n},), one per row of x, got {tuple(positions.shape)}")

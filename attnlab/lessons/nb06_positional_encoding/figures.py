@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 import numpy as np
 import torch
 from matplotlib.patches import Rectangle
@@ -22,14 +23,20 @@ SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (n
 MAX_BITS = 8             # the counter draws 2^num_bits columns of numbers: 256 is already dense
 
 
+_AX = _checks.Instance(Axes, "a matplotlib Axes")
+_P = _checks.Array(2)
+
+
 def _matrix(P, name="P"):
     """P as a 2-D float array (n, d), or a ValueError naming ``name``."""
+    _checks.Array()(P, name)
     M = to_numpy(P)
     if M.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D (n, d) matrix, got shape {M.shape}")
     return M
 
 
+@_checks.arguments(ax=_AX)
 def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
     """Draw a signed (n, d) matrix such as P into ``ax``; returns its AxesImage (for in-place updates)."""
     M = _matrix(P)
@@ -44,6 +51,7 @@ def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=No
     return im
 
 
+@_checks.arguments(ax=_checks.Optional(_AX))
 def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
     """A signed (n, d) matrix such as the positional encoding P: rows = positions, columns =
     dimensions, diverging colours fixed to [-vmax, vmax] with 0 in white; returns the Axes.
@@ -73,10 +81,11 @@ def update_encoding_heatmap(ax, P, image=None):
     return ax
 
 
+@_checks.arguments(ax=_checks.Optional(_AX))
 def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     """Columns of a positional encoding P (n, d) against position, as in seed 000; returns the Axes."""
     P = _matrix(P)
-    if isinstance(columns, (str, bytes)) or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
+    if isinstance(columns, (str, bytes)) or not isinstance(columns, (list, tuple, range)) or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
                                                     for c in columns):
         raise TypeError(f"columns: expected whole column numbers, got {columns!r}")
     bad = [c for c in columns if not 0 <= c < P.shape[1]]
@@ -92,6 +101,7 @@ def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     return ax
 
 
+@_checks.arguments(ax=_checks.Optional(_AX))
 def binary_counter_plot(num_bits=3, *, ax=None):
     """Bits of the counter 0 .. 2^num_bits - 1 as step curves against the number, lowest bit on top
     (seed 000's analogy: higher bits flip more slowly); returns the Axes. num_bits: 1 .. MAX_BITS."""
@@ -126,6 +136,8 @@ class CounterFigure(NamedTuple):
     waves: dict        # pair j -> Line2D of the wave sin(x ω_j) between them
 
 
+@_checks.arguments(n=_checks.Int(1, 10_000, why="dots drawn one per position"), d=_checks.Int(2, 4096),
+                   pairs=_checks.Items(_checks.Int(0), min_len=1, max_len=10))
 def counter_vs_columns_figure(n=60, d=32, pairs=(0, 2, 4), *, base=10000.0, figsize=(12, 3.4)):
     """Left: the bits of 0..7. Right: the sine column of each pair j in ``pairs`` against position, as
     dots at whole positions (what P holds) on the smooth wave sin(x ω_j) they are samples of."""
@@ -154,6 +166,7 @@ class SimilarityFigure(NamedTuple):
     diagonals: object  # Line2D: the mean of each diagonal of P Pᵀ
 
 
+@_checks.arguments(P=_checks.Tensor(2))
 def similarity_figure(P, *, base=10000.0, figsize=(12, 4)):
     """Left: P Pᵀ (constant along each diagonal). Right: its diagonals against the closed form Σ cos(δ ω_j)."""
     n, d = P.shape
@@ -178,6 +191,8 @@ class CircleFigure(NamedTuple):
     arrows: list       # one Annotation per start position
 
 
+@_checks.arguments(P=_checks.Tensor(2), pair=_checks.Int(0), starts=_checks.Items(_checks.Int(0), min_len=1),
+                   delta=_checks.Int(0))
 def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6, 4.5)):
     """Pair ``pair`` of every row of P as a point (sin, cos) on the unit circle, with arrows for the
     move of ``delta`` positions from each start: the same clockwise turn from any start."""
@@ -207,7 +222,13 @@ class Explorer:
     unit circle, and the similarity of the chosen position to every other. ``.panel`` is the live panel;
     the artists it moves are attributes (``row_box``, ``sin_line``, ``trail`` ...)."""
 
+    @_checks.arguments(n=_checks.Int(2, 1024, why="positions drawn in the explorer"), position=_checks.Int(0),
+                       pair=_checks.Int(0), width=_checks.Int(4, 64, why="the d slider's range"),
+                       base=_checks.Real(low=10.0, at_most=1e5, why="the base slider's range"))
     def __init__(self, n=60, *, position=10, pair=3, width=32, base=10000.0):
+        if position >= n or pair >= width // 2 or width % 2:
+            raise ValueError(f"position, pair, width: expected position < n = {n}, an even width and pair < width/2, "
+                             f"got position {position}, pair {pair}, width {width}")
         self.n = n
         positions = np.arange(n)
         zeros = np.zeros(n)
@@ -288,6 +309,7 @@ def explorer(n=60, **values):
     return Explorer(n, **values)
 
 
+@_checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     im = ax.imshow(sinusoidal_encoding(60, 32).T.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
