@@ -17,6 +17,7 @@ METHODS = ("dense", "local", "block", "linear", "tiled")
 BYTES = 4                                                     # float32
 
 
+@_checks.arguments(length=_checks.Int(1, 1 << 15), d=_checks.Int(2, 4096), dv=_checks.Int(1, 4096), seed=_checks.Int(0))
 def structured_qkv(length=64, d=16, dv=4, *, locality=2.0, noise=0.5, seed=0, dtype=torch.float64):
     """Queries, keys (L, d) and values (L, dv) whose attention is mostly local.
 
@@ -37,11 +38,16 @@ def structured_qkv(length=64, d=16, dv=4, *, locality=2.0, noise=0.5, seed=0, dt
     return q, k, v
 
 
+@_checks.arguments(approx=_checks.Tensor(), exact=_checks.Tensor())
 def relative_error(approx, exact):
     """||approx - exact||_F / ||exact||_F."""
+    if approx.shape != exact.shape:
+        raise ValueError(f"approx: expected the shape of exact {tuple(exact.shape)}, got {tuple(approx.shape)}")
     return float((approx - exact).norm() / exact.norm())
 
 
+@_checks.arguments(q=_checks.Tensor(2), k=_checks.Tensor(2), v=_checks.Tensor(2),
+                   windows=_checks.Items(_checks.Int(0)), blocks=_checks.Items(_checks.Int(1)))
 def approximation_errors(q, k, v, *, windows=(0, 1, 2, 4, 8, 16, 32), blocks=(1, 2, 4, 8, 16, 32)):
     """Relative and max-abs error of local, block and linear attention against exact attention.
 
@@ -61,6 +67,7 @@ def approximation_errors(q, k, v, *, windows=(0, 1, 2, 4, 8, 16, 32), blocks=(1,
     return {"local": local, "block": block, "linear": errs(linear_attention(q, k, v))}
 
 
+@_checks.arguments(window=_checks.Int(0), block_size=_checks.Int(1))
 def flops(method, length, d, *, window=64, block_size=64):
     """Multiply-adds x 2 of one self-attention head (scores + weighted sum), softmax ignored.
 
@@ -80,6 +87,7 @@ def flops(method, length, d, *, window=64, block_size=64):
     raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
 
 
+@_checks.arguments(window=_checks.Int(0), block_size=_checks.Int(1))
 def memory_bytes(method, length, d, *, window=64, block_size=128):
     """Bytes of float32 working memory besides Q, K, V, output (L d) included.
 

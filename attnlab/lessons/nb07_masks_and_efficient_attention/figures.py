@@ -9,13 +9,14 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 import torch
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.patches import Rectangle
 
-from ... import panels, plotting
-from ...attention import scaled_dot_product_attention
+from ... import _checks, panels, plotting
+from ...attention import check_qkv, scaled_dot_product_attention
 from ...masking import causal_mask
 from .costs import memory_bytes, structured_qkv
 from .masks import MASK_KINDS, make_mask
@@ -25,8 +26,15 @@ MASK_CMAP = "Greys"          # black = may attend
 SCORE_CMAP = plt.get_cmap("RdBu_r").with_extremes(bad="#eeeeee")   # signed scores; grey = not computed yet
 
 
+_AX = _checks.Instance(Axes, "a matplotlib Axes")
+
+
+@_checks.arguments(ax=_AX)
 def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel="keys", ylabel="queries"):
     """A bool (Tq, Tk) mask in black (may attend) and white; returns the Axes."""
+    _checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
+    if mask.dim() != 2:
+        raise ValueError(f"mask: expected a 2-D (Tq, Tk) mask, got shape {tuple(mask.shape)}")
     return plotting.heatmap(mask.float(), ax=ax, cmap=MASK_CMAP, colorbar=False, annotate=False, title=title,
                             x_labels=x_labels, y_labels=y_labels, xlabel=xlabel, ylabel=ylabel)
 
@@ -36,6 +44,7 @@ class Gallery(NamedTuple):
     axes: dict         # name -> Axes
 
 
+@_checks.arguments(masks=_checks.Dict(0), ncols=_checks.Int(1, 8), figsize=_checks.Optional(_checks.Items(_checks.Real(positive=True), 2, 2)))
 def mask_gallery(masks, *, ncols=3, figsize=None):
     """One black-and-white panel per mask of ``masks`` ({name: bool (Tq, Tk)}), titled with the name
     and the number of keys per query; returns a Gallery (figure, axes by name)."""
@@ -64,6 +73,7 @@ class ErrorPlot(NamedTuple):
     lines: dict        # (data set name, "local" or "block") -> Line2D
 
 
+@_checks.arguments(errors=_checks.Dict(1, 6), num_keys=_checks.Int(1))
 def error_plot(errors, *, num_keys=64):
     """Relative error of local and block attention against the keys each query sees, one panel per
     data set of ``errors`` ({name: lesson.approximation_errors(...)}), log-log."""
@@ -90,6 +100,8 @@ class SoFarFigure(NamedTuple):
     colorbar: object
 
 
+@_checks.arguments(states=_checks.Items(_checks.Dict(), min_len=1), num_keys=_checks.Int(1),
+                   tiles=_checks.Int(1, 16), queries=_checks.Int(1, 64))
 def weights_so_far_figure(states, num_keys, *, tiles=4, queries=2):
     """The weights implied after each of the first ``tiles`` states, for the first ``queries`` queries
     (blank = key not seen yet), with one shared 0-1 colour bar."""
@@ -111,6 +123,7 @@ class MemoryPlot(NamedTuple):
     lines: dict        # method -> Line2D
 
 
+@_checks.arguments(lengths=_checks.Items(_checks.Int(1), min_len=1), d=_checks.Int(1), block_size=_checks.Int(1))
 def memory_plot(lengths, d=64, *, methods=("dense", "tiled", "linear"), block_size=128):
     """Working memory (bytes, float32) of one attention head against the sequence length n, log-log."""
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
@@ -129,7 +142,12 @@ class MaskExplorer:
     """Play panel 1: a mask (left, black = may attend) and the weights it allows on mostly local data
     (right). The queries are the last Tq of Tk positions, as when decoding with a cache."""
 
+    @_checks.arguments(kind=_checks.Choice(MASK_KINDS), num_queries=_checks.Int(1), num_keys=_checks.Int(2), w=_checks.Int(0),
+                       max_len=_checks.Int(2, 64, why="cells drawn in the panel"))
     def __init__(self, *, kind="local", num_queries=12, num_keys=12, w=2, max_len=12):
+        if max(num_queries, num_keys, w) > max_len:
+            raise ValueError(f"num_queries, num_keys, w: expected at most max_len = {max_len}, got "
+                             f"{num_queries}, {num_keys}, {w}")
         self.q_all, self.k_all, _ = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
         self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.3))
         mask_heatmap(torch.zeros(max_len, max_len, dtype=torch.bool), self.ax_mask, title="mask")
@@ -227,7 +245,10 @@ class TileExplorer:
     """Play panel 2: the step-through of ``tiled_attention_steps`` on (q, k, v), one tile per slider step,
     with the tile size and a causal mask as controls. ``.steps`` is the StepFigure."""
 
+    @_checks.arguments(q=_checks.Tensor(2), k=_checks.Tensor(2), v=_checks.Tensor(2), tile=_checks.Int(1, 16),
+                       block=_checks.Choice((1, 2, 4, 8)))
     def __init__(self, q, k, v, *, tile=2, block=2):
+        check_qkv(q, k, v)
         self.q, self.k, self.v = q, k, v
         self.scores = q @ k.T / q.shape[-1] ** 0.5                                   # (Tq, Tk) = q·k / √d
         exact = scaled_dot_product_attention(q, k, v)[0][:, 0]

@@ -9,14 +9,18 @@ a causal mask when Tq != Tk:
   last Tq positions of a sequence of length Tk.
 """
 import torch
+from matplotlib.axes import Axes
 
 from ... import _checks
 from ...masking import causal_mask, local_mask, masked_softmax, sequence_mask
+
+_SIDE = _checks.Int(0, 1 << 15, why="a side of a bool mask of at most 1 GiB")
 
 MASK_KINDS = ("causal top-left", "causal bottom-right", "padding", "local", "block")
 SPARSE_PATTERNS = ("local", "Longformer", "random", "BigBird", "log-sparse", "Reformer (LSH)")
 
 
+@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
 def causal_mask_bottom_right(num_queries, num_keys, *, device=None):
     """Bool (Tq, Tk): query i may attend to key j when j <= i + (Tk - Tq) (bottom-right aligned).
 
@@ -30,6 +34,7 @@ def causal_mask_bottom_right(num_queries, num_keys, *, device=None):
     return j <= i + (num_keys - num_queries)                                  # (Tq, Tk)
 
 
+@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
 def block_mask(num_queries, num_keys, block_size, *, device=None):
     """Bool (Tq, Tk): query i may attend to key j when both sit in the same block, i // b == j // b.
 
@@ -43,6 +48,7 @@ def block_mask(num_queries, num_keys, block_size, *, device=None):
     return i == j
 
 
+@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE, window=_checks.Int(0), block_size=_checks.Int(1))
 def make_mask(kind, num_queries, num_keys, *, window=2, valid_len=None, block_size=4):
     """One of MASK_KINDS as a bool (Tq, Tk) mask, for galleries and panels.
 
@@ -84,6 +90,7 @@ def masked_row_conventions(scores, mask):
     }
 
 
+@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE, global_tokens=_checks.Items())
 def global_mask(num_queries, num_keys, global_tokens, *, device=None):
     """Bool (Tq, Tk): True where the query or the key is one of ``global_tokens`` (positions that see
     every key and are seen by every query, like [CLS] in Longformer and BigBird)."""
@@ -100,6 +107,7 @@ def global_mask(num_queries, num_keys, global_tokens, *, device=None):
     return rows | cols
 
 
+@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE, generator=_checks.Generator())
 def random_mask(num_queries, num_keys, num_random, *, generator):
     """Bool (Tq, Tk): each query sees ``num_random`` keys drawn without replacement (BigBird's random
     part). The draw comes from ``generator`` (a torch.Generator), so it is reproducible."""
@@ -116,6 +124,7 @@ def random_mask(num_queries, num_keys, num_random, *, generator):
     return mask
 
 
+@_checks.arguments(length=_SIDE)
 def log_sparse_mask(length):
     """Bool (n, n), a fixed pattern: query i sees itself and the keys i - 1, i - 2, i - 4, i - 8, ...
     (LogSparse, Li et al. 2019): about log2(n) keys per query, O(n log n) in all; causal."""
@@ -127,6 +136,7 @@ def log_sparse_mask(length):
     return (gap == 0) | power_of_two
 
 
+@_checks.arguments(num_buckets=_checks.Int(2, 4096), generator=_checks.Generator())
 def lsh_buckets(x, num_buckets, *, generator):
     """Reformer's angular LSH: bucket of each row of x (n, d) = argmax of [x R, -x R] for a random
     R (d, num_buckets / 2). Vectors at a small angle tend to share a bucket. Returns long (n,)."""
@@ -143,6 +153,7 @@ def lsh_buckets(x, num_buckets, *, generator):
     return torch.cat([xr, -xr], dim=-1).argmax(dim=-1)
 
 
+@_checks.arguments(num_buckets=_checks.Int(2, 4096), generator=_checks.Generator())
 def lsh_mask(x, num_buckets, *, generator):
     """Bool (n, n): position i may attend to j when x_i and x_j hash to the same LSH bucket. The
     pattern depends on the content x (Reformer shares queries and keys), so it is not fixed."""
@@ -150,6 +161,7 @@ def lsh_mask(x, num_buckets, *, generator):
     return buckets[:, None] == buckets[None, :]
 
 
+@_checks.arguments(length=_SIDE, num_buckets=_checks.Int(2, 4096), seed=_checks.Int(0))
 def sparse_patterns(length=16, *, window=1, global_tokens=(0,), num_random=2, num_buckets=4, x=None, seed=0):
     """The masks of seed 002's sparse-attention families, (n, n) each, by name (SPARSE_PATTERNS).
 
@@ -168,6 +180,7 @@ def sparse_patterns(length=16, *, window=1, global_tokens=(0,), num_random=2, nu
             "log-sparse": log_sparse_mask(n), "Reformer (LSH)": lsh_mask(x, num_buckets, generator=g)}
 
 
+@_checks.arguments(ax=_checks.Instance(Axes, "a matplotlib Axes"))
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     both = torch.cat([causal_mask(6, 6), torch.zeros(6, 1, dtype=torch.bool), local_mask(6, 6, 1)], dim=1)

@@ -48,6 +48,7 @@ class SeedDotProductAttention(nn.Module):
         return attn_values, attn_weights
 
 
+@_checks.arguments(hidden_dim=_checks.Int(1, 1 << 16), samples=_checks.Int(2, 1 << 20), seed=_checks.Int(0))
 def score_spread(hidden_dim, *, samples=2000, seed=0):
     """Standard deviation of q·k for q, k with independent N(0, 1) entries of size ``hidden_dim``,
     without and with the 1/sqrt(d) scaling: (unscaled, scaled). Expected: (sqrt(d), 1)."""

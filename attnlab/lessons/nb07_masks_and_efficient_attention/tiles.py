@@ -80,6 +80,7 @@ def _state(q0, q1, k0, k1, last, s, m, l, rescale, acc, out):
             "output": out[q0:q1].clone(), "out": out}
 
 
+@_checks.arguments(states=_checks.Items(_checks.Dict(), min_len=1), num_keys=_checks.Int(1))
 def implied_weights(states, num_keys):
     """The weights the running m and l imply after each state, for display only (never stored).
 
@@ -88,7 +89,11 @@ def implied_weights(states, num_keys):
     Returns: (Tq, Tk) float for the last state in ``states``; earlier query blocks final.
     """
     states = list(states)
+    seen = max(st["k_block"][1] for st in states)
+    if num_keys < seen:
+        raise ValueError(f"num_keys: expected at least {seen}, the keys the states have visited, got {num_keys}")
     Tq = states[-1]["out"].shape[0]
+    _checks.fits((Tq, num_keys), 8, "num_keys", "weights")
     w = states[-1]["out"].new_full((Tq, num_keys), float("nan"))
     scores = {}
     for st in states:
@@ -104,6 +109,8 @@ def implied_weights(states, num_keys):
     return w
 
 
+@_checks.arguments(length=_checks.Int(1, 1024), d=_checks.Int(1, 1024), seed=_checks.Int(0),
+                   scale=_checks.Real(positive=True, at_most=1e3))
 def toy_problem(length=8, d=4, *, seed=4, scale=1.5):
     """Float64 queries, keys (L, d) and scalar values (L, 1) for the step-through; seed 4 makes
     row 0's running max rise on tiles 2 and 3 and stay on tile 4 (block size 2)."""
