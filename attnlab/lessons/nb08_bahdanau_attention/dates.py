@@ -18,9 +18,16 @@ TARGET_LEN = 10              # "yyyy-mm-dd"
 _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
+_YEAR = _checks.Int(1, 9999, why="four-digit years")
+
+
+@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0),
+                   first_year=_YEAR, last_year=_YEAR)
 def random_dates(n, *, seed=0, first_year=1950, last_year=2049):
     """n (source, target) string pairs; days drawn with and without a leading zero."""
     n = _checks.count(n, "n", low=1)
+    if last_year < first_year:
+        raise ValueError(f"last_year: expected a year >= first_year = {first_year}, got {last_year}")
     g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
     years = torch.randint(first_year, last_year + 1, (n,), generator=g).tolist()
     months = torch.randint(0, 12, (n,), generator=g).tolist()
@@ -51,6 +58,7 @@ def check_source(text):
     return text
 
 
+@_checks.arguments(texts=_checks.Items())
 def encode_sources(texts):
     """Strings -> (ids (B, MAX_SOURCE_LEN) padded with PAD, valid_lens (B,))."""
     texts = [check_source(t) for t in texts]
@@ -61,6 +69,7 @@ def encode_sources(texts):
     return ids, torch.tensor([len(t) for t in texts])
 
 
+@_checks.arguments(texts=_checks.Items(_checks.Text()))
 def encode_targets(texts):
     """Target strings -> (decoder inputs BOS + text, decoder labels text + EOS), each (B, TARGET_LEN + 1)."""
     index = {c: i for i, c in enumerate(TARGET_VOCAB)}
@@ -70,6 +79,7 @@ def encode_targets(texts):
     return torch.cat([bos, body], 1), torch.cat([body, eos], 1)
 
 
+@_checks.arguments(ids=_checks.Tensor(2, integer=True))
 def decode_targets(ids):
     """Target ids (B, T) -> strings, stopping at EOS."""
     out = []

@@ -37,6 +37,7 @@ def _one_thread():
 class DateTranslator(nn.Module):
     """Bidirectional-GRU encoder, GRU decoder with "additive" or "dot" attention over the encoder states."""
 
+    @_checks.arguments(embed=_checks.Int(1, 4096), hidden=_checks.Int(1, 4096))
     def __init__(self, attention="additive", *, embed=16, hidden=32, seed=0):
         super().__init__()
         if attention not in ("additive", "dot"):
@@ -104,6 +105,17 @@ def _greedy(model, texts):
     return torch.stack(ids, 1), torch.stack(weights, 1), torch.stack(queries, 1), states
 
 
+def _model(x, name):
+    if not isinstance(x, DateTranslator):
+        raise TypeError(f"{name}: expected a DateTranslator, got {type(x).__name__}")
+
+
+def _texts(x, name):
+    if not isinstance(x, str):
+        _checks.Items(min_len=1)(x, name)
+
+
+@_checks.arguments(model=_model, texts=_texts)
 def translate(model, texts):
     """Greedy decoding of date strings -> (outputs list of str, weights (B, TARGET_LEN + 1, MAX_SOURCE_LEN)).
 
@@ -116,6 +128,7 @@ def translate(model, texts):
     return dates.decode_targets(ids), weights
 
 
+@_checks.arguments(model=_model, text=_checks.Text())
 def trace(model, text):
     """Everything one translation computes, for reading the attention by hand.
 
@@ -130,6 +143,11 @@ def trace(model, text):
             "queries": queries[0], "weights": weights[0, :, :n]}
 
 
+_STEPS = _checks.Int(1, 100_000)
+
+
+@_checks.arguments(model=_model, steps=_STEPS, batch_size=_checks.Int(1, 4096), lr=_checks.Real(positive=True, at_most=10),
+                   seed=_checks.Int(0), callback=_checks.Optional(_checks.Function()))
 def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
     """Train with teacher forcing on freshly generated dates; callback(step, loss) after each step.
 
@@ -143,10 +161,15 @@ def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
     return losses
 
 
+@_checks.arguments(model=_model, steps=_STEPS, batch_size=_checks.Int(1, 4096), lr=_checks.Real(positive=True, at_most=10),
+                   seed=_checks.Int(0))
 def train_steps(model, steps=300, *, batch_size=64, lr=1e-2, seed=0):
     """``train`` one step per ``next()``: yields each step's loss (for a live trainer widget)."""
     steps = _checks.count(steps, "steps", low=1)
     batch_size = _checks.count(batch_size, "batch_size", low=1)
+    if steps * batch_size > 1_000_000:
+        raise ValueError(f"steps, batch_size: expected at most 1000000 dates in all (steps × batch_size), got "
+                         f"{steps} × {batch_size} = {steps * batch_size}")
     pairs = dates.random_dates(steps * batch_size, seed=seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     for step in range(steps):
@@ -170,6 +193,7 @@ def _train_step(model, optimizer, batch):
     return loss.item()
 
 
+@_checks.arguments(model=_model, n=_checks.Int(1, 100_000), seed=_checks.Int(0))
 def accuracy(model, n=500, *, seed=12345):
     """Fraction of n fresh dates translated exactly right."""
     pairs = dates.random_dates(n, seed=seed)

@@ -11,8 +11,9 @@ import time
 
 import ipywidgets as widgets
 import torch
+from matplotlib.axes import Axes
 
-from ... import panels, plotting
+from ... import _checks, panels, plotting
 from ...trainer import Trainer
 from . import dates, seq2seq
 
@@ -21,16 +22,23 @@ ROWS = dates.TARGET_LEN + 1                    # 10 output characters + <eos>
 XLABEL, YLABEL = "input character j (encoder state h_j)", "output character i (decoder step)"
 
 
+_AX = _checks.Instance(Axes, "a matplotlib Axes")
+_WEIGHTS = _checks.Tensor(2)
+
+
+@_checks.arguments(source=_checks.Text())
 def source_labels(source):
     """Tick labels for the input characters, spaces shown as ␣."""
     return [SPACE if c == " " else c for c in source]
 
 
+@_checks.arguments(output=_checks.Text())
 def output_labels(output):
     """Tick labels for the ROWS decoder steps: the output characters, <eos>, then · for steps after it."""
     return (list(output) + ["<eos>"] + ["·"] * ROWS)[:ROWS]
 
 
+@_checks.arguments(weights=_WEIGHTS, source=_checks.Text(), output=_checks.Text(), ax=_checks.Optional(_AX))
 def alignment_heatmap(weights, source, output, *, ax=None, title=None, colorbar=True, annotate=False):
     """Draw weights (ROWS, len(source)) as output characters × input characters, fixed 0–1 scale."""
     ax = plotting.heatmap(weights, x_labels=source_labels(source), y_labels=output_labels(output), ax=ax,
@@ -45,21 +53,27 @@ def _upright(ax):
     return ax
 
 
+@_checks.arguments(ax=_AX, weights=_WEIGHTS, source=_checks.Text(), output=_checks.Text())
 def update_alignment(ax, weights, source, output, *, title=None):
     """Put a new alignment into a heatmap drawn by ``alignment_heatmap`` (the input length may change)."""
     return _upright(plotting.update_heatmap(ax, weights, x_labels=source_labels(source),
                                             y_labels=output_labels(output), title=title))
 
 
+@_checks.arguments(model=_checks.Instance(seq2seq.DateTranslator, "a DateTranslator"), source=_checks.Text())
 def alignment(model, source):
     """(output str, weights (ROWS, len(source))) for one checked source string."""
     outputs, weights = seq2seq.translate(model, [source])
     return outputs[0], weights[0, :, :len(source)]
 
 
+@_checks.arguments(weights=_WEIGHTS, source=_checks.Text(), output=_checks.Text())
 def argmax_line(weights, source, output):
     """One line of text: for each output character, the input character with the largest weight."""
     ys, xs = output_labels(output), source_labels(source)
+    if tuple(weights.shape) != (ROWS, len(xs)):
+        raise ValueError(f"weights: expected shape ({ROWS}, {len(xs)}): decoder steps × characters of source, "
+                         f"got {tuple(weights.shape)}")
     best = weights.argmax(-1).tolist()
     return " · ".join(f"{ys[i]}←{xs[j]} {weights[i, j]:.2f}" for i, j in enumerate(best))
 
@@ -71,6 +85,7 @@ class AlignmentExplorer:
     the message over them and under them; no traceback.
     """
 
+    @_checks.arguments(models=_checks.Dict(), text=_checks.Text())
     def __init__(self, models, *, text="17 mar 1994", left=None, right=None):
         self.models = dict(models)
         self._last = None                          # the last date accepted, shown dimmed under a refusal
@@ -141,6 +156,7 @@ class AlignmentExplorer:
         return bundle
 
 
+@_checks.arguments(explorer=_checks.Instance(AlignmentExplorer, "the AlignmentExplorer"), seed=_checks.Int(0))
 def trainer(explorer, *, steps=80, seed=5, redraws=16):
     """Train a fresh DateTranslator behind a button (``attnlab.trainer.Trainer``): progress bar, live
     loss curve and the live alignment of the model being trained for the explorer's date; when done,
@@ -188,6 +204,7 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     return t
 
 
+@_checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     text = "17 mar 1994"
