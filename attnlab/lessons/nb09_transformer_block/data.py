@@ -11,6 +11,8 @@ in training) and adjective-noun pairings (HELD_OUT_PAIRS: each word is seen in t
 import random
 import string
 
+from ... import _checks
+
 # Objects come in two groups, so verbs and adjectives fit them ("drank the milk", "chased the ball").
 _FOOD = ["milk", "water", "juice", "tea", "soup", "cake", "apple", "bread", "cheese", "pie"]
 _THINGS = ["ball", "box", "blanket", "hat", "toy", "rope", "shoe", "sock", "stick", "basket"]
@@ -75,6 +77,16 @@ def _adjectives_for(noun):
 HELD_OUT_PAIRS = _held_out_pairs()
 
 
+def _word(kind):
+    return _checks.Choice(VOCAB[kind])
+
+
+def _adjective(x, name):
+    _checks.Choice(VOCAB["animal_adjectives"] + VOCAB["object_adjectives"])(x, name)
+
+
+@_checks.arguments(template=_checks.Choice(TEMPLATES), animal=_word("animals"), obj=_word("objects"),
+                   verb=_checks.Choice(tuple(_VERBS)), adjective=_adjective)
 def sentence(template, animal, obj, verb, adjective, *, place="kitchen", intensifier="", describe=("", "")):
     """One sentence of a template; the referent is ``animal`` or ``obj`` by the adjective's kind.
 
@@ -92,6 +104,7 @@ def sentence(template, animal, obj, verb, adjective, *, place="kitchen", intensi
     return s
 
 
+@_checks.arguments(adjective=_adjective, animal=_word("animals"), obj=_word("objects"))
 def referent(adjective, animal, obj):
     """The word "it" refers to: the animal for an animal adjective, the object for an object adjective."""
     return animal if adjective in VOCAB["animal_adjectives"] else obj
@@ -115,12 +128,15 @@ def _draw(rng, test):
     return s, ref
 
 
+@_checks.arguments(seed=_checks.Int(0))
 def generate(n, *, split="train", seed=0):
     """``n`` (sentence, referent) pairs from the train or the test distribution, seeded (random.Random)."""
     if split not in ("train", "test"):
         raise ValueError(f"split: expected 'train' or 'test', got {split!r}")
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise ValueError(f"n: expected a non-negative int, got {n!r}")
+    if n > 100_000:
+        raise ValueError(f"n: expected at most 100000 sentences (the splits hold 4000 and 1000), got {n}")
     rng = random.Random(f"{split}-{seed}")
     return [_draw(rng, split == "test") for _ in range(n)]
 
@@ -161,6 +177,7 @@ def words_of(text):
     return words
 
 
+@_checks.arguments(sentences=_checks.Items(_checks.Text(), min_len=1))
 def encode(sentences):
     """Sentences -> (ids (B, T) long, padded with 0; valid_lens (B,); it_pos (B,))."""
     import torch

@@ -21,6 +21,8 @@ from torch import nn
 
 import attnlab as al
 
+from ... import _checks
+
 from . import data
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
@@ -32,6 +34,8 @@ class TransformerBlock(nn.Module):
     """One encoder block: multi-head self-attention and a position-wise FFN, each in a residual
     connection with LayerNorm. ``residual=False`` or ``ffn=False`` build the ablations."""
 
+    @_checks.arguments(num_hiddens=_checks.Int(1, 4096), num_heads=_checks.Int(1), ffn_hiddens=_checks.Int(1, 16384),
+                       norm_first=_checks.Flag(), bias=_checks.Flag(), residual=_checks.Flag(), ffn=_checks.Flag())
     def __init__(self, num_hiddens, num_heads, ffn_hiddens, *, dropout=0.0, norm_first=True,
                  bias=True, residual=True, ffn=True):
         super().__init__()
@@ -64,6 +68,7 @@ class TransformerBlock(nn.Module):
         return X
 
 
+@_checks.arguments(block=_checks.Instance(TransformerBlock, "a TransformerBlock"))
 def torch_layer(block):
     """``torch.nn.TransformerEncoderLayer`` with ``block``'s weights copied in (batch-first, ReLU,
     same norm placement, dropout 0): the reference a test and the notebook compare the block with.
@@ -98,6 +103,9 @@ class ItResolver(nn.Module):
     the last block, averaged over heads. ``.attention`` then holds (B, layers, H, T, T).
     """
 
+    @_checks.arguments(num_hiddens=_checks.Int(1, 4096), num_heads=_checks.Int(1), num_layers=_checks.Int(1, 64),
+                       ffn_hiddens=_checks.Int(1, 16384), positions=_checks.Flag(), residual=_checks.Flag(),
+                       ffn=_checks.Flag(), norm_first=_checks.Flag(), seed=_checks.Int(0))
     def __init__(self, *, num_hiddens=32, num_heads=4, num_layers=2, ffn_hiddens=64, positions=True,
                  residual=True, ffn=True, norm_first=True, seed=0):
         super().__init__()
@@ -147,6 +155,7 @@ class Resolution:
         return self.words.index("it")
 
 
+@_checks.arguments(model=_checks.Instance(ItResolver, "an ItResolver (e.g. pretrained())"))
 def resolve(model, sentence):
     """Which word does "it" refer to? The peak of the model's pointer. Raises ValueError for a
     sentence with an unknown word (named), no or several "it", or too many words."""

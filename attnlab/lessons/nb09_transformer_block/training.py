@@ -8,6 +8,7 @@ import time
 
 import torch
 
+from ... import _checks
 from . import data
 from .model import ItResolver
 
@@ -51,6 +52,11 @@ def encoded(split):
     return _ENCODED[split]
 
 
+_MODEL = _checks.Instance(ItResolver, "an ItResolver (e.g. pretrained())")
+_STEPS = _checks.Int(1, 100_000)
+
+
+@_checks.arguments(batch_size=_checks.Int(1), seed=_checks.Int(0))
 def batches(split, batch_size, seed):
     """Endless shuffled batches of an example split: (ids, valid_lens, it_pos, target positions)."""
     ids, valid_lens, it_pos, target = encoded(split)
@@ -61,6 +67,7 @@ def batches(split, batch_size, seed):
             yield ids[chunk, :T], valid_lens[chunk], it_pos[chunk], target[chunk]
 
 
+@_checks.arguments(model=_MODEL)
 def accuracy(model, split="test"):
     """Fraction of a split whose pointer peak is the referent."""
     ids, valid_lens, it_pos, target = encoded(split)
@@ -72,6 +79,7 @@ def accuracy(model, split="test"):
     return (pointer.argmax(-1) == target).double().mean().item()
 
 
+@_checks.arguments(steps=_STEPS, seed=_checks.Int(0), eval_every=_checks.Int(1))
 def run(steps=300, *, seed=0, eval_every=10, **options):
     """Train a fresh ItResolver for ``steps`` steps; yield {"loss", "accuracy", "test accuracy", "model"} per step
     (accuracy: on the step's batch; test accuracy: on the whole test split, at the first step, every
@@ -106,6 +114,7 @@ def run(steps=300, *, seed=0, eval_every=10, **options):
     return model.eval()
 
 
+@_checks.arguments(steps=_STEPS)
 def train(steps=300, **options):
     """Run to the end; returns (model, history {name: [floats]}, {"wall": seconds, "cpu": seconds}).
 
@@ -124,6 +133,7 @@ def train(steps=300, **options):
                 history.setdefault(k, []).append(v)
 
 
+@_checks.arguments(model=_MODEL)
 def head_accuracy(model, split="test"):
     """(layers, heads): how often each head's "it" weights peak on the referent, over a split."""
     ids, valid_lens, it_pos, target = encoded(split)
@@ -137,6 +147,7 @@ def head_accuracy(model, split="test"):
     return (it_rows.argmax(-1) == target[:, None, None]).double().mean(0)
 
 
+@_checks.arguments(model=_MODEL, layer=_checks.Int(0))
 def peak_kinds(model, split="test", layer=0):
     """{head: {kind of word: fraction}}: what kind of word each head's "it" weights peak on."""
     pairs = data.examples(split)

@@ -8,15 +8,17 @@ import textwrap
 
 import ipywidgets as widgets
 import torch
+from matplotlib.axes import Axes
 
-from ... import panels, plotting
+from ... import _checks, panels, plotting
 from ...trainer import Trainer
 from . import data, figures, training
-from .model import pretrained, resolve
+from .model import Resolution, pretrained, resolve
 
 EXAMPLE = "the cat drank the milk because it was hungry"
 
 
+@_checks.arguments(width=_checks.Int(20))
 def known_words(width=110):
     """The kinds of words the model knows, one kind a paragraph, wrapped to ``width``."""
     lines = ["The model knows only these kinds of words:"]
@@ -26,6 +28,7 @@ def known_words(width=110):
     return "\n".join(lines)
 
 
+@_checks.arguments(resolution=_checks.Instance(Resolution, "a Resolution (from resolve)"))
 def describe(resolution):
     """The answer and each head's peak in words, for readers who can't see colour (one line per block)."""
     it = resolution.it_index
@@ -45,6 +48,7 @@ class Explorer:
     A sentence the model cannot read (an unknown word, no "it") dims the figure and says why.
     """
 
+    @_checks.arguments(models=_checks.Optional(_checks.Dict()), text=_checks.Text())
     def __init__(self, models=None, *, text=EXAMPLE):
         self.models = dict(models or {"shipped": pretrained()})
         self.text = widgets.Text(value=text, description="sentence", continuous_update=False,
@@ -97,6 +101,7 @@ class Explorer:
         return bundle
 
 
+@_checks.arguments(explorer=_checks.Optional(_checks.Instance(Explorer, "the Explorer")), sentence=_checks.Text())
 def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
     """Train a fresh resolver (or an ablation) behind a button: loss, batch accuracy and test accuracy
     curves, and the model's pointer for ``sentence`` as it learns. Each press starts from the same
@@ -138,6 +143,7 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
     return t
 
 
+@_checks.arguments(ax=_checks.Instance(Axes, "a matplotlib Axes"))
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     model = pretrained()
