@@ -217,6 +217,8 @@ def path_length(kind, n, k=3, *, dilated=False):
 def crossover(d, k=3, versus="RNN"):
     """The sequence length n above which self-attention (n²d) costs more than ``versus``:
     n = d against an RNN (n d²), n = k·d against a CNN (k n d²)."""
+    if versus not in LAYER_TYPES:
+        raise ValueError(f"versus: expected 'RNN' or 'CNN', got {versus!r}")
     if _kind(versus) == "self-attention":
         raise ValueError("versus: expected 'RNN' or 'CNN', got 'self-attention'")
     return {"RNN": d, "CNN": k * d}[versus]

@@ -23,6 +23,8 @@ class SeedDotProductAttention(nn.Module):
     forward(query (B, D), key, value (B, n, D), mask (B, n) or None) -> (output (B, h), weights (B, n)).
     """
 
+    @_checks.arguments(input_dim=_checks.Int(1, 4096), hidden_dim=_checks.Optional(_checks.Int(1, 4096)),
+                       fixed=_checks.Flag())
     def __init__(self, input_dim, hidden_dim=None, *, fixed=False):
         super().__init__()
         input_dim = _checks.count(input_dim, "input_dim", low=1)

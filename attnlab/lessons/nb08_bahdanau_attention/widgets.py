@@ -26,6 +26,12 @@ _AX = _checks.Instance(Axes, "a matplotlib Axes")
 _WEIGHTS = _checks.Tensor(2)
 
 
+def _same_length(weights, source):
+    if weights.shape[-1] != len(source):
+        raise ValueError(f"source: expected {weights.shape[-1]} characters, one per column of weights, "
+                         f"got {len(source)} ({source!r})")
+
+
 @_checks.arguments(source=_checks.Text())
 def source_labels(source):
     """Tick labels for the input characters, spaces shown as ␣."""
@@ -41,6 +47,7 @@ def output_labels(output):
 @_checks.arguments(weights=_WEIGHTS, source=_checks.Text(), output=_checks.Text(), ax=_checks.Optional(_AX))
 def alignment_heatmap(weights, source, output, *, ax=None, title=None, colorbar=True, annotate=False):
     """Draw weights (ROWS, len(source)) as output characters × input characters, fixed 0–1 scale."""
+    _same_length(weights, source)
     ax = plotting.heatmap(weights, x_labels=source_labels(source), y_labels=output_labels(output), ax=ax,
                           title=title, xlabel=XLABEL, ylabel=YLABEL, colorbar=colorbar, annotate=annotate)
     return _upright(ax)
@@ -56,6 +63,7 @@ def _upright(ax):
 @_checks.arguments(ax=_AX, weights=_WEIGHTS, source=_checks.Text(), output=_checks.Text())
 def update_alignment(ax, weights, source, output, *, title=None):
     """Put a new alignment into a heatmap drawn by ``alignment_heatmap`` (the input length may change)."""
+    _same_length(weights, source)
     return _upright(plotting.update_heatmap(ax, weights, x_labels=source_labels(source),
                                             y_labels=output_labels(output), title=title))
 

@@ -154,14 +154,14 @@ def examples(split):
     return list(_CACHE[split])
 
 
-def words_of(text):
+def words_of(sentence):
     """Split a typed sentence into known words: lowercased, any spaces, end punctuation dropped.
 
     Raises TypeError for a non-str, ValueError for no words, too many, an unknown word (named,
     with the kinds of words known) or a sentence without exactly one "it"."""
-    if not isinstance(text, str):
-        raise TypeError(f"sentence: expected a str, got {type(text).__name__}")
-    words = [w.strip(string.punctuation) for w in text.lower().split()]
+    if not isinstance(sentence, str):
+        raise TypeError(f"sentence: expected a str, got {type(sentence).__name__}")
+    words = [w.strip(string.punctuation) for w in sentence.lower().split()]
     words = [w for w in words if w]
     if not words:
         raise ValueError("sentence: expected some words, got an empty sentence")

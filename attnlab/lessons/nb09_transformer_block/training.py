@@ -150,6 +150,9 @@ def head_accuracy(model, split="test"):
 @_checks.arguments(model=_MODEL, layer=_checks.Int(0))
 def peak_kinds(model, split="test", layer=0):
     """{head: {kind of word: fraction}}: what kind of word each head's "it" weights peak on."""
+    if layer >= len(model.blocks):
+        raise ValueError(f"layer: expected an index in [0, {len(model.blocks) - 1}] (the model has "
+                         f"{len(model.blocks)} blocks), got {layer}")
     pairs = data.examples(split)
     ids, valid_lens, it_pos, _ = encoded(split)
     was = model.training
