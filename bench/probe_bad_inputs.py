@@ -1,7 +1,8 @@
-"""Probe: feed bad and extreme-but-valid inputs to every public callable of the core, plotting and
-selfcheck, and count what happens, like the table of issue 15.
+"""Probe: feed bad and extreme-but-valid inputs to every public callable of the core, plotting,
+selfcheck and the lessons (nb00-nb09, bench/probe_lessons.py), and count what happens, like the
+table of issue 15.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/probe_bad_inputs.py [--cases]
+    PYTHONPATH=$PWD .venv/bin/python bench/probe_bad_inputs.py [--cases] [--lessons-only]
 
 Each case says what a good library does with it:
   raise    a bad argument: ValueError/TypeError whose message names the argument;
