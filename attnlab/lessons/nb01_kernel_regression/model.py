@@ -168,6 +168,10 @@ def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed
     if generator is None:
         generator = torch.Generator().manual_seed(_checks.count(seed, "seed"))
     model = NWKernelRegression(w, generator=generator, dtype=x_train.dtype)
+    return _train_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction)
+
+
+def _train_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction):
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     losses, ws = [], []
     for epoch in range(1, epochs + 1):

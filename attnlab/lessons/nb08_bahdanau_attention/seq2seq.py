@@ -170,6 +170,10 @@ def train_steps(model, steps=300, *, batch_size=64, lr=1e-2, seed=0):
     if steps * batch_size > 1_000_000:
         raise ValueError(f"steps, batch_size: expected at most 1000000 dates in all (steps × batch_size), got "
                          f"{steps} × {batch_size} = {steps * batch_size}")
+    return _train_steps(model, steps, batch_size, lr, seed)
+
+
+def _train_steps(model, steps, batch_size, lr, seed):
     pairs = dates.random_dates(steps * batch_size, seed=seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     for step in range(steps):
