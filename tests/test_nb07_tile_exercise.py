@@ -118,7 +118,7 @@ def test_each_usual_mistake_is_recognised(fn, words, capsys):
     assert lesson.check_tile_update(fn) is False
     out = capsys.readouterr().out
     assert f"Hint: {words}" in out
-    others = [h.message.split(":")[0] for h in te.HINTS[:6] if not h.message.startswith(words)]   # the mistakes
+    others = [h.message.split(":")[0] for h in te.TILE_HINTS[:6] if not h.message.startswith(words)]   # the mistakes
     assert not [o for o in others if f"Hint: {o}:" in out], out             # and no other mistake's hint
 
 

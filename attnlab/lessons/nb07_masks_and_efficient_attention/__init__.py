@@ -28,4 +28,4 @@ from .figures import (
 from . import exercises
 from .exercises import check_bottom_right, check_masked_softmax
 from . import tile_exercise
-from .tile_exercise import check_tile_update, tile_update
+from .tile_exercise import TILE_HINTS, check_tile_update, tile_cases, tile_update

@@ -77,7 +77,7 @@ def _no_max(m, l, acc, s, v):
     return torch.maximum(m, s.amax(-1, keepdim=True)), l + p.sum(-1, keepdim=True), acc + p @ v
 
 
-HINTS = [
+TILE_HINTS = [
     mistake(_joined(_no_acc_rescale),
             "acc is not rescaled: when the max rises, the old numerator was computed against the old m. "
             "Multiply acc by exp(m − m_new) before adding p @ v, as you do for l."),
@@ -124,4 +124,4 @@ def check_tile_update(fn):
     name = getattr(fn, "__name__", "my_tile_update")
     learner = _joined(fn) if callable(fn) else fn
     return check_function(learner, _joined(tile_update), tile_cases(), name=name, atol=1e-9, rtol=1e-9,
-                          hints=HINTS)
+                          hints=TILE_HINTS)
