@@ -473,6 +473,20 @@ TABLE = [
     ('nb09', 'trainer', 'sentence', '3', TypeError, 'sentence: expected a str, got int'),
     ('nb09', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
 
+    ('nb07', 'tile_update', 'm', "'abc'", TypeError, 'm: expected a torch.Tensor, got str'),
+    ('nb07', 'tile_update', 'l', "'abc'", TypeError, 'l: expected a torch.Tensor, got str'),
+    ('nb07', 'tile_update', 'acc', "'abc'", TypeError, 'acc: expected a torch.Tensor, got str'),
+    ('nb07', 'tile_update', 'scores', "'abc'", TypeError, 'scores: expected a torch.Tensor, got str'),
+    ('nb07', 'tile_update', 'v', "'abc'", TypeError, 'v: expected a torch.Tensor, got str'),
+    ('nb07', 'mask_key', 'figure', "'abc'", TypeError, 'figure: expected a matplotlib Figure, got str'),
+    ('nb04', 'play', 'controls', "'abc'", TypeError, 'controls: expected a dict, got str'),
+    ('nb06', 'update_encoding_heatmap', 'P', "'abc'", TypeError, 'P: expected a tensor or an array of numbers, got str'),
+    ('nb08', 'update_alignment', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
+    ('nb08', 'update_alignment', 'weights', "'abc'", TypeError, 'weights: expected a torch.Tensor, got str'),
+    ('nb08', 'update_alignment', 'source', '3', TypeError, 'source: expected a str, got int'),
+    ('nb08', 'update_alignment', 'output', '3', TypeError, 'output: expected a str, got int'),
+    ('nb06', 'update_encoding_heatmap', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
+    ('nb07', 'tile_update', 'm', 'extra dim', ValueError, 'm: expected a 2-D tensor, got shape (1, 1, 2, 1)'),
 ]
 
 
@@ -532,6 +546,8 @@ def test_the_table_covers_every_callable_that_takes_arguments():
      "mask: expected dtype torch.bool (True = may attend), got torch.float32"),
     (lambda: nb08.context(torch.zeros(5, 2, 6), torch.zeros(2, 4, 1)), ValueError,
      "weights: expected shape (2, 5, 1) for outputs (n, B, 2h) = (5, 2, 6), got (2, 4, 1)"),
+    (lambda: nb07.tile_update(torch.zeros(2, 1), torch.zeros(2, 1), torch.zeros(2, 3), torch.zeros(2, 4), torch.zeros(4, 2)),
+     ValueError, "acc: expected shape (2, 2) for scores (2, 4) and v with 2 columns, got (2, 3)"),
     (lambda: nb08.random_dates(3, first_year=2000, last_year=1999), ValueError,
      "last_year: expected a year >= first_year = 2000, got 1999"),
     (lambda: nb08.train_steps(nb08.DateTranslator(), 10_000, batch_size=4096), ValueError,

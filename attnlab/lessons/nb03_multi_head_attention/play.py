@@ -93,6 +93,7 @@ class HeadsPlay:
         return "\n".join(lines)
 
 
+@_checks.arguments(controls=_checks.Dict())
 def play(controls, *, columns=3):
     """The Play panel of notebook 03 wired to ``controls`` ({name: widget} for CONTROLS). Returns the
     ``Panel``; its ``.update`` is the bound ``HeadsPlay.update``."""

@@ -46,6 +46,7 @@ class WalkthroughPlay:
                 + "\n" + " " * len(head) + " · ".join(rows[3:]))
 
 
+@_checks.arguments(controls=_checks.Dict())
 def play(controls):
     """The Play panel of notebook 04 wired to ``controls`` ({name: widget} for CONTROLS)."""
     if set(controls) != set(CONTROLS):

@@ -53,6 +53,7 @@ class CatMilkPlay:
                 + f"distance(it′, cat′) = {s['distance']['cat']:.2f}")
 
 
+@_checks.arguments(controls=_checks.Dict())
 def play(controls, *, columns=4):
     """The Play panel of notebook 05 wired to ``controls`` ({name: widget}: sentence, scaling, d, T
     and "<word>_x" / "<word>_y" for every word of WORD_VECTORS). Returns the ``Panel``; its

@@ -64,6 +64,7 @@ def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, t
     return ax
 
 
+@_checks.arguments(ax=_AX)
 def update_encoding_heatmap(ax, P, image=None):
     """Put a new (n, d) matrix into an ``encoding_heatmap`` in place (its shape may change).
 

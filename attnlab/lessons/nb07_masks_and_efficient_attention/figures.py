@@ -9,10 +9,11 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
 import torch
+from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ... import _checks, panels, plotting
@@ -39,6 +40,7 @@ def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel="
                             x_labels=x_labels, y_labels=y_labels, xlabel=xlabel, ylabel=ylabel)
 
 
+@_checks.arguments(figure=_checks.Instance(Figure, "a matplotlib Figure"))
 def mask_key(figure):
     """A key under a mask figure: black = may attend (True), white = masked (False). Masks use the
     opposite shading of weight heatmaps (where dark = 0), so every mask figure says which is which.

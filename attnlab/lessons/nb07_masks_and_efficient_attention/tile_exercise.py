@@ -8,10 +8,14 @@ usual mistakes (no rescale, the rescale upside down, the tile's max instead of t
 """
 import torch
 
+from ... import _checks
+
 from ...selfcheck import check_function, mistake, symptom
 from .tiles import toy_problem
 
 
+@_checks.arguments(m=_checks.Tensor(2), l=_checks.Tensor(2), acc=_checks.Tensor(2), scores=_checks.Tensor(2),
+                   v=_checks.Tensor(2))
 def tile_update(m, l, acc, scores, v):
     """One online-softmax step for a block of queries and one tile of keys.
 
@@ -19,6 +23,13 @@ def tile_update(m, l, acc, scores, v):
     before the first tile); scores (bq, bk) the tile's scaled scores (-inf where masked); v (bk, dv).
     Returns the new (m, l, acc). After the last tile, acc / l is softmax(all scores) · V.
     """
+    bq, bk = scores.shape
+    dv = v.shape[1]
+    for name, x, want in (("m", m, (bq, 1)), ("l", l, (bq, 1)), ("acc", acc, (bq, dv)), ("v", v, (bk, dv))):
+        _checks.same_kind(scores, "scores", x, name)
+        if tuple(x.shape) != want:
+            raise ValueError(f"{name}: expected shape {want} for scores {(bq, bk)} and v with {dv} columns, "
+                             f"got {tuple(x.shape)}")
     m_new = torch.maximum(m, scores.amax(dim=-1, keepdim=True))                # (bq, 1)
     m_safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)   # a row with nothing visible yet
     p = torch.exp(scores - m_safe)                                              # (bq, bk), masked -> 0
