@@ -159,7 +159,7 @@ TABLE = [
     ('nb03', 'multihead', 'W_q', "'abc'", TypeError, 'W_q: expected a torch.Tensor, got str'),
     ('nb03', 'multihead', 'W_k', "'abc'", TypeError, 'W_k: expected a torch.Tensor, got str'),
     ('nb03', 'multihead', 'W_v', "'abc'", TypeError, 'W_v: expected a torch.Tensor, got str'),
-    ('nb03', 'play', 'controls', "'abc'", ValueError, "controls: expected the names ['heads', 'valid_len_0', 'valid_len_1', 'temperature', 'causal'], got ['a', 'b', 'c']"),
+    ('nb03', 'play', 'controls', "'abc'", TypeError, 'controls: expected a dict, got str'),
     ('nb03', 'play', 'columns', "'abc'", ValueError, "columns: expected a whole number >= 1, got 'abc'"),
     ('nb03', 'readout_table', 'readout', "'abc'", TypeError, 'readout: expected a torch.Tensor, got str'),
     ('nb03', 'readout_table', 'tokens', '3', TypeError, 'tokens: expected a list or tuple, got int'),
