@@ -44,6 +44,8 @@ SKIP = {
     ("nb04", "layer_cost", "n", "2.5"),                  # n may be fractional (a plot's axis)
     ("nb04", "path_length", "n", "2.5"),
     ("nb05", "formula", "d", "2.5"),                     # any d > 0 in √d
+    ("nb06", "update_encoding_heatmap", "P", "dtype torch.int64"),   # an integer matrix draws fine
+    ("nb08", "update_alignment", "output", "'nope'"),    # any output string
 } | {(*k, "extra dim") for k in _BATCHED} | {(*k, "dtype torch.int64") for k in _NUMBERS}
 
 
