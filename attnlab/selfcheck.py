@@ -2,7 +2,8 @@
 says why a wrong answer is wrong, and keeps the solution one click away.
 
     selfcheck.multiple_choice("T -> 0 gives ...", {"uniform weights": "No: that is T -> ∞", ...}, answer="one-hot")
-    selfcheck.numeric("Var(q·k) for d_k = 64?", answer=64, tolerance=0.5, solution="...")
+    selfcheck.numeric("Var(q·k) for d_k = 64?", answer=64, tolerance=0.5, solution="...",
+                      mistakes={8: "That is the standard deviation √64; the variance is its square."})
     selfcheck.check_function(my_softmax, reference=torch.softmax, cases=[...])   # prints a report
 
 Questions check what the notebook's author gives them when they are made (a ValueError/TypeError
@@ -47,9 +48,11 @@ class _Check:
         self.reveal.description = "Hide solution" if change["new"] else "Show solution"
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Self-check: {html.unescape(self.question)}"
-        return bundle
+        """The widget view as ipywidgets 7 and 8 both write it (protocol 2; a VBox of ipywidgets 7
+        has no _repr_mimebundle_ of its own), and a text form for viewers without widgets."""
+        return {"text/plain": f"Self-check: {html.unescape(self.question)}",
+                "application/vnd.jupyter.widget-view+json": {
+                    "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
 
 
 class MultipleChoice(_Check):
@@ -85,7 +88,7 @@ class MultipleChoice(_Check):
 
 
 class Numeric(_Check):
-    def __init__(self, question, answer, *, tolerance=1e-6, solution="", hint=""):
+    def __init__(self, question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=None):
         self.answer = _finite(answer, "answer")
         self.tolerance = _finite(tolerance, "tolerance")
         if self.tolerance < 0:
@@ -93,11 +96,13 @@ class Numeric(_Check):
         if not isinstance(hint, str):
             raise TypeError(f"hint: expected a str, got {type(hint).__name__}")
         self.hint = hint
+        self.mistakes = _mistakes(mistakes, self.answer, self.tolerance)
         super().__init__(question, widgets.FloatText(value=0.0, description="answer:"), solution)
 
     def check(self, value=None):
         """Check ``value`` (default: the typed number); returns True when within the tolerance.
-        A value that is not a number gets feedback saying so (never an exception)."""
+        A value that is not a number gets feedback saying so (never an exception). A wrong value
+        within the tolerance of a known mistake gets that mistake's message instead of the hint."""
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 self.feedback.value = _NO.format(f"{html.escape(repr(value), quote=False)} is not a number: type a number. "
@@ -113,10 +118,41 @@ class Numeric(_Check):
             self.feedback.value = _OK.format(f"{self.answer:g}.")
         elif not math.isfinite(value):
             self.feedback.value = _NO.format(f"Type a finite number. {self.hint}")
+        elif (message := self.mistake(value)) is not None:
+            self.feedback.value = _NO.format(f"{value:g}: {message}")
         else:
             direction = "too large" if value > self.answer else "too small"
             self.feedback.value = _NO.format(f"{value:g} is {direction}. {self.hint}")
         return right
+
+    def mistake(self, value):
+        """The message of the known mistake within the tolerance of ``value`` (the nearest), or None."""
+        near = [(abs(value - wrong), message) for wrong, message in self.mistakes.items()
+                if abs(value - wrong) <= self.tolerance]
+        return min(near, key=lambda pair: pair[0])[1] if near else None
+
+
+def _mistakes(mistakes, answer, tolerance):
+    """``mistakes`` checked: a dict {wrong value: message} of finite numbers apart from the answer."""
+    if mistakes is None:
+        return {}
+    if not isinstance(mistakes, Mapping):
+        raise TypeError(f"mistakes: expected a dict {{wrong value: message}}, got {type(mistakes).__name__}")
+    checked = {}
+    for wrong, message in mistakes.items():
+        if isinstance(wrong, bool) or not isinstance(wrong, numbers.Real):
+            raise TypeError(f"mistakes: expected numbers as keys, got {type(wrong).__name__} {wrong!r}")
+        if not math.isfinite(wrong):
+            raise ValueError(f"mistakes: expected finite numbers as keys, got {wrong!r}")
+        if not isinstance(message, str):
+            raise TypeError(f"mistakes: expected a str message for {wrong:g}, got {type(message).__name__}")
+        if not message.strip():
+            raise ValueError(f"mistakes: expected a non-empty message for {wrong:g}, got {message!r}")
+        if abs(wrong - answer) <= tolerance:
+            raise ValueError(f"mistakes: {wrong:g} is within the tolerance {tolerance:g} of the answer {answer:g}, "
+                             f"so it would count as right; expected a wrong value")
+        checked[float(wrong)] = message
+    return checked
 
 
 def _finite(x, name):
@@ -132,9 +168,22 @@ def multiple_choice(question, options, answer, solution=""):
     return MultipleChoice(question, options, answer, solution)
 
 
-def numeric(question, answer, *, tolerance=1e-6, solution="", hint=""):
-    """A question whose answer is a number, checked within ``tolerance``."""
-    return Numeric(question, answer, tolerance=tolerance, solution=solution, hint=hint)
+def numeric(question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=None):
+    """A question whose answer is a number, checked within ``tolerance``.
+
+    hint: said under any wrong number that is not a known mistake (HTML allowed).
+    mistakes: the wrong numbers a learner really produces, a dict {wrong value: message}, each
+        checked with the same tolerance. A wrong answer that matches one gets its message (why it is
+        wrong, what they probably did) instead of the hint:
+            selfcheck.numeric("√d_k for d_k = 128? Two decimals.", answer=11.31, tolerance=0.01,
+                              hint="The square root of d_k.",
+                              mistakes={128 / 8: "You divided 128 by 8: 8 is √64, not √128.",
+                                        128: "That is d_k itself: take its square root."})
+        Compute the values where a computation says what the mistake is (``128 / 8``, not ``16``).
+        Each must be a finite number farther than ``tolerance`` from the answer, each message a
+        non-empty str (HTML allowed); if two are within the tolerance of a typed number, the nearer wins.
+    """
+    return Numeric(question, answer, tolerance=tolerance, solution=solution, hint=hint, mistakes=mistakes)
 
 
 class Hint:

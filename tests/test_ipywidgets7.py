@@ -73,3 +73,25 @@ def test_the_picture_equals_a_full_draw_under_ipywidgets_7():
         panel.controls["level"].value = value
         shown = np.asarray(Image.open(io.BytesIO(bytes(panel.image.value))).convert("RGBA"))
         assert np.abs(shown.astype(int) - full_draw(panel.figure)).max() == 0
+
+
+def test_a_numeric_self_check_names_a_known_mistake_under_ipywidgets_7():
+    from IPython.core.formatters import DisplayFormatter
+
+    from attnlab import selfcheck
+    q = selfcheck.numeric("√128? Two decimals.", 11.31, tolerance=0.01, hint="The square root of d_k.",
+                          mistakes={128 / 8: "You divided 128 by 8: 8 is √64, not √128."})
+    data, _ = DisplayFormatter().format(q)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == q.widget.model_id
+    assert data["text/plain"] == "Self-check: √128? Two decimals."
+    q.control.value = 16.0                                            # typed in the FloatText, then Check
+    q.check_button.click()
+    assert "16: You divided 128 by 8" in q.feedback.value and "square root" not in q.feedback.value
+    q.control.value = 20.0
+    q.check_button.click()
+    assert "20 is too large. The square root of d_k." in q.feedback.value
+    q.control.value = 11.31
+    q.check_button.click()
+    assert "Right" in q.feedback.value
+    q.reveal.value = True
+    assert q.solution.layout.display == ""
