@@ -3,7 +3,7 @@ says why a wrong answer is wrong, and keeps the solution one click away.
 
     selfcheck.multiple_choice("T -> 0 gives ...", {"uniform weights": "No: that is T -> ∞", ...}, answer="one-hot")
     selfcheck.numeric("Var(q·k) for d_k = 64?", answer=64, tolerance=0.5, solution="...",
-                      mistakes={8: "That is the standard deviation √64; the variance is its square."})
+                      mistakes={8: "that is the standard deviation √64; the variance is its square."})
     selfcheck.check_function(my_softmax, reference=torch.softmax, cases=[...])   # prints a report
 
 Questions check what the notebook's author gives them when they are made (a ValueError/TypeError
@@ -127,23 +127,32 @@ class Numeric(_Check):
 
     def mistake(self, value):
         """The message of the known mistake within the tolerance of ``value`` (the nearest), or None."""
-        near = [(abs(value - wrong), message) for wrong, message in self.mistakes.items()
+        near = [(abs(value - wrong), message) for wrong, message in self.mistakes
                 if abs(value - wrong) <= self.tolerance]
         return min(near, key=lambda pair: pair[0])[1] if near else None
 
 
 def _mistakes(mistakes, answer, tolerance):
-    """``mistakes`` checked: a dict {wrong value: message} of finite numbers apart from the answer."""
+    """``mistakes`` checked, as a list of (wrong value, message): finite numbers apart from the answer
+    and from each other, each with a non-empty message."""
     if mistakes is None:
-        return {}
-    if not isinstance(mistakes, Mapping):
-        raise TypeError(f"mistakes: expected a dict {{wrong value: message}}, got {type(mistakes).__name__}")
-    checked = {}
-    for wrong, message in mistakes.items():
+        return []
+    if isinstance(mistakes, Mapping):
+        pairs = list(mistakes.items())
+    elif isinstance(mistakes, (list, tuple)):
+        pairs = list(mistakes)
+        for pair in pairs:
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise TypeError(f"mistakes: expected (wrong value, message) pairs, got {pair!r}")
+    else:
+        raise TypeError(f"mistakes: expected a dict {{wrong value: message}} or a list of (value, message) pairs, "
+                        f"got {type(mistakes).__name__}")
+    checked = []
+    for wrong, message in pairs:
         if isinstance(wrong, bool) or not isinstance(wrong, numbers.Real):
-            raise TypeError(f"mistakes: expected numbers as keys, got {type(wrong).__name__} {wrong!r}")
+            raise TypeError(f"mistakes: expected numbers as wrong values, got {type(wrong).__name__} {wrong!r}")
         if not math.isfinite(wrong):
-            raise ValueError(f"mistakes: expected finite numbers as keys, got {wrong!r}")
+            raise ValueError(f"mistakes: expected finite numbers as wrong values, got {wrong!r}")
         if not isinstance(message, str):
             raise TypeError(f"mistakes: expected a str message for {wrong:g}, got {type(message).__name__}")
         if not message.strip():
@@ -151,7 +160,11 @@ def _mistakes(mistakes, answer, tolerance):
         if abs(wrong - answer) <= tolerance:
             raise ValueError(f"mistakes: {wrong:g} is within the tolerance {tolerance:g} of the answer {answer:g}, "
                              f"so it would count as right; expected a wrong value")
-        checked[float(wrong)] = message
+        for other, _ in checked:
+            if abs(wrong - other) <= tolerance:
+                raise ValueError(f"mistakes: {other:g} and {wrong:g} are within the tolerance {tolerance:g} of each "
+                                 f"other, so a typed number could be either; give them one message")
+        checked.append((float(wrong), message))
     return checked
 
 
@@ -172,16 +185,18 @@ def numeric(question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=
     """A question whose answer is a number, checked within ``tolerance``.
 
     hint: said under any wrong number that is not a known mistake (HTML allowed).
-    mistakes: the wrong numbers a learner really produces, a dict {wrong value: message}, each
-        checked with the same tolerance. A wrong answer that matches one gets its message (why it is
-        wrong, what they probably did) instead of the hint:
+    mistakes: the wrong numbers a learner really produces, a dict {wrong value: message} (or a list
+        of (wrong value, message) pairs, which keeps two mistakes that give the same number apart so
+        that the check can refuse them), each checked with the same tolerance. A wrong answer that
+        matches one gets its message (why it is wrong, what they probably did) instead of the hint:
             selfcheck.numeric("√d_k for d_k = 128? Two decimals.", answer=11.31, tolerance=0.01,
                               hint="The square root of d_k.",
-                              mistakes={128 / 8: "You divided 128 by 8: 8 is √64, not √128.",
-                                        128: "That is d_k itself: take its square root."})
+                              mistakes={128 / 8: "you divided 128 by 8: 8 is √64, not √128.",
+                                        128: "that is d_k itself: take its square root."})
         Compute the values where a computation says what the mistake is (``128 / 8``, not ``16``).
-        Each must be a finite number farther than ``tolerance`` from the answer, each message a
-        non-empty str (HTML allowed); if two are within the tolerance of a typed number, the nearer wins.
+        Each must be a finite number farther than ``tolerance`` from the answer and from the other
+        mistakes, each message a non-empty str (HTML allowed), shown after the typed number
+        ("16: you divided ..."); if two are within the tolerance of a typed number, the nearer wins.
     """
     return Numeric(question, answer, tolerance=tolerance, solution=solution, hint=hint, mistakes=mistakes)
 

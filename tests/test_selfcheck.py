@@ -200,20 +200,20 @@ def test_check_function_passes_what_cannot_be_copied_as_it_is(capsys):
 # ---- known mistakes of a numeric self-check (issue 14: say why a wrong answer is wrong)
 def _gpt3():
     return selfcheck.numeric("√128? Two decimals.", 11.31, tolerance=0.01, hint="The square root of d_k.",
-                             mistakes={128 / 8: "You divided 128 by 8: 8 is √64, not √128.",
-                                       128: "That is d_k itself: take its square root."})
+                             mistakes={128 / 8: "you divided 128 by 8: 8 is √64, not √128.",
+                                       128: "that is d_k itself: take its square root."})
 
 
 def test_numeric_names_a_known_mistake_and_gives_the_hint_otherwise():
     q = _gpt3()
     assert q.check(16) is False
-    assert "16: You divided 128 by 8: 8 is √64, not √128." in q.feedback.value
+    assert "16: you divided 128 by 8: 8 is √64, not √128." in q.feedback.value
     assert "Not quite" in q.feedback.value and "square root of d_k" not in q.feedback.value
-    assert q.check(16.009) is False and "You divided 128 by 8" in q.feedback.value      # the same tolerance
+    assert q.check(16.009) is False and "you divided 128 by 8" in q.feedback.value      # the same tolerance
     assert q.check(16.02) is False and "16.02 is too large. The square root of d_k." in q.feedback.value
-    assert q.check(128) is False and "That is d_k itself" in q.feedback.value
+    assert q.check(128) is False and "that is d_k itself" in q.feedback.value
     assert q.check(3) is False and "3 is too small. The square root of d_k." in q.feedback.value
-    assert "You divided" not in q.feedback.value and "d_k itself" not in q.feedback.value
+    assert "you divided" not in q.feedback.value and "d_k itself" not in q.feedback.value
     assert q.check(11.315) is True and "Right" in q.feedback.value
     assert q.check("16") is False and "is not a number" in q.feedback.value
 
@@ -222,7 +222,7 @@ def test_numeric_mistake_through_the_widget():
     q = _gpt3()
     q.control.value = 16.0
     q.check_button.click()
-    assert "You divided 128 by 8" in q.feedback.value
+    assert "you divided 128 by 8" in q.feedback.value
     q.control.value = 20.0
     q.check_button.click()
     assert "20 is too large. The square root of d_k." in q.feedback.value
@@ -241,16 +241,26 @@ def test_numeric_nearest_mistake_wins_and_exact_tolerance_zero():
     assert q.check(2.7) is False and "two" in q.feedback.value
 
 
+def test_numeric_mistakes_as_a_list_of_pairs():
+    q = selfcheck.numeric("?", 2, tolerance=0, mistakes=[(1, "off by one"), (3, "counted from 1")])
+    assert q.check(3) is False and "3: counted from 1" in q.feedback.value
+
+
 @pytest.mark.parametrize("mistakes,error,words", [
-    ([(16, "x")], TypeError, r"mistakes: expected a dict \{wrong value: message\}, got list"),
-    ({"16": "x"}, TypeError, "mistakes: expected numbers as keys, got str '16'"),
-    ({True: "x"}, TypeError, "mistakes: expected numbers as keys, got bool True"),
-    ({float("nan"): "x"}, ValueError, "mistakes: expected finite numbers as keys, got nan"),
-    ({float("inf"): "x"}, ValueError, "mistakes: expected finite numbers as keys, got inf"),
+    ({16, 17}, TypeError, r"mistakes: expected a dict \{wrong value: message\} or a list of \(value, message\) "
+                          r"pairs, got set"),
+    ([16], TypeError, r"mistakes: expected \(wrong value, message\) pairs, got 16"),
+    ([(16, "x", "y")], TypeError, r"mistakes: expected \(wrong value, message\) pairs, got \(16, 'x', 'y'\)"),
+    ({"16": "x"}, TypeError, "mistakes: expected numbers as wrong values, got str '16'"),
+    ({True: "x"}, TypeError, "mistakes: expected numbers as wrong values, got bool True"),
+    ({float("nan"): "x"}, ValueError, "mistakes: expected finite numbers as wrong values, got nan"),
+    ({float("inf"): "x"}, ValueError, "mistakes: expected finite numbers as wrong values, got inf"),
     ({16: None}, TypeError, "mistakes: expected a str message for 16, got NoneType"),
     ({16: "  "}, ValueError, "mistakes: expected a non-empty message for 16, got '  '"),
     ({11.305: "x"}, ValueError, "mistakes: 11.305 is within the tolerance 0.01 of the answer 11.31, so it would "
                                 "count as right; expected a wrong value"),
+    ([(16, "x"), (16.005, "y")], ValueError, "mistakes: 16 and 16.005 are within the tolerance 0.01 of each other, so "
+                                            "a typed number could be either; give them one message"),
 ])
 def test_numeric_rejects_bad_mistakes(mistakes, error, words):
     with pytest.raises(error, match=words):

@@ -4,6 +4,7 @@ import math
 
 import torch
 
+from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...multihead import merge_heads, split_heads
 from ...selfcheck import check_function
@@ -98,3 +99,16 @@ def check_multihead(fn):
              heads.reshape(B, n, H * d) @ W_o),
         ])
     return ok
+
+
+def head_size_mistakes(d_model=512, num_heads=8):
+    """The wrong answers a learner gives for d_k = d_model / h, each computed from its mistake and
+    paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
+    d_model = _checks.count(d_model, "d_model", low=1)
+    num_heads = _checks.count(num_heads, "num_heads", low=2)
+    return [
+        (d_model, f"that is d_model, the width of all {num_heads} heads together. Each head gets an equal share."),
+        (d_model * num_heads, f"that is {num_heads} heads of the full width {d_model}. The heads share the "
+                              f"{d_model} columns between them; they do not each get all of them."),
+        (num_heads, "that is h, the number of heads, not the size of each head."),
+    ]

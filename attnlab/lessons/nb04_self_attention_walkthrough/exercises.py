@@ -5,6 +5,7 @@ import math
 
 import torch
 
+from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...data import thinking_machines
 from ...masking import causal_mask, masked_softmax
@@ -85,3 +86,43 @@ def check_masked_softmax(fn):
             ("the mask was not applied: masked keys must get weight 0.", torch.softmax(S, -1)),
         ])
     return ok
+
+
+def divisor_mistakes(d_k=128, known_d_k=64):
+    """The wrong answers a learner gives for the divisor √d_k, having just seen ÷ √known_d_k, each
+    computed from its mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
+    d_k = _checks.count(d_k, "d_k", low=2)
+    known_d_k = _checks.count(known_d_k, "known_d_k", low=2)
+    known = math.sqrt(known_d_k)
+    return [
+        (d_k / known, f"you divided {d_k} by {known:g}. The {known:g} was √{known_d_k}, for d_k = {known_d_k}; "
+                      f"here take √{d_k}."),
+        (float(d_k), "that is d_k itself. The scores are divided by the square root of d_k."),
+        (d_k / 2, f"you halved {d_k}. The square root is the number that, times itself, gives {d_k}."),
+        (known, f"that is √{known_d_k}, the divisor for d_k = {known_d_k}. It changes with d_k."),
+    ]
+
+
+def softmax_weight_mistakes(scores=(14.0, 12.0), scale=8.0, words=("Thinking", "Machines")):
+    """The wrong answers a learner gives for the first word's softmax weight over two already scaled
+    ``scores`` of ``words`` (unscaled, they were ``scale`` times larger), each computed from its
+    mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
+    if not isinstance(scores, (tuple, list)) or len(scores) != 2:
+        raise TypeError(f"scores: expected a pair of numbers (first, second), got {scores!r}")
+    first, second = (_checks.real(s, "scores") for s in scores)
+    if not first > second > 0:
+        raise ValueError(f"scores: expected first > second > 0, got {scores!r}")
+    scale = _checks.real(scale, "scale", low=2.0)
+    if not isinstance(words, (tuple, list)) or len(words) != 2 or not all(isinstance(w, str) for w in words):
+        raise TypeError(f"words: expected a pair of str, got {words!r}")
+    s = torch.tensor([first, second], dtype=torch.float64)
+    return [
+        (first / (first + second), f"you divided {first:g} by {first:g} + {second:g}. The softmax exponentiates "
+                                   f"first: e^{first:g} / (e^{first:g} + e^{second:g})."),
+        (torch.softmax(s, 0)[1].item(), f"that is the weight of {words[1]}. {words[0]} has the larger score, so it "
+                                        f"gets the larger weight."),
+        (torch.softmax(s * scale, 0)[0].item(), f"you used the unscaled scores {first * scale:g} and {second * scale:g}. "
+                                                f"{first:g} and {second:g} are already divided by {scale:g}."),
+        (torch.softmax(s / scale, 0)[0].item(), f"you divided by {scale:g} a second time. {first:g} and {second:g} "
+                                                f"are already the scaled scores."),
+    ]

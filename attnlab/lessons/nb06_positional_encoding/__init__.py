@@ -8,7 +8,7 @@ exercises  references and checks for the two "write it yourself" cells
 """
 from . import encoding
 from .encoding import (
-    frequencies, wavelengths, rotation_matrix, offset_similarity, similarity_by_offset, rope)
+    frequencies, wavelengths, rotation_matrix, offset_similarity, similarity_by_offset, rope, wavelength_mistakes)
 from . import figures
 from .figures import (
     SIGNED_CMAP, encoding_image, encoding_heatmap, update_encoding_heatmap, encoding_columns_plot,

@@ -15,7 +15,8 @@ from .costs import (
 from . import masks
 from .masks import (
     MASK_KINDS, SPARSE_PATTERNS, causal_mask_bottom_right, block_mask, make_mask, masked_row_conventions,
-    global_mask, random_mask, log_sparse_mask, lsh_buckets, lsh_mask, sparse_patterns, thumbnail)
+    global_mask, random_mask, log_sparse_mask, lsh_buckets, lsh_mask, sparse_patterns, thumbnail,
+    visible_keys_mistakes)
 from . import seed_dot_product
 from .seed_dot_product import SeedDotProductAttention, score_spread
 from . import tiles
