@@ -204,35 +204,42 @@ def numeric(question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=
 class Hint:
     """A common mistake that ``check_function`` recognises in a wrong answer, and what to say.
 
-    Build one with ``mistake`` (the learner's output equals a typical wrong function's) or
-    ``symptom`` (a predicate on the learner's output is True).
+    Build one with ``mistake`` (the learner's output equals a typical wrong function's; printed as
+    "Recognised mistake: ...") or ``symptom`` (a predicate on the learner's output is True; printed
+    as "Hint: ...").
     """
 
-    def __init__(self, matches, message):
+    def __init__(self, matches, message, *, label="Hint"):
         if not callable(matches):
             raise TypeError(f"hint: expected a function, got {type(matches).__name__}")
-        if not isinstance(message, str):
-            raise TypeError(f"message: expected a str, got {type(message).__name__}")
-        self.matches, self.message = matches, message
+        for name, text in (("message", message), ("label", label)):
+            if not isinstance(text, str):
+                raise TypeError(f"{name}: expected a str, got {type(text).__name__}")
+            if not text.strip():
+                raise ValueError(f"{name}: expected a non-empty str, got {text!r}")
+        self.matches, self.message, self.label = matches, message, label
 
 
 def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
-    """A Hint shown when the learner's output equals ``wrong(*case)`` (a typical mistake written
-    out, e.g. a softmax over the wrong dim), within atol/rtol."""
+    """A Hint shown as "Recognised mistake: <message>" when the learner's output equals
+    ``wrong(*case)`` (a typical mistake written out, e.g. a softmax over the wrong dim), within
+    atol/rtol, NaN matching NaN. A ``wrong`` that raises on a case (say, on its shapes) is skipped there."""
     import torch
 
     if not callable(wrong):
         raise TypeError(f"wrong: expected a function with the reference's arguments, got {type(wrong).__name__}")
+    _tolerances(atol, rtol)
 
     def matches(got, args):
         want = wrong(*args)
         got, want = torch.as_tensor(got).double(), torch.as_tensor(want).double()
         return got.shape == want.shape and bool(torch.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True))
-    return Hint(matches, message)
+    return Hint(matches, message, label="Recognised mistake")
 
 
 def symptom(predicate, message):
-    """A Hint shown when ``predicate(output, *case)`` is True (e.g. rows that do not sum to 1)."""
+    """A Hint shown as "Hint: <message>" when ``predicate(output, *case)`` is True (e.g. rows that
+    do not sum to 1)."""
     if not callable(predicate):
         raise TypeError(f"predicate: expected a function (output, *case) -> bool, got {type(predicate).__name__}")
     return Hint(lambda got, args: bool(predicate(got, *args)), message)
@@ -299,10 +306,14 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
 
     hints: common mistakes to recognise, each a ``Hint`` (see ``mistake`` and ``symptom``) or a
         pair (wrong_function, message) meaning ``mistake(wrong_function, message)``. When a case
-        fails and a hint matches the learner's output, its message is printed under the case:
+        fails and a hint matches the learner's output, its message is printed under the case (the
+        first time in full; under a later case "as under case N"):
             check_function(my_softmax, ref, cases, hints=[
                 (lambda x: torch.softmax(x, 0), "Softmax over the keys: that is dim=-1, not dim=0."),
                 symptom(lambda out, x: (out < 0).any(), "Weights are never negative: exponentiate.")])
+        prints, for a learner who wrote dim=0:
+            case 1: ✗ values differ from the reference by up to 0.47 ...
+                Recognised mistake: Softmax over the keys: that is dim=-1, not dim=0.
         A hint that raises is skipped.
     The reference, cases, tolerances and hints are the notebook author's: bad ones raise a
     ValueError/TypeError naming the argument.
@@ -317,9 +328,7 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
         if not isinstance(args, tuple):
             raise TypeError(f"cases: expected each case to be a tuple of arguments, got "
                             f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)")
-    for label, tol in (("atol", atol), ("rtol", rtol)):
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol) or tol < 0:
-            raise ValueError(f"{label}: expected a finite number >= 0, got {tol!r}")
+    _tolerances(atol, rtol)
     if isinstance(hints, (str, bytes)) or not isinstance(hints, (list, tuple)):
         raise TypeError(f"hints: expected a list of Hint or (function, message) pairs, got {type(hints).__name__}")
     hints = [h if isinstance(h, Hint) else
@@ -335,7 +344,7 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
     if not callable(fn):
         print(f"{name} is not a function (it is a {type(fn).__name__}): define it with def and run again.")
         return False
-    ok = True
+    ok, shown = True, {}                                                  # hint -> the case it was first shown under
     for i, (args, want) in enumerate(zip(cases, wants), 1):
         problem = _check_case(fn, args, want, name, atol, rtol)
         if problem == "stub":
@@ -354,9 +363,16 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
                 except Exception:  # a hint must never break the report
                     matched = False
                 if matched:
-                    print(f"    Hint: {hint.message}")
+                    print(f"    {hint.label}: " + (f"as under case {shown[hint]}." if hint in shown else hint.message))
+                    shown.setdefault(hint, i)
     print(f"{name}: all {len(cases)} cases match." if ok else f"{name}: not yet, see above.")
     return ok
+
+
+def _tolerances(atol, rtol):
+    for label, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol) or tol < 0:
+            raise ValueError(f"{label}: expected a finite number >= 0, got {tol!r}")
 
 
 def _bad_hint(h):

@@ -164,7 +164,7 @@ def test_hints_recognise_a_common_mistake(capsys):
     case = [(torch.tensor([[1.0, 2.0], [0.0, 5.0]]),)]
     assert selfcheck.check_function(lambda x: torch.softmax(x, 0), _softmax, case, name="f", hints=hints) is False
     out = _out(capsys)
-    assert "    Hint: Softmax over the keys: that is dim=-1, not dim=0." in out
+    assert "    Recognised mistake: Softmax over the keys: that is dim=-1, not dim=0." in out
     assert "never negative" not in out and "never shown" not in out
     assert selfcheck.check_function(lambda x: x - 10, _softmax, case, name="f", hints=hints) is False
     out = _out(capsys)
@@ -265,3 +265,39 @@ def test_numeric_mistakes_as_a_list_of_pairs():
 def test_numeric_rejects_bad_mistakes(mistakes, error, words):
     with pytest.raises(error, match=words):
         selfcheck.numeric("?", 11.31, tolerance=0.01, mistakes=mistakes)
+
+
+def test_a_hint_is_said_in_full_once_then_referred_to(capsys):
+    hints = [selfcheck.mistake(lambda x: torch.softmax(x, 0), "Softmax over the keys: dim=-1."),
+             selfcheck.symptom(lambda out, x: out.shape[0] == 3, "Three rows.")]
+    cases = [(torch.tensor([[1.0, 2.0], [0.0, 5.0]]),), (torch.tensor([[3.0, 1.0], [2.0, 2.0], [0.0, 1.0]]),)]
+    assert selfcheck.check_function(lambda x: torch.softmax(x, 0), _softmax, cases, name="f", hints=hints) is False
+    out = _out(capsys)
+    assert out.count("Softmax over the keys: dim=-1.") == 1
+    assert "case 2: ✗" in out and "    Recognised mistake: as under case 1.\n    Hint: Three rows.\n" in out
+
+
+def test_a_mistake_that_cannot_run_on_a_case_is_skipped_there(capsys):
+    hints = [selfcheck.mistake(lambda x: x.reshape(2, 2), "Reshaped.")]          # only the first case has 4 entries
+    cases = [(torch.tensor([1.0, 2.0, 3.0, 4.0]),), (torch.tensor([1.0, 2.0]),)]
+    assert selfcheck.check_function(lambda x: x.reshape(-1, 2) if x.numel() == 4 else x, lambda x: x, cases,
+                                    name="f", hints=hints) is False
+    out = _out(capsys)
+    assert "case 1: ✗ shape (2, 2), expected (4,)\n    Recognised mistake: Reshaped.\n" in out
+    assert "case 2: ✓" in out
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda: selfcheck.mistake(lambda x: x, "m", atol=-1), ValueError, "atol: expected a finite number >= 0, got -1"),
+    (lambda: selfcheck.mistake(lambda x: x, "m", rtol=float("nan")), ValueError, "rtol: expected a finite number"),
+    (lambda: selfcheck.mistake("x", "m"), TypeError, "wrong: expected a function"),
+    (lambda: selfcheck.mistake(lambda x: x, ""), ValueError, "message: expected a non-empty str, got ''"),
+    (lambda: selfcheck.mistake(lambda x: x, 3), TypeError, "message: expected a str, got int"),
+    (lambda: selfcheck.Hint(lambda g, a: True, "m", label=""), ValueError, "label: expected a non-empty str"),
+    (lambda: selfcheck.symptom(3, "m"), TypeError, "predicate: expected a function"),
+    (lambda: selfcheck.check_function(_softmax, _softmax, CASES, hints=["x"]), TypeError,
+     "hints: expected a Hint or a \\(function, message\\) pair, got 'x'"),
+])
+def test_bad_hints_are_named(call, error, words):
+    with pytest.raises(error, match=words):
+        call()

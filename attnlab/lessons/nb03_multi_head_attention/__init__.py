@@ -8,4 +8,5 @@ from .heads import (
     head_projections, toy_multihead, head_titles, head_readout, readout_table)
 from .play import CONTROLS, MAX_HEADS, QUERY, HeadsPlay, play
 from .exercises import (
-    multihead, split_cases, multihead_cases, check_split_heads, check_multihead, head_size_mistakes)
+    multihead, split_cases, multihead_cases, check_split_heads, check_multihead, head_size_mistakes,
+    SPLIT_MISTAKES, MULTIHEAD_MISTAKES)

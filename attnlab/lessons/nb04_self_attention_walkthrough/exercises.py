@@ -1,6 +1,6 @@
 """Notebook 04's two code exercises (the matrix form of attention; a masked softmax that never gives
-NaN), checked with ``selfcheck.check_function`` against attnlab, naming a common mistake when one is
-recognised."""
+NaN), checked with ``selfcheck.check_function`` against attnlab; the common mistakes it recognises are
+written out as functions (``ATTENTION_MISTAKES``, ``MASKED_MISTAKES``)."""
 import math
 
 import torch
@@ -9,27 +9,7 @@ from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...data import thinking_machines
 from ...masking import causal_mask, masked_softmax
-from ...selfcheck import check_function
-
-
-def _matches(got, want):
-    try:
-        got = torch.as_tensor(got, dtype=torch.float64)
-    except (TypeError, ValueError, RuntimeError):
-        return False
-    return got.shape == want.shape and torch.allclose(got, want.double(), atol=1e-6, rtol=1e-5, equal_nan=True)
-
-
-def _diagnose(fn, args, mistakes):
-    """Run fn(*args) on copies once more; print the message of the first known mistake it equals."""
-    try:
-        got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
-    except Exception:  # already reported by check_function
-        return
-    for message, wrong in mistakes:
-        if _matches(got, wrong):
-            print("Recognised: " + message)
-            return
+from ...selfcheck import check_function, mistake
 
 
 def attention_cases():
@@ -41,23 +21,25 @@ def attention_cases():
             (r(4, 1), r(4, 1), r(4, 2))]                                        # d_k = 1
 
 
+def _scores(Q, K):
+    return Q @ K.transpose(-2, -1)                                              # (..., Tq, Tk)
+
+
+ATTENTION_MISTAKES = [
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K), -1) @ V,
+            "no ÷ √d_k: the scores grow with d_k and the softmax saturates."),
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K) / Q.shape[-1], -1) @ V, "you divided by d_k, not by √d_k."),
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K) / math.sqrt(Q.shape[-1]), -2) @ V,
+            "the softmax ran over the queries (dim=-2). Each query's row must sum to 1: dim=-1."),
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K), -1) @ V / math.sqrt(Q.shape[-1]),
+            "you divided the output by √d_k after the softmax (seed 004's slip, notebook 05)."),
+]
+
+
 def check_attention(fn):
     """Exercise 1: fn(Q (..., Tq, d_k), K (..., Tk, d_k), V (..., Tk, dv)) -> softmax(QKᵀ/√d_k)V."""
-    cases = attention_cases()
-    ok = check_function(fn, lambda Q, K, V: scaled_dot_product_attention(Q, K, V)[0], cases, name="my_attention")
-    if not ok:
-        Q, K, V = cases[1]
-        S = Q @ K.transpose(-2, -1)
-        d = Q.shape[-1]
-        _diagnose(fn, cases[1], [
-            ("no ÷ √d_k: the scores grow with d_k and the softmax saturates.", torch.softmax(S, -1) @ V),
-            ("you divided by d_k, not by √d_k.", torch.softmax(S / d, -1) @ V),
-            ("the softmax ran over the queries (dim=-2). Each query's row must sum to 1: dim=-1.",
-             torch.softmax(S / math.sqrt(d), -2) @ V),
-            ("you divided the output by √d_k after the softmax (seed 004's slip, notebook 05).",
-             torch.softmax(S, -1) @ V / math.sqrt(d)),
-        ])
-    return ok
+    return check_function(fn, lambda Q, K, V: scaled_dot_product_attention(Q, K, V)[0], attention_cases(),
+                          name="my_attention", hints=ATTENTION_MISTAKES)
 
 
 def masked_cases():
@@ -69,23 +51,22 @@ def masked_cases():
     return [(r(4, 4), causal_mask(4, 4)), (r(2, 5), padding.expand(2, 5)), (r(3, 4), empty)]
 
 
+MASKED_MISTAKES = [
+    mistake(lambda S, mask: torch.softmax(S.masked_fill(~mask, float("-inf")), -1),
+            "the query with no visible key got NaN: a softmax over only −∞ is 0/0. Give that row zeros."),
+    mistake(lambda S, mask: torch.softmax(S.masked_fill(~mask, -1e6), -1),
+            "the query with no visible key got uniform weights (d2l's −1e6 trick): it silently averages "
+            "keys it may not see. Give that row zeros."),
+    mistake(lambda S, mask: masked_softmax(S, ~mask),
+            "the mask is the wrong way round: True means MAY attend (as in torch's SDPA)."),
+    mistake(lambda S, mask: torch.softmax(S, -1), "the mask was not applied: masked keys must get weight 0."),
+]
+
+
 def check_masked_softmax(fn):
     """Exercise 2: fn(scores (Tq, Tk), mask bool (Tq, Tk), True = may attend) -> weights, 0 on masked
     keys, and all zeros (never NaN) for a query whose keys are all masked: ``al.masked_softmax``."""
-    cases = masked_cases()
-    ok = check_function(fn, masked_softmax, cases, name="my_masked_softmax")
-    if not ok:
-        S, mask = cases[2]
-        _diagnose(fn, cases[2], [
-            ("the query with no visible key got NaN: a softmax over only −∞ is 0/0. Give that row zeros.",
-             torch.softmax(S.masked_fill(~mask, float("-inf")), -1)),
-            ("the query with no visible key got uniform weights (d2l's −1e6 trick): it silently averages "
-             "keys it may not see. Give that row zeros.", torch.softmax(S.masked_fill(~mask, -1e6), -1)),
-            ("the mask is the wrong way round: True means MAY attend (as in torch's SDPA).",
-             masked_softmax(S, ~mask)),
-            ("the mask was not applied: masked keys must get weight 0.", torch.softmax(S, -1)),
-        ])
-    return ok
+    return check_function(fn, masked_softmax, masked_cases(), name="my_masked_softmax", hints=MASKED_MISTAKES)
 
 
 def divisor_mistakes(d_k=128, known_d_k=64):

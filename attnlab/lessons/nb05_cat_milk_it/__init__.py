@@ -6,4 +6,4 @@ from .compute import (
     compare_to_seed, feature_heads, similarity_mistakes)
 from .figures import WORD_COLORS, Moves, moves_plot, thumbnail
 from .play import CONTROLS, CatMilkPlay, formula, play, word_sliders
-from .exercises import check_attend, check_feature_heads
+from .exercises import ATTEND_MISTAKES, FEATURE_HEADS_MISTAKES, check_attend, check_feature_heads

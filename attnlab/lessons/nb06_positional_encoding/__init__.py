@@ -15,4 +15,4 @@ from .figures import (
     binary_counter_plot, MAX_BITS, CounterFigure, counter_vs_columns_figure, SimilarityFigure, similarity_figure,
     CircleFigure, rotation_circle_figure, Explorer, explorer, thumbnail)
 from . import exercises
-from .exercises import check_sinusoidal, check_rope
+from .exercises import SINUSOIDAL_MISTAKES, ROPE_MISTAKES, check_sinusoidal, check_rope

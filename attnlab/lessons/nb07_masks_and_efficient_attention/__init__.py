@@ -26,4 +26,4 @@ from .figures import (
     MASK_CMAP, SCORE_CMAP, mask_heatmap, Gallery, mask_gallery, ErrorPlot, error_plot, SoFarFigure, weights_so_far_figure, MemoryPlot,
     memory_plot, MaskExplorer, StepFigure, TileExplorer)
 from . import exercises
-from .exercises import check_bottom_right, check_masked_softmax
+from .exercises import BOTTOM_RIGHT_MISTAKES, MASKED_SOFTMAX_MISTAKES, check_bottom_right, check_masked_softmax
