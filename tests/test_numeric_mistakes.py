@@ -3,6 +3,7 @@ wrong answer is wrong). Each lesson's claimed wrong value is recomputed here fro
 message describes, by another route (a simulation, a mask, the encoding itself); and each notebook's
 self-check cell, as written, shows each message for its value and the plain hint otherwise."""
 import ast
+import importlib
 import json
 import math
 import pathlib
@@ -136,35 +137,37 @@ def test_bad_arguments_are_named(call, error, words):
         call()
 
 
-# ---- the notebooks' own self-check cells
-LESSONS = {"02": nb02, "03": nb03, "04": nb04, "05": nb05, "06": nb06, "07": nb07}
-
-
+# ---- the notebooks' own self-check cells (every notebook's, including ones added later)
 def _numeric_cells():
-    for path in sorted(NOTEBOOKS.glob("0*.ipynb")):
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         for i, cell in enumerate(json.loads(path.read_text())["cells"]):
             if cell["cell_type"] == "code" and "selfcheck.numeric(" in "".join(cell["source"]):
-                yield pytest.param(path.name[:2], "".join(cell["source"]), id=f"{path.stem}-cell{i}")
+                yield pytest.param(path.stem, "".join(cell["source"]), id=f"{path.stem}-cell{i}")
 
 
 CELLS = list(_numeric_cells())
 
 
 def test_every_numeric_self_check_is_found():
-    assert [c.values[0] for c in CELLS] == ["02", "03", "04", "04", "05", "06", "07"]
+    found = [c.values[0][:2] for c in CELLS]
+    for number, count in (("02", 1), ("03", 1), ("04", 2), ("05", 1), ("06", 1), ("07", 1)):
+        assert found.count(number) >= count, found
 
 
-def _build(number, source):
+def _build(stem, source):
     """The self-check the cell builds (its last expression), with the notebook's own names."""
+    import numpy as np
+
+    lesson = importlib.import_module(f"attnlab.lessons.nb{stem}")
     tree = ast.parse(source)
-    namespace = {"selfcheck": selfcheck, "lesson": LESSONS[number], "math": math, "al": al, "torch": torch}
+    namespace = {"selfcheck": selfcheck, "lesson": lesson, "math": math, "al": al, "torch": torch, "np": np}
     exec(compile(ast.Module(tree.body[:-1], []), "<cell>", "exec"), namespace)
     return eval(compile(ast.Expression(tree.body[-1].value), "<cell>", "eval"), namespace)
 
 
-@pytest.mark.parametrize("number,source", CELLS)
-def test_each_notebook_check_names_each_mistake_and_hints_otherwise(number, source):
-    check = _build(number, source)
+@pytest.mark.parametrize("stem,source", CELLS)
+def test_each_notebook_check_names_each_mistake_and_hints_otherwise(stem, source):
+    check = _build(stem, source)
     assert "mistakes=lesson." in source and len(check.mistakes) >= 3
     for wrong, message in check.mistakes:
         check.control.value = wrong                                             # typed, then Check pressed
