@@ -95,3 +95,7 @@ def test_a_numeric_self_check_names_a_known_mistake_under_ipywidgets_7():
     assert "Right" in q.feedback.value
     q.reveal.value = True
     assert q.solution.layout.display == ""
+    mc = selfcheck.multiple_choice("T -> 0 gives ...", {"uniform": "No.", "one-hot": "Yes."}, "one-hot")
+    data, _ = DisplayFormatter().format(mc)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == mc.widget.model_id
+    assert mc.check("uniform") is False and "No." in mc.feedback.value
