@@ -99,3 +99,13 @@ def test_a_numeric_self_check_names_a_known_mistake_under_ipywidgets_7():
     data, _ = DisplayFormatter().format(mc)
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == mc.widget.model_id
     assert mc.check("uniform") is False and "No." in mc.feedback.value
+
+
+def test_a_trainer_displays_under_ipywidgets_7():
+    from IPython.core.formatters import DisplayFormatter
+
+    from attnlab.trainer import Trainer
+    t = Trainer(lambda steps: iter([{"loss": 1.0}]), steps=10)
+    data, _ = DisplayFormatter().format(t)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == t.widget.model_id
+    assert data["text/plain"].startswith("Live panel") and "live curves: loss" in data["text/plain"]
