@@ -155,10 +155,6 @@ class Trainer:
         self.latest = item
 
     def _repr_mimebundle_(self, **kwargs):
-        """The widget view as ipywidgets 7 and 8 both write it (protocol 2; a VBox of ipywidgets 7
-        has no _repr_mimebundle_ of its own), and a text form for viewers without widgets."""
         names = ", ".join(["steps"] + list(self.controls))
-        return {"text/plain": (f"Live panel '{self.panel.name}': train button ({names}), progress bar, "
-                               f"live curves: {', '.join(self.curves)}"),
-                "application/vnd.jupyter.widget-view+json": {
-                    "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
+        return panels.widget_bundle(self.widget, f"Live panel '{self.panel.name}': train button ({names}), "
+                                                 f"progress bar, live curves: {', '.join(self.curves)}")

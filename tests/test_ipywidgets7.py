@@ -109,3 +109,33 @@ def test_a_trainer_displays_under_ipywidgets_7():
     data, _ = DisplayFormatter().format(t)
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == t.widget.model_id
     assert data["text/plain"].startswith("Live panel") and "live curves: loss" in data["text/plain"]
+
+
+def _lesson(name):
+    import importlib
+    return importlib.import_module(f"attnlab.lessons.{name}")
+
+
+def _nb01_training():
+    lesson = _lesson("nb01_kernel_regression")
+    return lesson.TrainingView(lesson.Explorer())
+
+
+def _nb08_explorer():
+    lesson = _lesson("nb08_bahdanau_attention")
+    return lesson.AlignmentExplorer({"additive": lesson.pretrained("additive")})
+
+
+def _nb09_explorer():
+    return _lesson("nb09_transformer_block").Explorer()
+
+
+@pytest.mark.parametrize("build,text", [(_nb01_training, "Live panel 'kernel-regression-training'"),
+                                        (_nb08_explorer, "Live panel 'alignment explorer'"),
+                                        (_nb09_explorer, "Live panel 'it explorer'")])
+def test_the_lessons_composite_widgets_display_under_ipywidgets_7(build, text):
+    from IPython.core.formatters import DisplayFormatter
+    view = build()
+    data, _ = DisplayFormatter().format(view)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == view.widget.model_id
+    assert data["text/plain"].startswith(text)

@@ -92,9 +92,8 @@ class Explorer:
         self.panel.refresh()
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Live panel 'it explorer': sentence text box, model menu ({', '.join(self.models)})"
-        return bundle
+        return panels.widget_bundle(self.widget, f"Live panel 'it explorer': sentence text box, model menu "
+                                                 f"({', '.join(self.models)})")
 
 
 def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
