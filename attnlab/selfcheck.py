@@ -17,6 +17,8 @@ from collections.abc import Mapping
 
 import ipywidgets as widgets
 
+from .panels import widget_bundle
+
 _OK = "<span style='color:#1b7f3b'><b>✓ Right.</b> {}</span>"
 _NO = "<span style='color:#b00020'><b>✗ Not quite.</b> {}</span>"
 
@@ -48,11 +50,7 @@ class _Check:
         self.reveal.description = "Hide solution" if change["new"] else "Show solution"
 
     def _repr_mimebundle_(self, **kwargs):
-        """The widget view as ipywidgets 7 and 8 both write it (protocol 2; a VBox of ipywidgets 7
-        has no _repr_mimebundle_ of its own), and a text form for viewers without widgets."""
-        return {"text/plain": f"Self-check: {html.unescape(self.question)}",
-                "application/vnd.jupyter.widget-view+json": {
-                    "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
+        return widget_bundle(self.widget, f"Self-check: {html.unescape(self.question)}")
 
 
 class MultipleChoice(_Check):
