@@ -27,6 +27,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
+from matplotlib.transforms import ScaledTranslation
 
 WEIGHT_CMAP = "viridis"
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax
@@ -234,6 +235,21 @@ def _set_ticks_and_text(ax, w):
     for t, value in zip(state.cells, w.ravel()):
         t.set_text(state.fmt.format(value))
         t.set_color(_text_color(value, state.vmin, state.vmax))
+
+
+def live_title(ax, text="", **text_kw):
+    """A Text placed and styled as ``ax``'s title, for a title a live panel changes on every move.
+
+    A panel can declare it and redraw it alone; a changed axes title moves its axes (matplotlib places
+    it at draw time), so changing ``set_title`` redraws the whole figure. Returns the Text; change it
+    with ``set_text``. Leave the axes' own title empty. ``text_kw`` (e.g. fontsize) go to ``ax.text``."""
+    _axes(ax)
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    rc = matplotlib.rcParams
+    offset = ScaledTranslation(0, rc["axes.titlepad"] / 72, ax.figure.dpi_scale_trans)
+    style = dict(ha="center", va="baseline", fontsize=rc["axes.titlesize"], fontweight=rc["axes.titleweight"])
+    return ax.text(0.5, 1.0, text, transform=ax.transAxes + offset, **{**style, **text_kw})
 
 
 def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None, annotate=False):
