@@ -27,7 +27,6 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
-from matplotlib.transforms import ScaledTranslation
 
 WEIGHT_CMAP = "viridis"
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax
@@ -243,13 +242,15 @@ def live_title(ax, text="", **text_kw):
     A panel can declare it and redraw it alone; a changed axes title moves its axes (matplotlib places
     it at draw time), so changing ``set_title`` redraws the whole figure. Returns the Text; change it
     with ``set_text``. Leave the axes' own title empty. ``text_kw`` (e.g. fontsize) go to ``ax.text``."""
-    _axes(ax)
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax: expected a matplotlib Axes, got {type(ax).__name__}")
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
     rc = matplotlib.rcParams
-    offset = ScaledTranslation(0, rc["axes.titlepad"] / 72, ax.figure.dpi_scale_trans)
     style = dict(ha="center", va="baseline", fontsize=rc["axes.titlesize"], fontweight=rc["axes.titleweight"])
-    return ax.text(0.5, 1.0, text, transform=ax.transAxes + offset, **{**style, **text_kw})
+    # An annotation at the top middle of the axes, raised by the title's pad: where set_title writes.
+    return ax.annotate(text, (0.5, 1.0), xycoords="axes fraction", xytext=(0, rc["axes.titlepad"]),
+                       textcoords="offset points", **{**style, **text_kw})
 
 
 def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None, annotate=False):
