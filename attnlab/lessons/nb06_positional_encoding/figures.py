@@ -161,14 +161,14 @@ def similarity_figure(P, *, base=10000.0, figsize=(12, 4)):
     n, d = P.shape
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=figsize, layout="constrained")
     encoding_heatmap(P @ P.T, ax=ax0, vmax=d / 2, title="P Pᵀ: constant along every diagonal")
-    ax0.set_xlabel("position k")
+    ax0.set_xlabel("position m")
     ax0.set_ylabel("position i")
     deltas = np.arange(n)
     mean, _ = similarity_by_offset(P, max_offset=n - 1)
     closed, = ax1.plot(deltas, offset_similarity(torch.arange(n), d, base), color="C0", label="closed form Σ cos(δ ω_j)")
     diagonals, = ax1.plot(deltas, to_numpy(mean), "o", color="C1", markersize=3, label="diagonals of P Pᵀ")
     ax1.axhline(0, color="0.7", linewidth=0.8)
-    ax1.set(xlabel="offset δ = k − i", ylabel="P_i · P_(i+δ)", title="similarity falls (not monotonically) with the offset")
+    ax1.set(xlabel="offset δ = m − i", ylabel="P_i · P_(i+δ)", title="similarity falls (not monotonically) with the offset")
     ax1.legend(fontsize=8)
     return SimilarityFigure(fig, ax0, ax1, closed, diagonals)
 
@@ -237,11 +237,11 @@ class Explorer:
         self.here, = ax_circle.plot([0], [0], "o", color="black", markersize=8, fillstyle="none", markeredgewidth=2)
         ax_circle.set(xlabel="sin column 2j", ylabel="cos column 2j+1", xlim=(-1.2, 1.2), ylim=(-1.2, 1.2), aspect="equal")
         fig.colorbar(self.trail, ax=ax_circle, label="position i")
-        self.sim_dots, = ax_sim.plot(positions, zeros, "o", color="C1", markersize=3, label="P_i · P_k")
-        self.sim_line, = ax_sim.plot(positions, zeros, color="C0", label="Σ cos((k−i) ω_j)")
+        self.sim_dots, = ax_sim.plot(positions, zeros, "o", color="C1", markersize=3, label="P_i · P_m")
+        self.sim_line, = ax_sim.plot(positions, zeros, color="C0", label="Σ cos((m−i) ω_j)")
         self.sim_marker = ax_sim.axvline(0, color="black", linewidth=1)
         ax_sim.axhline(0, color="0.8", linewidth=0.8)
-        ax_sim.set(xlabel="position k", ylabel="similarity P_i · P_k to position i")
+        ax_sim.set(xlabel="position m", ylabel="similarity P_i · P_m to position i")
         ax_sim.legend(loc="upper right", fontsize=8)
         self.titles = {ax: live_title(ax) for ax in (ax_P, ax_pair, ax_circle, ax_sim)}
         self.sim_ylim = None
