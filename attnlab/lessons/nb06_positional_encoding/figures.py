@@ -222,7 +222,7 @@ class Explorer:
         self.controls["width"].observe(self._keep_pair_valid, names="value")
         fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = panels.new_figure(2, 2, figsize=(11, 7))
         self.figure, self.ax_P, self.ax_pair, self.ax_circle, self.ax_sim = fig, ax_P, ax_pair, ax_circle, ax_sim
-        self.image = encoding_image(sinusoidal_encoding(n, width), ax_P, title="P")
+        self.image = encoding_image(sinusoidal_encoding(n, width), ax_P)          # titled by a live title
         self.row_box = ax_P.add_patch(Rectangle((-0.5, 0), 1, 1, fill=False, edgecolor="black", linewidth=2))
         self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor="lime", linewidth=2))
         self.sin_line, = ax_pair.plot(positions, zeros, color="C0", label="sin column 2j")
