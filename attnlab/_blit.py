@@ -90,7 +90,7 @@ class Blitter:
                 artist.draw(renderer)
             why = self._grown(renderer) or self._moved_while_drawing()
             if not why:
-                self._settle()
+                self._settle(self.checked)
                 self.why = ""
                 self.blits += 1
                 return True
@@ -108,11 +108,14 @@ class Blitter:
             return "first draw" if self.full_draws == 0 else "no background saved"
         if self._structure() != self.structure:
             return "axes moved or rescaled, or artists added, removed or restacked"
+        fresh = []
         for artist, print_ in zip(self.watched, self.prints):
             if artist.stale:
                 return f"undeclared change: {artist!r}"
-            if not _same(_fingerprint(artist), print_):
+            fresh.append(_fingerprint(artist))
+            if not _same(fresh[-1], print_):
                 return f"undeclared change (not marked stale): {artist!r}"
+        self.checked = fresh                # what a blit leaves as it is: only the plan draws
         return ""
 
     def _full(self):
@@ -160,13 +163,23 @@ class Blitter:
             if id(unit) not in ids:
                 self.watched += _descendants(unit)
         self.watched.append(self.figure.patch)
+        # Undeclared artists a blit draws (on top of moving ones): drawing may change their attributes.
+        drawn = {id(a) for unit in (self.plan or []) if id(unit) not in ids for a in _descendants(unit)}
+        self.redrawn = [i for i, a in enumerate(self.watched) if id(a) in drawn]
         self.structure = self._structure()
         self._settle()
 
-    def _settle(self):
+    def _settle(self, checked=None):
+        """Mark the watched artists fresh and fingerprint them; after a blit, ``checked`` holds the
+        fingerprints taken before it, still right for every artist the blit did not draw."""
         for artist in self.watched:
             artist.stale = False
-        self.prints = [_fingerprint(a) for a in self.watched]
+        if checked is None:
+            self.prints = [_fingerprint(a) for a in self.watched]
+            return
+        self.prints = checked
+        for i in self.redrawn:
+            checked[i] = _fingerprint(self.watched[i])
 
     # -- what is drawn where ---------------------------------------------------------------------
     def _units(self):

@@ -164,13 +164,23 @@ class Panel:
         text = f"Live panel '{self.name}' with controls: {', '.join(self.controls)}"
         if self.summary:
             text += "\n" + self.summary
-        bundle = {"text/plain": text}
+        bundle = widget_bundle(self.widget, text)
         if self.image.value:
             bundle["image/png"] = base64.b64encode(bytes(self.image.value)).decode("ascii")
-        # The widget view as ipywidgets 7 and 8 both write it (protocol 2).
-        bundle["application/vnd.jupyter.widget-view+json"] = {
-            "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
         return bundle
+
+
+def widget_bundle(widget, text):
+    """A display bundle for ``widget`` with ``text`` for viewers without widgets: the widget view as
+    ipywidgets 7 and 8 both write it (protocol 2). Use it in ``_repr_mimebundle_``: ipywidgets 7's
+    containers (VBox, HBox) have no ``_repr_mimebundle_`` of their own (they display through
+    ``_ipython_display_``), so ``self.widget._repr_mimebundle_()`` fails there (Colab)."""
+    if not isinstance(widget, widgets.Widget):
+        raise TypeError(f"widget: expected an ipywidgets widget, got {type(widget).__name__}")
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    return {"text/plain": text, "application/vnd.jupyter.widget-view+json": {
+        "version_major": 2, "version_minor": 0, "model_id": widget.model_id}}
 
 
 def _error_html(exc):

@@ -236,6 +236,23 @@ def _set_ticks_and_text(ax, w):
         t.set_color(_text_color(value, state.vmin, state.vmax))
 
 
+def live_title(ax, text="", **text_kw):
+    """A Text placed and styled as ``ax``'s title, for a title a live panel changes on every move.
+
+    A panel can declare it and redraw it alone; a changed axes title moves its axes (matplotlib places
+    it at draw time), so changing ``set_title`` redraws the whole figure. Returns the Text; change it
+    with ``set_text``. Leave the axes' own title empty. ``text_kw`` (e.g. fontsize) go to ``ax.text``."""
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax: expected a matplotlib Axes, got {type(ax).__name__}")
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    rc = matplotlib.rcParams
+    style = dict(ha="center", va="baseline", fontsize=rc["axes.titlesize"], fontweight=rc["axes.titleweight"])
+    # An annotation at the top middle of the axes, raised by the title's pad: where set_title writes.
+    return ax.annotate(text, (0.5, 1.0), xycoords="axes fraction", xytext=(0, rc["axes.titlepad"]),
+                       textcoords="offset points", **{**style, **text_kw})
+
+
 def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None, annotate=False):
     """One heatmap per head from (H, Tq, Tk) weights, on a shared 0–1 colour bar; returns the axes.
 

@@ -2,7 +2,8 @@
 says why a wrong answer is wrong, and keeps the solution one click away.
 
     selfcheck.multiple_choice("T -> 0 gives ...", {"uniform weights": "No: that is T -> ∞", ...}, answer="one-hot")
-    selfcheck.numeric("Var(q·k) for d_k = 64?", answer=64, tolerance=0.5, solution="...")
+    selfcheck.numeric("Var(q·k) for d_k = 64?", answer=64, tolerance=0.5, solution="...",
+                      mistakes={8: "that is the standard deviation √64; the variance is its square."})
     selfcheck.check_function(my_softmax, reference=torch.softmax, cases=[...])   # prints a report
 
 Questions check what the notebook's author gives them when they are made (a ValueError/TypeError
@@ -15,6 +16,8 @@ import numbers
 from collections.abc import Mapping
 
 import ipywidgets as widgets
+
+from .panels import widget_bundle
 
 _OK = "<span style='color:#1b7f3b'><b>✓ Right.</b> {}</span>"
 _NO = "<span style='color:#b00020'><b>✗ Not quite.</b> {}</span>"
@@ -47,9 +50,7 @@ class _Check:
         self.reveal.description = "Hide solution" if change["new"] else "Show solution"
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Self-check: {html.unescape(self.question)}"
-        return bundle
+        return widget_bundle(self.widget, f"Self-check: {html.unescape(self.question)}")
 
 
 class MultipleChoice(_Check):
@@ -85,7 +86,7 @@ class MultipleChoice(_Check):
 
 
 class Numeric(_Check):
-    def __init__(self, question, answer, *, tolerance=1e-6, solution="", hint=""):
+    def __init__(self, question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=None):
         self.answer = _finite(answer, "answer")
         self.tolerance = _finite(tolerance, "tolerance")
         if self.tolerance < 0:
@@ -93,11 +94,13 @@ class Numeric(_Check):
         if not isinstance(hint, str):
             raise TypeError(f"hint: expected a str, got {type(hint).__name__}")
         self.hint = hint
+        self.mistakes = _mistakes(mistakes, self.answer, self.tolerance)
         super().__init__(question, widgets.FloatText(value=0.0, description="answer:"), solution)
 
     def check(self, value=None):
         """Check ``value`` (default: the typed number); returns True when within the tolerance.
-        A value that is not a number gets feedback saying so (never an exception)."""
+        A value that is not a number gets feedback saying so (never an exception). A wrong value
+        within the tolerance of a known mistake gets that mistake's message instead of the hint."""
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 self.feedback.value = _NO.format(f"{html.escape(repr(value), quote=False)} is not a number: type a number. "
@@ -113,10 +116,54 @@ class Numeric(_Check):
             self.feedback.value = _OK.format(f"{self.answer:g}.")
         elif not math.isfinite(value):
             self.feedback.value = _NO.format(f"Type a finite number. {self.hint}")
+        elif (message := self.mistake(value)) is not None:
+            self.feedback.value = _NO.format(f"{value:g}: {message}")
         else:
             direction = "too large" if value > self.answer else "too small"
             self.feedback.value = _NO.format(f"{value:g} is {direction}. {self.hint}")
         return right
+
+    def mistake(self, value):
+        """The message of the known mistake within the tolerance of ``value`` (the nearest), or None."""
+        near = [(abs(value - wrong), message) for wrong, message in self.mistakes
+                if abs(value - wrong) <= self.tolerance]
+        return min(near, key=lambda pair: pair[0])[1] if near else None
+
+
+def _mistakes(mistakes, answer, tolerance):
+    """``mistakes`` checked, as a list of (wrong value, message): finite numbers apart from the answer
+    and from each other, each with a non-empty message."""
+    if mistakes is None:
+        return []
+    if isinstance(mistakes, Mapping):
+        pairs = list(mistakes.items())
+    elif isinstance(mistakes, (list, tuple)):
+        pairs = list(mistakes)
+        for pair in pairs:
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise TypeError(f"mistakes: expected (wrong value, message) pairs, got {pair!r}")
+    else:
+        raise TypeError(f"mistakes: expected a dict {{wrong value: message}} or a list of (value, message) pairs, "
+                        f"got {type(mistakes).__name__}")
+    checked = []
+    for wrong, message in pairs:
+        if isinstance(wrong, bool) or not isinstance(wrong, numbers.Real):
+            raise TypeError(f"mistakes: expected numbers as wrong values, got {type(wrong).__name__} {wrong!r}")
+        if not math.isfinite(wrong):
+            raise ValueError(f"mistakes: expected finite numbers as wrong values, got {wrong!r}")
+        if not isinstance(message, str):
+            raise TypeError(f"mistakes: expected a str message for {wrong:g}, got {type(message).__name__}")
+        if not message.strip():
+            raise ValueError(f"mistakes: expected a non-empty message for {wrong:g}, got {message!r}")
+        if abs(wrong - answer) <= tolerance:
+            raise ValueError(f"mistakes: {wrong:g} is within the tolerance {tolerance:g} of the answer {answer:g}, "
+                             f"so it would count as right; expected a wrong value")
+        for other, _ in checked:
+            if abs(wrong - other) <= tolerance:
+                raise ValueError(f"mistakes: {other:g} and {wrong:g} are within the tolerance {tolerance:g} of each "
+                                 f"other, so a typed number could be either; give them one message")
+        checked.append((float(wrong), message))
+    return checked
 
 
 def _finite(x, name):
@@ -132,43 +179,65 @@ def multiple_choice(question, options, answer, solution=""):
     return MultipleChoice(question, options, answer, solution)
 
 
-def numeric(question, answer, *, tolerance=1e-6, solution="", hint=""):
-    """A question whose answer is a number, checked within ``tolerance``."""
-    return Numeric(question, answer, tolerance=tolerance, solution=solution, hint=hint)
+def numeric(question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=None):
+    """A question whose answer is a number, checked within ``tolerance``.
+
+    hint: said under any wrong number that is not a known mistake (HTML allowed).
+    mistakes: the wrong numbers a learner really produces, a dict {wrong value: message} (or a list
+        of (wrong value, message) pairs, which keeps two mistakes that give the same number apart so
+        that the check can refuse them), each checked with the same tolerance. A wrong answer that
+        matches one gets its message (why it is wrong, what they probably did) instead of the hint:
+            selfcheck.numeric("√d_k for d_k = 128? Two decimals.", answer=11.31, tolerance=0.01,
+                              hint="The square root of d_k.",
+                              mistakes={128 / 8: "you divided 128 by 8: 8 is √64, not √128.",
+                                        128: "that is d_k itself: take its square root."})
+        Compute the values where a computation says what the mistake is (``128 / 8``, not ``16``).
+        Each must be a finite number farther than ``tolerance`` from the answer and from the other
+        mistakes, each message a non-empty str (HTML allowed), shown after the typed number
+        ("16: you divided ..."); if two are within the tolerance of a typed number, the nearer wins.
+    """
+    return Numeric(question, answer, tolerance=tolerance, solution=solution, hint=hint, mistakes=mistakes)
 
 
 class Hint:
     """A common mistake that ``check_function`` recognises in a wrong answer, and what to say.
 
-    Build one with ``mistake`` (the learner's output equals a typical wrong function's) or
-    ``symptom`` (a predicate on the learner's output is True).
+    Build one with ``mistake`` (the learner's output equals a typical wrong function's; printed as
+    "Recognised mistake: ...") or ``symptom`` (a predicate on the learner's output is True; printed
+    as "Hint: ...").
     """
 
-    def __init__(self, matches, message):
+    def __init__(self, matches, message, *, label="Hint"):
         if not callable(matches):
             raise TypeError(f"hint: expected a function, got {type(matches).__name__}")
-        if not isinstance(message, str):
-            raise TypeError(f"message: expected a str, got {type(message).__name__}")
-        self.matches, self.message = matches, message
+        for name, text in (("message", message), ("label", label)):
+            if not isinstance(text, str):
+                raise TypeError(f"{name}: expected a str, got {type(text).__name__}")
+            if not text.strip():
+                raise ValueError(f"{name}: expected a non-empty str, got {text!r}")
+        self.matches, self.message, self.label = matches, message, label
 
 
 def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
-    """A Hint shown when the learner's output equals ``wrong(*case)`` (a typical mistake written
-    out, e.g. a softmax over the wrong dim), within atol/rtol."""
+    """A Hint shown as "Recognised mistake: <message>" when the learner's output equals
+    ``wrong(*case)`` (a typical mistake written out, e.g. a softmax over the wrong dim), within
+    atol/rtol, NaN matching NaN. A ``wrong`` that raises on a case (say, on its shapes) is skipped there."""
     import torch
 
     if not callable(wrong):
         raise TypeError(f"wrong: expected a function with the reference's arguments, got {type(wrong).__name__}")
+    _tolerances(atol, rtol)
 
     def matches(got, args):
         want = wrong(*args)
         got, want = torch.as_tensor(got).double(), torch.as_tensor(want).double()
         return got.shape == want.shape and bool(torch.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True))
-    return Hint(matches, message)
+    return Hint(matches, message, label="Recognised mistake")
 
 
 def symptom(predicate, message):
-    """A Hint shown when ``predicate(output, *case)`` is True (e.g. rows that do not sum to 1)."""
+    """A Hint shown as "Hint: <message>" when ``predicate(output, *case)`` is True (e.g. rows that
+    do not sum to 1)."""
     if not callable(predicate):
         raise TypeError(f"predicate: expected a function (output, *case) -> bool, got {type(predicate).__name__}")
     return Hint(lambda got, args: bool(predicate(got, *args)), message)
@@ -235,10 +304,14 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
 
     hints: common mistakes to recognise, each a ``Hint`` (see ``mistake`` and ``symptom``) or a
         pair (wrong_function, message) meaning ``mistake(wrong_function, message)``. When a case
-        fails and a hint matches the learner's output, its message is printed under the case:
+        fails and a hint matches the learner's output, its message is printed under the case (the
+        first time in full; under a later case "as under case N"):
             check_function(my_softmax, ref, cases, hints=[
                 (lambda x: torch.softmax(x, 0), "Softmax over the keys: that is dim=-1, not dim=0."),
                 symptom(lambda out, x: (out < 0).any(), "Weights are never negative: exponentiate.")])
+        prints, for a learner who wrote dim=0:
+            case 1: ✗ values differ from the reference by up to 0.47 ...
+                Recognised mistake: Softmax over the keys: that is dim=-1, not dim=0.
         A hint that raises is skipped.
     The reference, cases, tolerances and hints are the notebook author's: bad ones raise a
     ValueError/TypeError naming the argument.
@@ -253,9 +326,7 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
         if not isinstance(args, tuple):
             raise TypeError(f"cases: expected each case to be a tuple of arguments, got "
                             f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)")
-    for label, tol in (("atol", atol), ("rtol", rtol)):
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol) or tol < 0:
-            raise ValueError(f"{label}: expected a finite number >= 0, got {tol!r}")
+    _tolerances(atol, rtol)
     if isinstance(hints, (str, bytes)) or not isinstance(hints, (list, tuple)):
         raise TypeError(f"hints: expected a list of Hint or (function, message) pairs, got {type(hints).__name__}")
     hints = [h if isinstance(h, Hint) else
@@ -271,7 +342,7 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
     if not callable(fn):
         print(f"{name} is not a function (it is a {type(fn).__name__}): define it with def and run again.")
         return False
-    ok = True
+    ok, shown = True, {}                                                  # hint -> the case it was first shown under
     for i, (args, want) in enumerate(zip(cases, wants), 1):
         problem = _check_case(fn, args, want, name, atol, rtol)
         if problem == "stub":
@@ -290,9 +361,16 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
                 except Exception:  # a hint must never break the report
                     matched = False
                 if matched:
-                    print(f"    Hint: {hint.message}")
+                    print(f"    {hint.label}: " + (f"as under case {shown[hint]}." if hint in shown else hint.message))
+                    shown.setdefault(hint, i)
     print(f"{name}: all {len(cases)} cases match." if ok else f"{name}: not yet, see above.")
     return ok
+
+
+def _tolerances(atol, rtol):
+    for label, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol) or tol < 0:
+            raise ValueError(f"{label}: expected a finite number >= 0, got {tol!r}")
 
 
 def _bad_hint(h):

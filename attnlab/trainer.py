@@ -82,7 +82,10 @@ class Trainer:
                 ax.set(yscale="log", ylim=(1e-3, 5), ylabel=f"{curve} (log scale)")
             ax.set(xlim=(0, steps), xlabel="training step", title=curve)
             ax.grid(True, which="major", alpha=0.3)
-        self.panel = panels.Panel(fig, self.controls, self._draw, moving=list(axes[0]), name=name)
+        # What a redraw changes: the curves (their axes keep their limits while a run lasts) and the
+        # lesson's extra picture, whatever it draws there (that axes is redrawn whole).
+        moving = list(self.lines.values()) + ([self.extra_ax] if self.extra_ax is not None else [])
+        self.panel = panels.Panel(fig, self.controls, self._draw, moving=moving, name=name)
         self.button.on_click(self.train)
         self.steps.observe(self._steps_changed, names="value")
         self.widget = widgets.VBox([widgets.HBox([self.steps, self.button]),
@@ -101,7 +104,8 @@ class Trainer:
         for curve, line in self.lines.items():
             ys = self.history[curve]
             line.set_data(range(1, len(ys) + 1), ys)
-            self.axes[curve].set_xlim(0, self.total)
+            if self.axes[curve].get_xlim() != (0, self.total):   # set once per run: a new limit redraws all
+                self.axes[curve].set_xlim(0, self.total)
         text = self.extra(self.extra_ax, self.latest, **values) if self.extra is not None else None
         if self.latest is None:
             return text
@@ -155,8 +159,6 @@ class Trainer:
         self.latest = item
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
         names = ", ".join(["steps"] + list(self.controls))
-        bundle["text/plain"] = (f"Live panel '{self.panel.name}': train button ({names}), progress bar, "
-                                f"live curves: {', '.join(self.curves)}")
-        return bundle
+        return panels.widget_bundle(self.widget, f"Live panel '{self.panel.name}': train button ({names}), "
+                                                 f"progress bar, live curves: {', '.join(self.curves)}")

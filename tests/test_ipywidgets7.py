@@ -73,3 +73,69 @@ def test_the_picture_equals_a_full_draw_under_ipywidgets_7():
         panel.controls["level"].value = value
         shown = np.asarray(Image.open(io.BytesIO(bytes(panel.image.value))).convert("RGBA"))
         assert np.abs(shown.astype(int) - full_draw(panel.figure)).max() == 0
+
+
+def test_a_numeric_self_check_names_a_known_mistake_under_ipywidgets_7():
+    from IPython.core.formatters import DisplayFormatter
+
+    from attnlab import selfcheck
+    q = selfcheck.numeric("√128? Two decimals.", 11.31, tolerance=0.01, hint="The square root of d_k.",
+                          mistakes={128 / 8: "You divided 128 by 8: 8 is √64, not √128."})
+    data, _ = DisplayFormatter().format(q)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == q.widget.model_id
+    assert data["text/plain"] == "Self-check: √128? Two decimals."
+    q.control.value = 16.0                                            # typed in the FloatText, then Check
+    q.check_button.click()
+    assert "16: You divided 128 by 8" in q.feedback.value and "square root" not in q.feedback.value
+    q.control.value = 20.0
+    q.check_button.click()
+    assert "20 is too large. The square root of d_k." in q.feedback.value
+    q.control.value = 11.31
+    q.check_button.click()
+    assert "Right" in q.feedback.value
+    q.reveal.value = True
+    assert q.solution.layout.display == ""
+    mc = selfcheck.multiple_choice("T -> 0 gives ...", {"uniform": "No.", "one-hot": "Yes."}, "one-hot")
+    data, _ = DisplayFormatter().format(mc)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == mc.widget.model_id
+    assert mc.check("uniform") is False and "No." in mc.feedback.value
+
+
+def test_a_trainer_displays_under_ipywidgets_7():
+    from IPython.core.formatters import DisplayFormatter
+
+    from attnlab.trainer import Trainer
+    t = Trainer(lambda steps: iter([{"loss": 1.0}]), steps=10)
+    data, _ = DisplayFormatter().format(t)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == t.widget.model_id
+    assert data["text/plain"].startswith("Live panel") and "live curves: loss" in data["text/plain"]
+
+
+def _lesson(name):
+    import importlib
+    return importlib.import_module(f"attnlab.lessons.{name}")
+
+
+def _nb01_training():
+    lesson = _lesson("nb01_kernel_regression")
+    return lesson.TrainingView(lesson.Explorer())
+
+
+def _nb08_explorer():
+    lesson = _lesson("nb08_bahdanau_attention")
+    return lesson.AlignmentExplorer({"additive": lesson.pretrained("additive")})
+
+
+def _nb09_explorer():
+    return _lesson("nb09_transformer_block").Explorer()
+
+
+@pytest.mark.parametrize("build,text", [(_nb01_training, "Live panel 'kernel-regression-training'"),
+                                        (_nb08_explorer, "Live panel 'alignment explorer'"),
+                                        (_nb09_explorer, "Live panel 'it explorer'")])
+def test_the_lessons_composite_widgets_display_under_ipywidgets_7(build, text):
+    from IPython.core.formatters import DisplayFormatter
+    view = build()
+    data, _ = DisplayFormatter().format(view)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == view.widget.model_id
+    assert data["text/plain"].startswith(text)

@@ -56,7 +56,7 @@ def test_play_panel_updates_in_place_without_the_global_rng():
     controls["padding"].value = 5
     assert torch.equal(state, torch.random.get_rng_state())
     assert panel.error.value == "" and list(view.table.ax.texts) == texts
-    assert "causal + padding 5" in view.ax_mask.get_title()
+    assert "causal + padding 5" in view.mask_title.get_text()
     assert "Thinking 1.000" in panel.text.value                         # causal: Thinking sees only itself
     with pytest.raises(ValueError, match="controls: expected the names"):
         lesson.play({"step": controls["step"]})

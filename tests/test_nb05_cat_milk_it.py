@@ -280,7 +280,7 @@ def test_play_panel_moves_in_place_and_leaves_the_rng_alone():
     controls["it_y"].value = 3.0
     assert torch.equal(state, torch.random.get_rng_state())
     assert panel.error.value == "" and list(view.moves.ax.get_children()) == artists
-    assert "softmax(QKᵀ/T)·V/√4" in view.moves.ax.get_title()
+    assert "softmax(QKᵀ/T)·V/√4" in view.title.get_text()
     assert "it′ is closer to" in panel.text.value
 
 

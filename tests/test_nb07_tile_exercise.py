@@ -65,7 +65,7 @@ def correct(m, l, acc, scores, v):
 def test_a_correct_answer_is_accepted(capsys):
     assert lesson.check_tile_update(correct) is True
     out = capsys.readouterr().out
-    assert "all 5 cases match" in out and "Hint" not in out
+    assert "all 5 cases match" in out and "Hint" not in out and "Recognised" not in out
 
 
 def test_the_stub_is_reported_as_not_written(capsys):
@@ -117,9 +117,9 @@ def no_max(m, l, acc, s, v):
 def test_each_usual_mistake_is_recognised(fn, words, capsys):
     assert lesson.check_tile_update(fn) is False
     out = capsys.readouterr().out
-    assert f"Hint: {words}" in out
+    assert f"Recognised mistake: {words}" in out
     others = [h.message.split(":")[0] for h in te.TILE_HINTS[:6] if not h.message.startswith(words)]   # the mistakes
-    assert not [o for o in others if f"Hint: {o}:" in out], out             # and no other mistake's hint
+    assert not [o for o in others if f"Recognised mistake: {o}:" in out], out            # and no other mistake's hint
 
 
 def test_a_wrong_return_is_reported_in_words(capsys):

@@ -1,6 +1,7 @@
 """Every live panel in every notebook: after each move of a seeded random sequence over all its
 controls (switching between them), the panel's picture is exactly (max difference 0 on every pixel)
-matplotlib's own full draw of the same state, and a panel that declares moving artists blits.
+matplotlib's own full draw of the same state, and a panel that declares moving artists blits; and
+every slider's drag blits every move, except the sliders FULL_DRAW_SLIDERS names (with the reason).
 
 The notebooks run in this process (tests/_notebook_panels.py).
 """
@@ -74,3 +75,52 @@ def test_panels_equal_full_draws_after_random_moves(notebook):
         if panel.blitter is not None and panel.blitter.moving and names:
             assert panel.blitter.blits > 0, (panel.name, panel.blitter.why)
             assert panel.blitter.exact, (panel.name, panel.blitter.why)
+
+
+# Sliders whose moves may draw the whole figure, and why; every other slider of every panel blits.
+FULL_DRAW_SLIDERS = {
+    ("kernel-regression-explorer", "n_train"): "the number of key columns: the heatmap's limits and ticks",
+    ("02-scoring-functions", "n"): "the number of key columns: the heatmap's limits and ticks",
+    ("03-multi-head", "heads"): "shows, hides, moves and retitles heatmaps",
+    ("06_positional_encoding", "width"): "P's shape (limits, ticks) and the similarity's y range",
+    ("07-masks", "Tq"): "the shape of both heatmaps: limits and ticks",
+    ("07-masks", "Tk"): "the shape of both heatmaps: limits and ticks",
+}
+
+
+def drag(control, moves=4):
+    """Values one step apart, back and forth, as dragging a slider by keys gives."""
+    if not hasattr(control, "step") or control.step is None:                  # a SelectionSlider
+        values = list(control.options)
+        i = values.index(control.value)
+        return [values[i + 1 if i + 1 < len(values) else i - 1], control.value] * (moves // 2)
+    v, step = control.value, control.step
+    if type(control).__name__ == "FloatLogSlider":                           # the step is in the exponent
+        e = np.log(v) / np.log(control.base)
+        return [float(control.base ** (e + step if e + step <= control.max else e - step)), v] * (moves // 2)
+    return [v + step if v + step <= control.max else v - step, v] * (moves // 2)
+
+
+def is_slider(control):
+    return "Slider" in type(control).__name__
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_slider_move_blits_unless_named(notebook):
+    """Dragging any slider of any Play panel blits every move after the first (which may follow another
+    control's full draw), and stays exact, except the sliders FULL_DRAW_SLIDERS names."""
+    named = set()
+    for panel in notebook_panels(notebook):
+        for name, control in panel.controls.items():
+            if not is_slider(control):
+                continue
+            if (panel.name, name) in FULL_DRAW_SLIDERS:
+                named.add((panel.name, name))
+                continue
+            assert panel.blitter is not None, (panel.name, "blit=False")
+            for i, value in enumerate(drag(control)):
+                control.value = value
+                assert not panel.error.value, (panel.name, name, value, panel.error.value)
+                if i > 0:
+                    assert panel.blitter.why == "", (panel.name, name, value, panel.blitter.why)
+            assert max_difference(panel) == 0, (panel.name, name)

@@ -479,3 +479,17 @@ def test_panel_arguments_are_checked_before_anything_is_built(kwargs, error, mes
     figure, controls, update = args.pop("figure"), args.pop("controls"), args.pop("update")
     with pytest.raises(error, match=re.escape(message)):
         panels.Panel(figure, controls, update, **args)
+
+
+def test_widget_bundle_names_bad_arguments():
+    import ipywidgets
+
+    from attnlab import panels
+    box = ipywidgets.VBox([])
+    bundle = panels.widget_bundle(box, "a box")
+    assert bundle == {"text/plain": "a box", "application/vnd.jupyter.widget-view+json": {
+        "version_major": 2, "version_minor": 0, "model_id": box.model_id}}
+    with pytest.raises(TypeError, match="widget: expected an ipywidgets widget, got str"):
+        panels.widget_bundle("box", "a box")
+    with pytest.raises(TypeError, match="text: expected a str, got NoneType"):
+        panels.widget_bundle(box, None)

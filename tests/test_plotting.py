@@ -127,3 +127,26 @@ def test_heads_grid_with_many_heads_fits_the_cap():
     axes = plotting.heads_grid(np.full((64, 2, 2), 0.5))
     w, h = _pixels(axes[0].figure)
     assert len(axes) == 64 and w <= 1400 + 1e-6 and h <= 1200 + 1e-6
+
+
+@pytest.mark.parametrize("text", ["weights, σ = 0.3", "two lines\nof title"])
+def test_live_title_sits_where_set_title_writes(text):
+    from attnlab import panels
+    fig, ax = panels.new_figure()
+    ax.set_title(text)
+    fig.canvas.draw()
+    reference = ax.title.get_window_extent(fig.canvas.get_renderer())
+    ax.set_title("")
+    t = plotting.live_title(ax, text)
+    fig.canvas.draw()
+    assert t.get_text() == text and t.get_window_extent(fig.canvas.get_renderer()).bounds == reference.bounds
+    assert plotting.live_title(ax, "x", fontsize=10).get_fontsize() == 10
+
+
+def test_live_title_bad_arguments():
+    for bad in ("ax", None):
+        with pytest.raises(TypeError, match=f"ax: expected a matplotlib Axes, got {type(bad).__name__}"):
+            plotting.live_title(bad, "t")
+    _, ax = plt.subplots()
+    with pytest.raises(TypeError, match="text: expected a str, got int"):
+        plotting.live_title(ax, 3)

@@ -164,7 +164,7 @@ def test_hints_recognise_a_common_mistake(capsys):
     case = [(torch.tensor([[1.0, 2.0], [0.0, 5.0]]),)]
     assert selfcheck.check_function(lambda x: torch.softmax(x, 0), _softmax, case, name="f", hints=hints) is False
     out = _out(capsys)
-    assert "    Hint: Softmax over the keys: that is dim=-1, not dim=0." in out
+    assert "    Recognised mistake: Softmax over the keys: that is dim=-1, not dim=0." in out
     assert "never negative" not in out and "never shown" not in out
     assert selfcheck.check_function(lambda x: x - 10, _softmax, case, name="f", hints=hints) is False
     out = _out(capsys)
@@ -195,3 +195,109 @@ def test_check_function_passes_what_cannot_be_copied_as_it_is(capsys):
     assert selfcheck.check_function(lambda m, x: m(x).detach(), ref, [(model, x)], name="f") is True
     assert selfcheck.check_function(lambda m, x: torch.autograd.grad(m(x).sum(), x)[0] * 0 + m(x).detach(), ref,
                                     [(model, x)], name="g") is True   # requires_grad kept on the copy
+
+
+# ---- known mistakes of a numeric self-check (issue 14: say why a wrong answer is wrong)
+def _gpt3():
+    return selfcheck.numeric("√128? Two decimals.", 11.31, tolerance=0.01, hint="The square root of d_k.",
+                             mistakes={128 / 8: "you divided 128 by 8: 8 is √64, not √128.",
+                                       128: "that is d_k itself: take its square root."})
+
+
+def test_numeric_names_a_known_mistake_and_gives_the_hint_otherwise():
+    q = _gpt3()
+    assert q.check(16) is False
+    assert "16: you divided 128 by 8: 8 is √64, not √128." in q.feedback.value
+    assert "Not quite" in q.feedback.value and "square root of d_k" not in q.feedback.value
+    assert q.check(16.009) is False and "you divided 128 by 8" in q.feedback.value      # the same tolerance
+    assert q.check(16.02) is False and "16.02 is too large. The square root of d_k." in q.feedback.value
+    assert q.check(128) is False and "that is d_k itself" in q.feedback.value
+    assert q.check(3) is False and "3 is too small. The square root of d_k." in q.feedback.value
+    assert "you divided" not in q.feedback.value and "d_k itself" not in q.feedback.value
+    assert q.check(11.315) is True and "Right" in q.feedback.value
+    assert q.check("16") is False and "is not a number" in q.feedback.value
+
+
+def test_numeric_mistake_through_the_widget():
+    q = _gpt3()
+    q.control.value = 16.0
+    q.check_button.click()
+    assert "you divided 128 by 8" in q.feedback.value
+    q.control.value = 20.0
+    q.check_button.click()
+    assert "20 is too large. The square root of d_k." in q.feedback.value
+    q.control.value = 11.31
+    q.check_button.click()
+    assert "Right" in q.feedback.value
+
+
+def test_numeric_nearest_mistake_wins_and_exact_tolerance_zero():
+    q = selfcheck.numeric("?", 2, tolerance=0, mistakes={1: "off by one", 3: "counted from 1"})
+    assert q.check(1) is False and "off by one" in q.feedback.value
+    assert q.check(3) is False and "counted from 1" in q.feedback.value
+    assert q.check(3.5) is False and "too large" in q.feedback.value
+    q = selfcheck.numeric("?", 0, tolerance=1, mistakes={2: "two", 3.5: "three and a half"})
+    assert q.check(2.8) is False and "three and a half" in q.feedback.value
+    assert q.check(2.7) is False and "two" in q.feedback.value
+
+
+def test_numeric_mistakes_as_a_list_of_pairs():
+    q = selfcheck.numeric("?", 2, tolerance=0, mistakes=[(1, "off by one"), (3, "counted from 1")])
+    assert q.check(3) is False and "3: counted from 1" in q.feedback.value
+
+
+@pytest.mark.parametrize("mistakes,error,words", [
+    ({16, 17}, TypeError, r"mistakes: expected a dict \{wrong value: message\} or a list of \(value, message\) "
+                          r"pairs, got set"),
+    ([16], TypeError, r"mistakes: expected \(wrong value, message\) pairs, got 16"),
+    ([(16, "x", "y")], TypeError, r"mistakes: expected \(wrong value, message\) pairs, got \(16, 'x', 'y'\)"),
+    ({"16": "x"}, TypeError, "mistakes: expected numbers as wrong values, got str '16'"),
+    ({True: "x"}, TypeError, "mistakes: expected numbers as wrong values, got bool True"),
+    ({float("nan"): "x"}, ValueError, "mistakes: expected finite numbers as wrong values, got nan"),
+    ({float("inf"): "x"}, ValueError, "mistakes: expected finite numbers as wrong values, got inf"),
+    ({16: None}, TypeError, "mistakes: expected a str message for 16, got NoneType"),
+    ({16: "  "}, ValueError, "mistakes: expected a non-empty message for 16, got '  '"),
+    ({11.305: "x"}, ValueError, "mistakes: 11.305 is within the tolerance 0.01 of the answer 11.31, so it would "
+                                "count as right; expected a wrong value"),
+    ([(16, "x"), (16.005, "y")], ValueError, "mistakes: 16 and 16.005 are within the tolerance 0.01 of each other, so "
+                                            "a typed number could be either; give them one message"),
+])
+def test_numeric_rejects_bad_mistakes(mistakes, error, words):
+    with pytest.raises(error, match=words):
+        selfcheck.numeric("?", 11.31, tolerance=0.01, mistakes=mistakes)
+
+
+def test_a_hint_is_said_in_full_once_then_referred_to(capsys):
+    hints = [selfcheck.mistake(lambda x: torch.softmax(x, 0), "Softmax over the keys: dim=-1."),
+             selfcheck.symptom(lambda out, x: out.shape[0] == 3, "Three rows.")]
+    cases = [(torch.tensor([[1.0, 2.0], [0.0, 5.0]]),), (torch.tensor([[3.0, 1.0], [2.0, 2.0], [0.0, 1.0]]),)]
+    assert selfcheck.check_function(lambda x: torch.softmax(x, 0), _softmax, cases, name="f", hints=hints) is False
+    out = _out(capsys)
+    assert out.count("Softmax over the keys: dim=-1.") == 1
+    assert "case 2: ✗" in out and "    Recognised mistake: as under case 1.\n    Hint: Three rows.\n" in out
+
+
+def test_a_mistake_that_cannot_run_on_a_case_is_skipped_there(capsys):
+    hints = [selfcheck.mistake(lambda x: x.reshape(2, 2), "Reshaped.")]          # only the first case has 4 entries
+    cases = [(torch.tensor([1.0, 2.0, 3.0, 4.0]),), (torch.tensor([1.0, 2.0]),)]
+    assert selfcheck.check_function(lambda x: x.reshape(-1, 2) if x.numel() == 4 else x, lambda x: x, cases,
+                                    name="f", hints=hints) is False
+    out = _out(capsys)
+    assert "case 1: ✗ shape (2, 2), expected (4,)\n    Recognised mistake: Reshaped.\n" in out
+    assert "case 2: ✓" in out
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda: selfcheck.mistake(lambda x: x, "m", atol=-1), ValueError, "atol: expected a finite number >= 0, got -1"),
+    (lambda: selfcheck.mistake(lambda x: x, "m", rtol=float("nan")), ValueError, "rtol: expected a finite number"),
+    (lambda: selfcheck.mistake("x", "m"), TypeError, "wrong: expected a function"),
+    (lambda: selfcheck.mistake(lambda x: x, ""), ValueError, "message: expected a non-empty str, got ''"),
+    (lambda: selfcheck.mistake(lambda x: x, 3), TypeError, "message: expected a str, got int"),
+    (lambda: selfcheck.Hint(lambda g, a: True, "m", label=""), ValueError, "label: expected a non-empty str"),
+    (lambda: selfcheck.symptom(3, "m"), TypeError, "predicate: expected a function"),
+    (lambda: selfcheck.check_function(_softmax, _softmax, CASES, hints=["x"]), TypeError,
+     "hints: expected a Hint or a \\(function, message\\) pair, got 'x'"),
+])
+def test_bad_hints_are_named(call, error, words):
+    with pytest.raises(error, match=words):
+        call()

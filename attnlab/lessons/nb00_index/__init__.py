@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from IPython.display import HTML
 
-from ... import _checks, panels
+from ... import _checks, panels, plotting
 from ...masking import masked_softmax
 
 THUMBNAILS = Path(__file__).parent / "thumbnails"
@@ -120,14 +120,17 @@ class SoftmaxWarmUp:
                          for i, v in enumerate(scores, 1)}
         self.controls["T"] = widgets.FloatLogSlider(value=temperature, base=10, min=-2, max=2, step=0.05,
                                                     description="T")
-        self.panel = panels.Panel(fig, self.controls, self.update, name="softmax-warm-up")
+        self.title = plotting.live_title(self.ax)
+        # What a move changes: the bars and the title.
+        self.panel = panels.Panel(fig, self.controls, self.update, moving=[*self.bars, self.title],
+                                  name="softmax-warm-up")
 
     def update(self, s1, s2, s3, T):
         """Set the bars to softmax([s1, s2, s3] / T); returns the weights as text."""
         weights = masked_softmax(torch.tensor([s1, s2, s3], dtype=torch.float64), temperature=T)
         for bar, w in zip(self.bars, weights.tolist()):
             bar.set_height(w)
-        self.ax.set_title(f"softmax(scores / T), T = {T:.2f}")
+        self.title.set_text(f"softmax(scores / T), T = {T:.2f}")
         return "weights: " + ", ".join(f"{w:.3f}" for w in weights.tolist()) + "   (dotted line: 1/3, uniform)"
 
     @property

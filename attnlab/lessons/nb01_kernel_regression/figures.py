@@ -13,7 +13,7 @@ from matplotlib.patches import Rectangle
 
 from ... import _checks, data, panels
 from ...attention import nadaraya_watson
-from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
+from ...plotting import heatmap, heatmap_state, live_title, to_numpy, update_heatmap
 from ...trainer import Trainer
 from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
@@ -132,7 +132,14 @@ class Explorer:
         self.ax_map.tick_params(length=0)                     # up to 200 keys: labels only, no tick marks
         self.row_box = self.ax_map.add_patch(Rectangle((-0.5, -0.5), w.shape[1], 1, fill=False, edgecolor="red",
                                                        linewidth=1.5))
-        self.panel = panels.Panel(fig, self.controls, self.update, name="kernel-regression-explorer", columns=3)
+        self.map_title = live_title(self.ax_map)
+        # What a move changes: the fit, the points and lines, the query's row (its y axis rescales,
+        # so that axes is redrawn whole), the weights, the red box and the title. n changes the
+        # number of key columns (limits, ticks), so a move of n draws the whole figure.
+        self.moving = [*self.fit, self.avg_line, self.query_line, self.row_line, self.ax_row,
+                       heatmap_state(self.ax_map).image, self.row_box, self.map_title]
+        self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving,
+                                  name="kernel-regression-explorer", columns=3)
 
     @property
     def n_train(self):
@@ -151,11 +158,12 @@ class Explorer:
         self.query_line.set_xdata([query] * 2)
         self.row_line.set_xdata([query] * 2)
         self.bars.set_segments([[(x, 0), (x, w)] for x, w in zip(t.x_train.tolist(), weights[q].tolist())])
-        self.ax_row.set_ylim(0, max(0.1, 1.15 * weights[q].max().item()))
         update_heatmap(self.ax_map, weights, x_labels=_every(t.x_train, max(1, n_train // 10)),
-                       y_labels=_every(t.x_test, 10), title=f"weights, σ = {sigma:.3g} (T = σ² = {sigma ** 2:.3g})")
+                       y_labels=_every(t.x_test, 10))
+        self.map_title.set_text(f"weights, σ = {sigma:.3g} (T = σ² = {sigma ** 2:.3g})")
         self.row_box.set_y(q - 0.5)
         self.row_box.set_width(weights.shape[1])
+        self.ax_row.set_ylim(0, max(0.1, 1.15 * weights[q].max().item()))
         top = weights[q].argsort(descending=True)[:4].tolist()
         err = ((y_hat - t.y_truth) ** 2).mean().item()
         err_avg = ((t.y_train.mean() - t.y_truth) ** 2).mean().item()
@@ -222,7 +230,7 @@ class TrainingView:
         self.trainer.panel.freeze_layout = True
         if self.trainer.panel.blitter is not None:          # ... then keep positions, and blit the new axes
             self.trainer.panel.blitter.freeze_layout = True
-        self.trainer.panel.declare(self.ax_land, self.ax_fit)
+        self.trainer.panel.declare(self.land_line, self.path_line, *self.fit)     # their limits stay fixed
         self.trainer.panel.refresh()
         self.widget = widgets.VBox([self.trainer.widget, widgets.HBox([self.copy_button])])
 
@@ -288,10 +296,9 @@ class TrainingView:
         return self.trainer.train()
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = ("Live panel 'kernel-regression-training': Train w button (steps, leave one out), "
-                                "progress bar, error per step, error against σ with the path, fit; copy σ button")
-        return bundle
+        return panels.widget_bundle(self.widget, "Live panel 'kernel-regression-training': Train w button (steps, "
+                                                 "leave one out), progress bar, error per step, error against σ with "
+                                                 "the path, fit; copy σ button")
 
 
 @_checks.arguments(ax=_AX)

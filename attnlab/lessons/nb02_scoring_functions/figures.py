@@ -133,7 +133,9 @@ class ScoringPlay:
         self.ax_hist.set(xlim=(-40, 40), ylim=(0, 0.6), xlabel="(score − row mean) / T", ylabel="density",
                          title="what the softmax sees")
         self.ax_hist.legend(loc="upper right", fontsize=8)
-        heatmap(torch.zeros(5, n), ax=self.ax_w, y_labels=[f"q{i + 1}" for i in range(5)], title="weights of 5 queries")
+        # No numbers in the cells: the text under the figure gives q1's weights.
+        heatmap(torch.zeros(5, n), ax=self.ax_w, y_labels=[f"q{i + 1}" for i in range(5)], title="weights of 5 queries",
+                annotate=False)
         log_d = [math.log2(d) for d in D_KS]                                    # a log2 axis: 0 … 11
         self.grey_curve, = self.ax_h.plot(log_d, [0.0] * len(D_KS), "--", color="0.6", label="q·k / √d_k")
         self.blue_curve, = self.ax_h.plot(log_d, [0.0] * len(D_KS), "-", color="C0", label="chosen function")
@@ -142,7 +144,11 @@ class ScoringPlay:
         self.ax_h.set(xlim=(-0.3, 11.3), ylim=(0, 1.05), xlabel="d_k", ylabel="entropy / log n",
                       title="1 = uniform, 0 = one-hot")
         self.ax_h.legend(loc="lower left", fontsize=8)
-        self.panel = panels.Panel(fig, self.controls, self.update, name="02-scoring-functions")
+        # What a move changes: the histograms, the weights, the curves and the marker. n changes the
+        # number of key columns (ticks, limits), so a move of n draws the whole figure.
+        moving = [self.grey_hist, self.blue_hist, heatmap_state(self.ax_w).image, self.grey_curve, self.blue_curve,
+                  self.marker]
+        self.panel = panels.Panel(fig, self.controls, self.update, moving=moving, name="02-scoring-functions")
 
     def sample(self, d_k):
         """512 queries and 32 keys of size d_k with N(0, 1) entries (seeded, cached), and an additive module."""

@@ -210,3 +210,21 @@ def scaling_hint(fn, queries, keys):
                 return f"Your scores are {ratio.item():.3g} × the right ones: you {what}; divide q·k by √d_k = {math.sqrt(d):.3g}."
         return f"Your scores are {ratio.item():.3g} × the right ones: the right shape, the wrong divisor."
     return "Not a rescaled q·k: check the product (queries @ keys.transpose(-2, -1)) before dividing."
+
+
+def variance_mistakes(d_k=64):
+    """The wrong answers a learner gives for Var(q·k) (q, k with d_k independent N(0, 1) entries),
+    each computed from its mistake, paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``.
+
+    The right answer is d_k · Var(qᵢkᵢ) = d_k · 1.
+    """
+    d_k = _checks.count(d_k, "d_k", low=2)
+    one_term = 1.0 * 1.0                          # Var(qᵢkᵢ) = E[qᵢ²] E[kᵢ²] for independent, mean-0 qᵢ, kᵢ
+    return [
+        (math.sqrt(d_k * one_term), f"that is the standard deviation, √{d_k}. The variance is its square."),
+        (one_term, f"that is the variance of one term qᵢkᵢ (or of q·k/√d_k, after scaling). q·k adds {d_k} "
+                   f"independent terms, and the variances of independent terms add."),
+        (0.0, "that is the mean of q·k, not its variance: the products cancel on average, not in spread."),
+        (d_k ** 2 * one_term, f"that is {d_k}², the variance of {d_k} · q₁k₁, one term repeated {d_k} times. "
+                              f"The {d_k} terms are independent, so their variances add."),
+    ]

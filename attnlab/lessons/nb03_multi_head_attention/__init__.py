@@ -7,4 +7,6 @@ from .heads import (
     VOCAB, MAX_LEN, HEAD_SIZE, INPUT_SIZE, HEAD_KINDS, HEAD_TITLES, SENTENCES, embed,
     head_projections, toy_multihead, head_titles, head_readout, readout_table)
 from .play import CONTROLS, MAX_HEADS, QUERY, HeadsPlay, play
-from .exercises import multihead, split_cases, multihead_cases, check_split_heads, check_multihead
+from .exercises import (
+    multihead, split_cases, multihead_cases, check_split_heads, check_multihead, head_size_mistakes,
+    SPLIT_MISTAKES, MULTIHEAD_MISTAKES)

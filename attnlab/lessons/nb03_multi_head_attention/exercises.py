@@ -1,5 +1,6 @@
 """Notebook 03's two code exercises (split the heads; multi-head attention with W_O), checked with
-``selfcheck.check_function`` against attnlab, and a named common mistake when one is recognised."""
+``selfcheck.check_function`` against attnlab; the common mistakes it recognises are written out as
+functions (``SPLIT_MISTAKES``, ``MULTIHEAD_MISTAKES``)."""
 import math
 
 import torch
@@ -7,7 +8,7 @@ import torch
 from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...multihead import merge_heads, split_heads
-from ...selfcheck import check_function
+from ...selfcheck import check_function, mistake
 
 
 @_checks.arguments(X=_checks.Tensor(3), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), W_v=_checks.Tensor(2),
@@ -30,26 +31,6 @@ def multihead(X, W_q, W_k, W_v, W_o, num_heads):
     return merge_heads(heads) @ W_o                                       # (B, n, D)
 
 
-def _matches(got, want):
-    try:
-        got = torch.as_tensor(got, dtype=torch.float64)
-    except (TypeError, ValueError, RuntimeError):
-        return False
-    return got.shape == want.shape and torch.allclose(got, want.double(), atol=1e-6, rtol=1e-5)
-
-
-def _diagnose(fn, args, mistakes):
-    """Run fn(*args) on copies once more; print the message of the first known mistake it equals."""
-    try:
-        got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
-    except Exception:  # already reported by check_function
-        return
-    for message, wrong in mistakes:
-        if _matches(got, wrong):
-            print("Recognised: " + message)
-            return
-
-
 def split_cases():
     g = torch.Generator().manual_seed(3)
     return [(torch.arange(2 * 4 * 6, dtype=torch.float64).reshape(2, 4, 6), 3),
@@ -58,23 +39,35 @@ def split_cases():
             (torch.randn(2, 3, 4, generator=g, dtype=torch.float64), 1)]
 
 
+def _reshaped_straight(X, H):
+    B, n, D = X.shape
+    return X.reshape(B, H, n, D // H)
+
+
+def _no_transpose(X, H):
+    B, n, D = X.shape
+    return X.reshape(B, n, H, D // H)
+
+
+def _heads_in_batch(X, H):
+    B, n, D = X.shape
+    return split_heads(X, H).reshape(B * H, n, D // H)
+
+
+SPLIT_MISTAKES = [
+    mistake(_reshaped_straight,
+            "you reshaped straight to (B, H, n, D/H). The shape is right but each 'head' now holds whole "
+            "tokens: reshape to (B, n, H, D/H) first, then swap the n and H axes (transpose(1, 2))."),
+    mistake(_no_transpose, "you stopped at (B, n, H, D/H): the head axis must come before the tokens, transpose(1, 2)."),
+    mistake(_heads_in_batch,
+            "you folded the heads into the batch as seed 000's transpose_qkv does, (B·H, n, D/H). "
+            "Keep a separate head axis: (B, H, n, D/H)."),
+]
+
+
 def check_split_heads(fn):
     """Exercise 1: fn(X (B, n, D), num_heads) -> (B, H, n, D/H), the same as ``al.split_heads``."""
-    cases = split_cases()
-    ok = check_function(fn, split_heads, cases, name="my_split_heads")
-    if not ok:
-        X, H = cases[0]
-        B, n, D = X.shape
-        _diagnose(fn, cases[0], [
-            ("you reshaped straight to (B, H, n, D/H). The shape is right but each 'head' now holds whole "
-             "tokens: reshape to (B, n, H, D/H) first, then swap the n and H axes (transpose(1, 2)).",
-             X.reshape(B, H, n, D // H)),
-            ("you stopped at (B, n, H, D/H): the head axis must come before the tokens, transpose(1, 2).",
-             X.reshape(B, n, H, D // H)),
-            ("you folded the heads into the batch as seed 000's transpose_qkv does, (B·H, n, D/H). "
-             "Keep a separate head axis: (B, H, n, D/H).", split_heads(X, H).reshape(B * H, n, D // H)),
-        ])
-    return ok
+    return check_function(fn, split_heads, split_cases(), name="my_split_heads", hints=SPLIT_MISTAKES)
 
 
 def multihead_cases():
@@ -87,24 +80,50 @@ def multihead_cases():
     return cases
 
 
+def _heads(X, W_q, W_k, W_v, H, scale=None):
+    q, k, v = (split_heads(X @ W, H) for W in (W_q, W_k, W_v))           # (B, H, n, D/H) each
+    return scaled_dot_product_attention(q, k, v, scale=scale)[0]          # (B, H, n, D/H)
+
+
+def _no_w_o(X, W_q, W_k, W_v, W_o, H):
+    return merge_heads(_heads(X, W_q, W_k, W_v, H))
+
+
+def _scaled_by_full_width(X, W_q, W_k, W_v, W_o, H):
+    return merge_heads(_heads(X, W_q, W_k, W_v, H, scale=1 / math.sqrt(W_q.shape[1]))) @ W_o
+
+
+def _merged_without_transpose(X, W_q, W_k, W_v, W_o, H):
+    heads = _heads(X, W_q, W_k, W_v, H)
+    B, _, n, d = heads.shape
+    return heads.reshape(B, n, H * d) @ W_o
+
+
+MULTIHEAD_MISTAKES = [
+    mistake(_no_w_o, "no W_o: the heads' outputs are side by side but never mixed (seed 004's code). "
+                     "Multiply the merged heads by W_o."),
+    mistake(_scaled_by_full_width,
+            "you scaled by √D, the whole width. Each head's scores are divided by √(D/H), its own d_k."),
+    mistake(_merged_without_transpose,
+            "seed 004's merge: reshape (B, H, n, d) to (B, n, D) without transposing back, so the numbers "
+            "land on the wrong tokens. Use merge_heads, or transpose(1, 2) before the reshape."),
+]
+
+
 def check_multihead(fn):
     """Exercise 2: fn(X, W_q, W_k, W_v, W_o, num_heads) -> (B, n, D), multi-head self-attention
     with the output projection W_o (what seed 004's code leaves out)."""
-    cases = multihead_cases()
-    ok = check_function(fn, multihead, cases, name="my_multihead")
-    if not ok:
-        X, W_q, W_k, W_v, W_o, H = cases[0]
-        q, k, v = (split_heads(X @ W, H) for W in (W_q, W_k, W_v))
-        heads, _ = scaled_dot_product_attention(q, k, v)
-        heads_D, _ = scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(W_q.shape[1]))
-        B, _, n, d = heads.shape
-        _diagnose(fn, cases[0], [
-            ("no W_o: the heads' outputs are side by side but never mixed (seed 004's code). "
-             "Multiply the merged heads by W_o.", merge_heads(heads)),
-            ("you scaled by √D, the whole width. Each head's scores are divided by √(D/H), its own d_k.",
-             merge_heads(heads_D) @ W_o),
-            ("seed 004's merge: reshape (B, H, n, d) to (B, n, D) without transposing back, so the numbers "
-             "land on the wrong tokens. Use merge_heads, or transpose(1, 2) before the reshape.",
-             heads.reshape(B, n, H * d) @ W_o),
-        ])
-    return ok
+    return check_function(fn, multihead, multihead_cases(), name="my_multihead", hints=MULTIHEAD_MISTAKES)
+
+
+def head_size_mistakes(d_model=512, num_heads=8):
+    """The wrong answers a learner gives for d_k = d_model / h, each computed from its mistake and
+    paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
+    d_model = _checks.count(d_model, "d_model", low=1)
+    num_heads = _checks.count(num_heads, "num_heads", low=2)
+    return [
+        (d_model, f"that is d_model, the width of all {num_heads} heads together. Each head gets an equal share."),
+        (d_model * num_heads, f"that is {num_heads} heads of the full width {d_model}. The heads share the "
+                              f"{d_model} columns between them; they do not each get all of them."),
+        (num_heads, "that is h, the number of heads, not the size of each head."),
+    ]

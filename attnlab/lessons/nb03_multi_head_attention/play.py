@@ -9,7 +9,7 @@ import torch
 
 from ... import _checks
 from ...panels import Panel, new_figure
-from ...plotting import heatmap, update_heatmap, weights_summary
+from ...plotting import heatmap, heatmap_state, update_heatmap, weights_summary
 from .figures import mark_padding
 from .heads import HEAD_KINDS, SENTENCES, embed, head_titles, toy_multihead
 
@@ -44,6 +44,10 @@ class HeadsPlay:
         self.slots = [[ax.get_position() for ax in row] for row in self.axes]
         self.colorbar_box = self.colorbar.ax.get_position()
         self.colorbar_gap = self.colorbar_box.x0 - self.slots[0][MAX_HEADS].x1
+        # What a move changes: each heatmap's weights and padding hatch. The head count shows, hides
+        # and moves axes (and retitles them), so a move of ``heads`` draws the whole figure.
+        self.moving = [a for row, hatches in zip(self.axes, self.padding) for ax, hatch in zip(row, hatches)
+                       for a in (heatmap_state(ax).image, hatch)]
 
     def weights(self, heads, valid_len_0, valid_len_1, temperature=1.0, causal=False):
         """(2, heads, n, n) weights of the first ``heads`` toy heads on both sentences."""
@@ -69,10 +73,10 @@ class HeadsPlay:
                     update_heatmap(self.axes[b, h], W[b, h], title=names[h].replace(": ", "\n") if b == 0 else "")
                     mark_padding(self.axes[b, h], valid[b], patch=self.padding[b][h])
             average = self.axes[b, MAX_HEADS]
-            average.set_position(self.slots[b][heads])                       # right after the last head
+            _place(average, self.slots[b][heads])                              # right after the last head
             update_heatmap(average, W[b].mean(0), title=f"average of {heads} head(s)" if b == 0 else "")
             mark_padding(average, valid[b], patch=self.padding[b][MAX_HEADS])
-        self.colorbar.ax.set_position(self.colorbar_box.translated(
+        _place(self.colorbar.ax, self.colorbar_box.translated(
             self.slots[0][heads].x1 + self.colorbar_gap - self.colorbar_box.x0, 0))
         return self.describe(W, valid)
 
@@ -93,6 +97,12 @@ class HeadsPlay:
         return "\n".join(lines)
 
 
+def _place(ax, box):
+    """Move ``ax`` to ``box`` only if it is elsewhere (setting a position marks the figure changed)."""
+    if tuple(ax.get_position().bounds) != tuple(box.bounds):
+        ax.set_position(box)
+
+
 @_checks.arguments(controls=_checks.Dict())
 def play(controls, *, columns=3):
     """The Play panel of notebook 03 wired to ``controls`` ({name: widget} for CONTROLS). Returns the
@@ -100,4 +110,4 @@ def play(controls, *, columns=3):
     if set(controls) != set(CONTROLS):
         raise ValueError(f"controls: expected the names {list(CONTROLS)}, got {list(controls)}")
     view = HeadsPlay()
-    return Panel(view.figure, controls, view.update, name="03-multi-head", columns=columns)
+    return Panel(view.figure, controls, view.update, moving=view.moving, name="03-multi-head", columns=columns)

@@ -7,4 +7,6 @@ from .steps import (
     self_attention_steps, short, step_table, describe_step, SENTENCE, sentence_attention,
     LAYER_TYPES, COMPLEXITY, layer_cost, path_length, crossover, complexity_table)
 from .play import CONTROLS, WalkthroughPlay, play
-from .exercises import attention_cases, masked_cases, check_attention, check_masked_softmax
+from .exercises import (
+    attention_cases, masked_cases, check_attention, check_masked_softmax, divisor_mistakes, softmax_weight_mistakes,
+    ATTENTION_MISTAKES, MASKED_MISTAKES)

@@ -1,34 +1,15 @@
 """Notebook 04's two code exercises (the matrix form of attention; a masked softmax that never gives
-NaN), checked with ``selfcheck.check_function`` against attnlab, naming a common mistake when one is
-recognised."""
+NaN), checked with ``selfcheck.check_function`` against attnlab; the common mistakes it recognises are
+written out as functions (``ATTENTION_MISTAKES``, ``MASKED_MISTAKES``)."""
 import math
 
 import torch
 
+from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...data import thinking_machines
 from ...masking import causal_mask, masked_softmax
-from ...selfcheck import check_function
-
-
-def _matches(got, want):
-    try:
-        got = torch.as_tensor(got, dtype=torch.float64)
-    except (TypeError, ValueError, RuntimeError):
-        return False
-    return got.shape == want.shape and torch.allclose(got, want.double(), atol=1e-6, rtol=1e-5, equal_nan=True)
-
-
-def _diagnose(fn, args, mistakes):
-    """Run fn(*args) on copies once more; print the message of the first known mistake it equals."""
-    try:
-        got = fn(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
-    except Exception:  # already reported by check_function
-        return
-    for message, wrong in mistakes:
-        if _matches(got, wrong):
-            print("Recognised: " + message)
-            return
+from ...selfcheck import check_function, mistake
 
 
 def attention_cases():
@@ -40,23 +21,25 @@ def attention_cases():
             (r(4, 1), r(4, 1), r(4, 2))]                                        # d_k = 1
 
 
+def _scores(Q, K):
+    return Q @ K.transpose(-2, -1)                                              # (..., Tq, Tk)
+
+
+ATTENTION_MISTAKES = [
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K), -1) @ V,
+            "no ÷ √d_k: the scores grow with d_k and the softmax saturates."),
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K) / Q.shape[-1], -1) @ V, "you divided by d_k, not by √d_k."),
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K) / math.sqrt(Q.shape[-1]), -2) @ V,
+            "the softmax ran over the queries (dim=-2). Each query's row must sum to 1: dim=-1."),
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K), -1) @ V / math.sqrt(Q.shape[-1]),
+            "you divided the output by √d_k after the softmax (seed 004's slip, notebook 05)."),
+]
+
+
 def check_attention(fn):
     """Exercise 1: fn(Q (..., Tq, d_k), K (..., Tk, d_k), V (..., Tk, dv)) -> softmax(QKᵀ/√d_k)V."""
-    cases = attention_cases()
-    ok = check_function(fn, lambda Q, K, V: scaled_dot_product_attention(Q, K, V)[0], cases, name="my_attention")
-    if not ok:
-        Q, K, V = cases[1]
-        S = Q @ K.transpose(-2, -1)
-        d = Q.shape[-1]
-        _diagnose(fn, cases[1], [
-            ("no ÷ √d_k: the scores grow with d_k and the softmax saturates.", torch.softmax(S, -1) @ V),
-            ("you divided by d_k, not by √d_k.", torch.softmax(S / d, -1) @ V),
-            ("the softmax ran over the queries (dim=-2). Each query's row must sum to 1: dim=-1.",
-             torch.softmax(S / math.sqrt(d), -2) @ V),
-            ("you divided the output by √d_k after the softmax (seed 004's slip, notebook 05).",
-             torch.softmax(S, -1) @ V / math.sqrt(d)),
-        ])
-    return ok
+    return check_function(fn, lambda Q, K, V: scaled_dot_product_attention(Q, K, V)[0], attention_cases(),
+                          name="my_attention", hints=ATTENTION_MISTAKES)
 
 
 def masked_cases():
@@ -68,20 +51,59 @@ def masked_cases():
     return [(r(4, 4), causal_mask(4, 4)), (r(2, 5), padding.expand(2, 5)), (r(3, 4), empty)]
 
 
+MASKED_MISTAKES = [
+    mistake(lambda S, mask: torch.softmax(S.masked_fill(~mask, float("-inf")), -1),
+            "the query with no visible key got NaN: a softmax over only −∞ is 0/0. Give that row zeros."),
+    mistake(lambda S, mask: torch.softmax(S.masked_fill(~mask, -1e6), -1),
+            "the query with no visible key got uniform weights (d2l's −1e6 trick): it silently averages "
+            "keys it may not see. Give that row zeros."),
+    mistake(lambda S, mask: masked_softmax(S, ~mask),
+            "the mask is the wrong way round: True means MAY attend (as in torch's SDPA)."),
+    mistake(lambda S, mask: torch.softmax(S, -1), "the mask was not applied: masked keys must get weight 0."),
+]
+
+
 def check_masked_softmax(fn):
     """Exercise 2: fn(scores (Tq, Tk), mask bool (Tq, Tk), True = may attend) -> weights, 0 on masked
     keys, and all zeros (never NaN) for a query whose keys are all masked: ``al.masked_softmax``."""
-    cases = masked_cases()
-    ok = check_function(fn, masked_softmax, cases, name="my_masked_softmax")
-    if not ok:
-        S, mask = cases[2]
-        _diagnose(fn, cases[2], [
-            ("the query with no visible key got NaN: a softmax over only −∞ is 0/0. Give that row zeros.",
-             torch.softmax(S.masked_fill(~mask, float("-inf")), -1)),
-            ("the query with no visible key got uniform weights (d2l's −1e6 trick): it silently averages "
-             "keys it may not see. Give that row zeros.", torch.softmax(S.masked_fill(~mask, -1e6), -1)),
-            ("the mask is the wrong way round: True means MAY attend (as in torch's SDPA).",
-             masked_softmax(S, ~mask)),
-            ("the mask was not applied: masked keys must get weight 0.", torch.softmax(S, -1)),
-        ])
-    return ok
+    return check_function(fn, masked_softmax, masked_cases(), name="my_masked_softmax", hints=MASKED_MISTAKES)
+
+
+def divisor_mistakes(d_k=128, known_d_k=64):
+    """The wrong answers a learner gives for the divisor √d_k, having just seen ÷ √known_d_k, each
+    computed from its mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
+    d_k = _checks.count(d_k, "d_k", low=2)
+    known_d_k = _checks.count(known_d_k, "known_d_k", low=2)
+    known = math.sqrt(known_d_k)
+    return [
+        (d_k / known, f"you divided {d_k} by {known:g}. The {known:g} was √{known_d_k}, for d_k = {known_d_k}; "
+                      f"here take √{d_k}."),
+        (float(d_k), "that is d_k itself. The scores are divided by the square root of d_k."),
+        (d_k / 2, f"you halved {d_k}. The square root is the number that, times itself, gives {d_k}."),
+        (known, f"that is √{known_d_k}, the divisor for d_k = {known_d_k}. It changes with d_k."),
+    ]
+
+
+def softmax_weight_mistakes(scores=(14.0, 12.0), scale=8.0, words=("Thinking", "Machines")):
+    """The wrong answers a learner gives for the first word's softmax weight over two already scaled
+    ``scores`` of ``words`` (unscaled, they were ``scale`` times larger), each computed from its
+    mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
+    if not isinstance(scores, (tuple, list)) or len(scores) != 2:
+        raise TypeError(f"scores: expected a pair of numbers (first, second), got {scores!r}")
+    first, second = (_checks.real(s, "scores") for s in scores)
+    if not first > second > 0:
+        raise ValueError(f"scores: expected first > second > 0, got {scores!r}")
+    scale = _checks.real(scale, "scale", low=2.0)
+    if not isinstance(words, (tuple, list)) or len(words) != 2 or not all(isinstance(w, str) for w in words):
+        raise TypeError(f"words: expected a pair of str, got {words!r}")
+    s = torch.tensor([first, second], dtype=torch.float64)
+    return [
+        (first / (first + second), f"you divided {first:g} by {first:g} + {second:g}. The softmax exponentiates "
+                                   f"first: e^{first:g} / (e^{first:g} + e^{second:g})."),
+        (torch.softmax(s, 0)[1].item(), f"that is the weight of {words[1]}. {words[0]} has the larger score, so it "
+                                        f"gets the larger weight."),
+        (torch.softmax(s * scale, 0)[0].item(), f"you used the unscaled scores {first * scale:g} and {second * scale:g}. "
+                                                f"{first:g} and {second:g} are already divided by {scale:g}."),
+        (torch.softmax(s / scale, 0)[0].item(), f"you divided by {scale:g} a second time. {first:g} and {second:g} "
+                                                f"are already the scaled scores."),
+    ]

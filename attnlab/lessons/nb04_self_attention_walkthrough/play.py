@@ -7,7 +7,7 @@ from ... import _checks
 from ...data import thinking_machines
 from ...masking import causal_mask
 from ...panels import Panel, new_figure
-from ...plotting import heatmap, update_heatmap, weights_summary
+from ...plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
 from .figures import draw_step_table
 from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table
 
@@ -25,8 +25,14 @@ class WalkthroughPlay:
         s = self_attention_steps(tm["X"], tm["W_Q"], tm["W_K"], tm["W_V"])
         self.table = draw_step_table(step_table(s, tm["words"], step=6), tm["words"], ax=ax_steps)
         n = len(SENTENCE)
+        # No numbers in the cells: the text under the figure gives the largest weight per query.
         heatmap(torch.zeros(n, n), x_labels=SENTENCE, y_labels=SENTENCE, ax=self.ax_mask,
-                xlabel="keys (attended to)", ylabel="queries")
+                xlabel="keys (attended to)", ylabel="queries", annotate=False)
+        self.mask_title = live_title(self.ax_mask)
+        # What a move changes: the table (text only, no ticks: redrawn whole with its title), the
+        # weights, the words on the axes (padding makes them <pad>) and the title.
+        self.moving = [ax_steps, heatmap_state(self.ax_mask).image, self.ax_mask.xaxis, self.ax_mask.yaxis,
+                       self.mask_title]
 
     def update(self, step, d_k, causal, padding):
         step = _checks.count(step, "step", low=1)
@@ -38,7 +44,8 @@ class WalkthroughPlay:
                           title=f"query Thinking, d_k = {d_k}, step {step} of 6" + (", causal" if causal else ""))
         words, A = sentence_attention(d_k, causal=causal, padding=padding, mask_pad_queries=True)
         mask_name = " + ".join(["causal"] * bool(causal) + [f"padding {padding}"] * (padding > 0)) or "no mask"
-        update_heatmap(self.ax_mask, A, x_labels=words, y_labels=words, title=f"The cat sat on the mat: {mask_name}")
+        update_heatmap(self.ax_mask, A, x_labels=words, y_labels=words)
+        self.mask_title.set_text(f"The cat sat on the mat: {mask_name}")
         rows = [r.replace("no visible key (all weights 0)", "all 0, no visible key") for r in
                 weights_summary(A, words, words, top=1).splitlines()]
         head = "right, largest weight per query: "
@@ -52,4 +59,4 @@ def play(controls):
     if set(controls) != set(CONTROLS):
         raise ValueError(f"controls: expected the names {list(CONTROLS)}, got {list(controls)}")
     view = WalkthroughPlay()
-    return Panel(view.figure, controls, view.update, name="04-self-attention")
+    return Panel(view.figure, controls, view.update, moving=view.moving, name="04-self-attention")

@@ -3,7 +3,7 @@
 from . import compute, exercises, figures  # noqa: F401
 from .compute import (
     SCALINGS, SEED_D_K, SEED_SCORES, SEED_OUTPUTS, SEED_SIMILARITIES, Attended, attend, similarities,
-    compare_to_seed, feature_heads)
+    compare_to_seed, feature_heads, similarity_mistakes)
 from .figures import WORD_COLORS, Moves, moves_plot, thumbnail
 from .play import CONTROLS, CatMilkPlay, formula, play, word_sliders
-from .exercises import check_attend, check_feature_heads
+from .exercises import ATTEND_MISTAKES, FEATURE_HEADS_MISTAKES, check_attend, check_feature_heads

@@ -19,6 +19,7 @@ import torch
 
 from ... import _checks
 from ...attention import scaled_dot_product_attention
+from ...data import cat_milk_it
 
 SCALINGS = ("none", "after", "inside")
 SEED_D_K = 4          # seed 004: "dim = 4", d_k = D: the correct d in softmax(QKᵀ/√d_k)V for its vectors
@@ -129,3 +130,28 @@ def feature_heads(X, *, temperature=1.0):
     heads = X.T[:, :, None]                                                     # (2, T, 1): one feature each
     out, weights = scaled_dot_product_attention(heads, heads, heads, temperature=temperature)  # (2, T, 1)
     return out[:, :, 0].T, weights                                              # (T, 2), (2, T, T)
+
+
+def similarity_mistakes(sentence="sweet"):
+    """The wrong answers a learner gives for sim(it′, milk′) from seed 004's table for ``sentence``,
+    each computed from its mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``.
+    The right answer is the dot product of the table's rows it′ and milk′."""
+    if sentence not in SEED_OUTPUTS:
+        raise ValueError(f"sentence: expected one of {sorted(SEED_OUTPUTS)}, got {sentence!r}")
+    words, X = cat_milk_it(sentence)
+    table = torch.tensor(SEED_OUTPUTS[sentence], dtype=torch.float64)                    # (T, 2) after attention
+    it, milk = table[words.index("it")], table[words.index("milk")]
+    typo = table.clone()
+    typo[words.index("it"), 0] /= 10                                  # the seed's written line: 0.0625 for 0.625
+    after, before = similarities(table, words), similarities(X, words)
+    return [
+        (similarities(typo, words)["dot"]["milk"],
+             f"you copied the seed's written line, which has {typo[words.index('it'), 0].item():g}. "
+             f"The table says it′ = ({it[0].item():g}, {it[1].item():g})."),
+        (after["dot"]["cat"], f"that is it′ · cat′. Use milk′ = ({milk[0].item():g}, {milk[1].item():g})."),
+        (before["dot"]["milk"], "that is sim(it, milk) before attention. Use the vectors after attention, it′ and milk′."),
+        ((it[0] * milk[1] + it[1] * milk[0]).item(), "you multiplied across, first entry by second entry. Multiply first "
+                                                    "by first and second by second, then add."),
+        (after["cosine"]["milk"], "that is the cosine similarity. The seed's sim is the plain dot product, not divided "
+                                  "by the lengths."),
+    ]

@@ -4,7 +4,7 @@ and its heatmap Axes), not on matplotlib objects."""
 from ... import _checks
 from ...data import SENTENCES, WORD_VECTORS, cat_milk_it
 from ...panels import Panel, new_figure
-from ...plotting import heatmap, update_heatmap
+from ...plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .compute import SCALINGS, attend, similarities
 from .figures import moves_plot
 
@@ -27,8 +27,15 @@ class CatMilkPlay:
             1, 2, figsize=(10.5, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
         words, X = cat_milk_it("sweet")
         self.moves = moves_plot(words, X, X, ax=ax_moves, others={"hungry": WORD_VECTORS["hungry"]})
+        # No numbers in the cells: the text under the figure gives every weight.
         heatmap(X @ X.T * 0, x_labels=words, y_labels=words, ax=self.ax_weights,
-                xlabel="keys (attended to)", ylabel="queries", title="attention weights")
+                xlabel="keys (attended to)", ylabel="queries", title="attention weights", annotate=False)
+        self.title = live_title(ax_moves, fontsize=10)
+        m = self.moves
+        # What a move changes: the markers, arrows and labels of the words, the title and the weights.
+        # The sentence menu changes the words on the heatmap's axes, so it draws the whole figure.
+        self.moving = [lambda: m.arrows + m.before + m.after + m.before_labels + m.after_labels + m.others
+                       + m.other_labels, self.title, heatmap_state(self.ax_weights).image]
 
     def update(self, sentence, scaling, d, T, **coords):
         missing = [f"{w}_{a}" for w in WORD_VECTORS for a in "xy" if f"{w}_{a}" not in coords]
@@ -39,7 +46,7 @@ class CatMilkPlay:
         result = attend(X, scaling, d=d, temperature=T)
         others = {w: v for w, v in vectors.items() if w not in words}
         self.moves.update(words, X, result.output, others=others)
-        self.moves.ax.set_title(f"{SENTENCES[sentence][0]}\n{formula(scaling, d)}, T = {T:.2f}", fontsize=10)
+        self.title.set_text(f"{SENTENCES[sentence][0]}\n{formula(scaling, d)}, T = {T:.2f}")
         update_heatmap(self.ax_weights, result.weights, x_labels=words, y_labels=words)
         s = similarities(result.output, words)
         dot = s["dot"]
@@ -62,7 +69,7 @@ def play(controls, *, columns=4):
     if set(controls) != names:
         raise ValueError(f"controls: expected the names {sorted(names)}, got {sorted(controls)}")
     view = CatMilkPlay()
-    return Panel(view.figure, controls, view.update, name="cat-milk-it", columns=columns)
+    return Panel(view.figure, controls, view.update, moving=view.moving, name="cat-milk-it", columns=columns)
 
 
 @_checks.arguments(vectors=_checks.Optional(_checks.Dict()), low=_checks.Real(), high=_checks.Real())

@@ -128,3 +128,24 @@ def rope(x, positions=None, base=10000.0):
     out[..., 0::2] = a * c + b * s
     out[..., 1::2] = -a * s + b * c
     return out
+
+
+def wavelength_mistakes(j, num_hiddens, base=10000.0):
+    """The wrong answers a learner gives for the wavelength λ_j = 2π · base^(2j/d) of pair ``j``
+    (columns 2j and 2j+1), each computed from its mistake and paired with why it is wrong:
+    ``selfcheck.numeric(mistakes=...)``."""
+    d = _even_width(num_hiddens)
+    j = _checks.count(j, "j", low=1)
+    if j >= d // 2:
+        raise ValueError(f"j: expected a pair index below d/2 = {d // 2}, got {j}")
+    base = _checks.real(base, "base", positive=True)
+    omega = frequencies(d, base)[j].item()                           # radians per position
+    return [
+        (1 / omega, f"that is {base:g}^({2 * j}/{d}) = 1/ω, positions per radian. A full cycle is 2π radians: "
+                    f"multiply by 2π."),
+        (2 * math.pi * base ** (j / d), f"you used the exponent j/d = {j}/{d}. It is 2j/d = {2 * j}/{d}: 2j is the column."),
+        (2 * math.pi * base ** ((2 * j + 1) / d), f"you put column {2 * j + 1} in the exponent. Both columns of pair "
+                                                  f"{j} share the exponent 2j/d = {2 * j}/{d}."),
+        (math.pi / omega, "you used π for a full cycle. A full cycle is 2π radians."),
+        (omega, "that is ω, the frequency in radians per position. The wavelength is 2π / ω."),
+    ]

@@ -15,7 +15,7 @@ import torch
 from matplotlib.patches import Rectangle
 
 from ... import _checks, panels
-from ...plotting import to_numpy
+from ...plotting import live_title, to_numpy
 from ...positional import sinusoidal_encoding
 from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
 
@@ -75,10 +75,12 @@ def update_encoding_heatmap(ax, P, image=None):
         if len(ax.images) != 1:
             raise ValueError(f"ax: expected one image (an encoding_heatmap), got {len(ax.images)}; pass image=")
         image = ax.images[0]
+    resized = image.get_array().shape != M.shape
     image.set_data(M)
-    image.set_extent((-0.5, M.shape[1] - 0.5, M.shape[0] - 0.5, -0.5))
-    ax.set_xlim(-0.5, M.shape[1] - 0.5)
-    ax.set_ylim(M.shape[0] - 0.5, -0.5)
+    if resized:                      # unchanged limits stay untouched, so a live panel need not redraw the axes
+        image.set_extent((-0.5, M.shape[1] - 0.5, M.shape[0] - 0.5, -0.5))
+        ax.set_xlim(-0.5, M.shape[1] - 0.5)
+        ax.set_ylim(M.shape[0] - 0.5, -0.5)
     return ax
 
 
@@ -242,7 +244,7 @@ class Explorer:
         self.controls["width"].observe(self._keep_pair_valid, names="value")
         fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = panels.new_figure(2, 2, figsize=(11, 7))
         self.figure, self.ax_P, self.ax_pair, self.ax_circle, self.ax_sim = fig, ax_P, ax_pair, ax_circle, ax_sim
-        self.image = encoding_image(sinusoidal_encoding(n, width), ax_P, title="P")
+        self.image = encoding_image(sinusoidal_encoding(n, width), ax_P)          # titled by a live title
         self.row_box = ax_P.add_patch(Rectangle((-0.5, 0), 1, 1, fill=False, edgecolor="black", linewidth=2))
         self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor="lime", linewidth=2))
         self.sin_line, = ax_pair.plot(positions, zeros, color="C0", label="sin column 2j")
@@ -263,7 +265,15 @@ class Explorer:
         ax_sim.axhline(0, color="0.8", linewidth=0.8)
         ax_sim.set(xlabel="position m", ylabel="similarity P_i · P_m to position i")
         ax_sim.legend(loc="upper right", fontsize=8)
-        self.panel = panels.Panel(fig, self.controls, self.update, name="06_positional_encoding")
+        self.titles = {ax: live_title(ax) for ax in (ax_P, ax_pair, ax_circle, ax_sim)}
+        self.sim_ylim = None
+        # What a move changes: P, the boxes, lines, dots and markers, and the titles. The width d
+        # changes P's shape (its limits and ticks) and the similarity's y range, so a move of d draws
+        # the whole figure.
+        self.moving = [self.image, self.row_box, self.col_box, self.sin_line, self.cos_line, self.pair_marker,
+                       self.pair_dots, self.trail, self.here, self.sim_dots, self.sim_line, self.sim_marker,
+                       *self.titles.values()]
+        self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving, name="06_positional_encoding")
 
     def _keep_pair_valid(self, change):
         self.controls["pair"].max = change["new"] // 2 - 1                 # keep j < d/2
@@ -274,7 +284,7 @@ class Explorer:
         P = sinusoidal_encoding(n, width, base, dtype=torch.float64)                # (n, d)
         omega, lam = frequencies(width, base)[j].item(), wavelengths(width, base)[j].item()
         update_encoding_heatmap(self.ax_P, P, self.image)
-        self.ax_P.set_title(f"P (n = {n}, d = {width}, base = {base:g})")
+        self.titles[self.ax_P].set_text(f"P (n = {n}, d = {width}, base = {base:g})")
         self.row_box.set_bounds(-0.5, position - 0.5, width, 1)
         self.col_box.set_bounds(2 * j - 0.5, -0.5, 2, n)
         s, c = P[:, 2 * j].numpy(), P[:, 2 * j + 1].numpy()
@@ -282,15 +292,18 @@ class Explorer:
         self.cos_line.set_ydata(c)
         self.pair_marker.set_xdata([position, position])
         self.pair_dots.set_data([position, position], [s[position], c[position]])
-        self.ax_pair.set_title(f"pair j = {j} (columns {2 * j}, {2 * j + 1}): wavelength λ = {lam:.1f}")
+        self.titles[self.ax_pair].set_text(f"pair j = {j} (columns {2 * j}, {2 * j + 1}): wavelength λ = {lam:.1f}")
         self.trail.set_offsets(np.stack([s, c], 1))
         self.here.set_data([s[position]], [c[position]])
-        self.ax_circle.set_title(f"one step turns the pair by ω = {omega:.3g} rad")
+        self.titles[self.ax_circle].set_text(f"one step turns the pair by ω = {omega:.3g} rad")
         self.sim_dots.set_ydata((P[position] @ P.T).numpy())                         # (n,): P_i · P_k
         self.sim_line.set_ydata(offset_similarity(torch.arange(n) - position, width, base).numpy())
         self.sim_marker.set_xdata([position, position])
-        self.ax_sim.set_ylim(-0.5 * width / 2 - 0.5, width / 2 + 1)
-        self.ax_sim.set_title(f"similarity to position {position} (peak d/2 = {width // 2})")
+        ylim = (-0.5 * width / 2 - 0.5, width / 2 + 1)
+        if ylim != self.sim_ylim:                                   # set only when d changed it
+            self.ax_sim.set_ylim(*ylim)
+            self.sim_ylim = ylim
+        self.titles[self.ax_sim].set_text(f"similarity to position {position} (peak d/2 = {width // 2})")
         M1 = rotation_matrix(1, width, base)                                         # (d, d)
         rotated = bool((P[:-1] @ M1.T - P[1:]).abs().max() < 1e-12)                  # every row i at once
         return (f"position i = {position}, pair j = {j}: P[i, {2 * j}] = sin({position}·{omega:.4g}) = {s[position]:.3f}, "

@@ -16,7 +16,8 @@ from .costs import (
 from . import masks
 from .masks import (
     MASK_KINDS, SPARSE_PATTERNS, causal_mask_bottom_right, block_mask, make_mask, masked_row_conventions,
-    global_mask, random_mask, log_sparse_mask, lsh_buckets, lsh_mask, sparse_patterns, thumbnail)
+    global_mask, random_mask, log_sparse_mask, lsh_buckets, lsh_mask, sparse_patterns, thumbnail,
+    visible_keys_mistakes)
 from . import seed_dot_product
 from .seed_dot_product import SeedDotProductAttention, score_spread
 from . import tiles
@@ -26,6 +27,6 @@ from .figures import (
     MASK_CMAP, SCORE_CMAP, mask_heatmap, mask_key, Gallery, mask_gallery, ErrorPlot, error_plot, SoFarFigure, weights_so_far_figure, MemoryPlot,
     memory_plot, MaskExplorer, StepFigure, TileExplorer)
 from . import exercises
-from .exercises import check_bottom_right, check_masked_softmax
+from .exercises import BOTTOM_RIGHT_MISTAKES, MASKED_SOFTMAX_MISTAKES, check_bottom_right, check_masked_softmax
 from . import tile_exercise
 from .tile_exercise import TILE_HINTS, check_tile_update, tile_cases, tile_update

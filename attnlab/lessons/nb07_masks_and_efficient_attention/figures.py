@@ -162,16 +162,21 @@ class MaskExplorer:
                              f"{num_queries}, {num_keys}, {w}")
         self.q_all, self.k_all, _ = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
         self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.3))
-        mask_heatmap(torch.zeros(max_len, max_len, dtype=torch.bool), self.ax_mask, title="mask")
+        mask_heatmap(torch.zeros(max_len, max_len, dtype=torch.bool), self.ax_mask)
         plotting.heatmap(torch.zeros(max_len, max_len), ax=self.ax_weights, annotate=False, xlabel="keys",
                          ylabel="queries")
+        self.mask_title, self.weights_title = plotting.live_title(self.ax_mask), plotting.live_title(self.ax_weights)
+        # What a move changes: the mask, the weights and the titles. Tq and Tk change the shape of
+        # both (limits and ticks), so their moves draw the whole figure.
+        self.moving = [plotting.heatmap_state(self.ax_mask).image, plotting.heatmap_state(self.ax_weights).image,
+                       self.mask_title, self.weights_title]
         self.controls = {
             "kind": widgets.Dropdown(options=list(MASK_KINDS), value=kind, description="mask"),
             "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description="queries Tq",
                                     continuous_update=False),
             "Tk": widgets.IntSlider(value=num_keys, min=2, max=max_len, description="keys Tk", continuous_update=False),
             "w": widgets.IntSlider(value=w, min=0, max=max_len, description="w", continuous_update=False)}
-        self.panel = panels.Panel(self.figure, self.controls, self.update, name="07-masks")
+        self.panel = panels.Panel(self.figure, self.controls, self.update, moving=self.moving, name="07-masks")
 
     def mask(self, kind, Tq, Tk, w):
         """The (Tq, Tk) mask shown, and the position of the first query."""
@@ -185,10 +190,10 @@ class MaskExplorer:
         mask, start = self.mask(kind, Tq, Tk, w)
         _, weights = scaled_dot_product_attention(self.q_all[start:start + Tq], self.k_all[:Tk], self.k_all[:Tk], mask)
         keys, queries = [str(j) for j in range(Tk)], [str(start + i) for i in range(Tq)]
-        plotting.update_heatmap(self.ax_mask, mask.float(), x_labels=keys, y_labels=queries,
-                                title=f"{kind} mask (black = may attend)")
-        plotting.update_heatmap(self.ax_weights, weights, x_labels=keys, y_labels=queries,
-                                title=f"weights, Tq = {Tq}, Tk = {Tk}")
+        plotting.update_heatmap(self.ax_mask, mask.float(), x_labels=keys, y_labels=queries)
+        plotting.update_heatmap(self.ax_weights, weights, x_labels=keys, y_labels=queries)
+        self.mask_title.set_text(f"{kind} mask (black = may attend)")
+        self.weights_title.set_text(f"weights, Tq = {Tq}, Tk = {Tk}")
         seen = mask.sum(-1).tolist()
         empty = seen.count(0)
         top = [f"{start + i}→{int(r.argmax())} {float(r.max()):.2f}" if r.sum() > 0 else f"{start + i}: none"
@@ -226,6 +231,11 @@ class StepFigure:
                         title="output per query", xlim=self._limits(exact))
         self.ax_out.axvline(0, color="grey", linewidth=0.5)
         self.ax_out.legend(loc="lower right", fontsize=8)
+        self.scores_title = plotting.live_title(self.ax_scores)
+        # What ``show`` changes (for a live panel to declare); a new x range of the outputs (another
+        # exact output, e.g. causal) redraws the whole figure.
+        self.moving = [self.scores_image, self.tile_box, plotting.heatmap_state(self.ax_weights).image,
+                       self.partial, self.exact, self.scores_title]
 
     def show(self, states, scores=None, exact=None):
         """Show the state after the last of ``states`` (a prefix of tiled_attention_steps' output)."""
@@ -239,12 +249,13 @@ class StepFigure:
         st = states[-1]
         (q0, q1), (k0, k1) = st["q_block"], st["k_block"]
         self.tile_box.set_bounds(k0 - 0.5, q0 - 0.5, k1 - k0, q1 - q0)
-        self.ax_scores.set_title(f"tile {len(states)}: queries {q0}–{q1 - 1}, keys {k0}–{k1 - 1}")
+        self.scores_title.set_text(f"tile {len(states)}: queries {q0}–{q1 - 1}, keys {k0}–{k1 - 1}")
         plotting.update_heatmap(self.ax_weights, implied_weights(states, Tk))
         self.partial.set_xdata(st["out"][:, 0].numpy())
         if exact is not None:
             self.exact.set_xdata(exact.numpy())
-            self.ax_out.set_xlim(self._limits(exact))
+            if tuple(self.ax_out.get_xlim()) != self._limits(exact):     # unchanged limits stay untouched
+                self.ax_out.set_xlim(self._limits(exact))
 
     @staticmethod
     def _limits(exact):
@@ -271,7 +282,8 @@ class TileExplorer:
             "block": widgets.SelectionSlider(options=[1, 2, 4, 8], value=block, description="block",
                                              continuous_update=False),
             "causal": widgets.Checkbox(value=False, description="causal")}
-        self.panel = panels.Panel(self.figure, self.controls, self.update, name="07-tiled-steps")
+        self.panel = panels.Panel(self.figure, self.controls, self.update, moving=self.steps.moving,
+                                  name="07-tiled-steps")
 
     def update(self, tile, block, causal):
         states = list(tiled_attention_steps(self.q, self.k, self.v, block_size=block, causal=causal))

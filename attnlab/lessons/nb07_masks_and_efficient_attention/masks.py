@@ -189,3 +189,23 @@ def thumbnail(ax):
     ax.set_yticks([])
     ax.set_xlabel("keys (dark = may attend)", fontsize=6)
     ax.set_ylabel("queries", fontsize=6)
+
+
+def visible_keys_mistakes(query, num_queries, num_keys):
+    """The wrong answers a learner gives for how many keys ``query`` sees under the top-left causal
+    mask (``al.causal_mask``) with Tq queries and Tk > Tq keys, each computed from its mistake and
+    paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
+    num_queries = _checks.count(num_queries, "num_queries", low=1)
+    num_keys = _checks.count(num_keys, "num_keys", low=num_queries + 1)
+    query = _checks.count(query, "query")
+    if query >= num_queries:
+        raise ValueError(f"query: expected a query index below num_queries = {num_queries}, got {query}")
+    i, j = torch.arange(num_queries)[:, None], torch.arange(num_keys)[None, :]
+    top_left = causal_mask(num_queries, num_keys)
+    return [
+        (int((j < i)[query].sum()), "you left out its own key (j < i), or counted the queries from 1. Top-left, "
+                                    "query i sees keys 0…i, its own key included."),
+        (int(causal_mask_bottom_right(num_queries, num_keys)[query].sum()),
+            "that is the bottom-right alignment (the KV cache's). Top-left ignores that there are more keys than queries."),
+        (int((~top_left)[query].sum()), "that counts the keys it may not see (the masked ones). Count the visible keys."),
+    ]

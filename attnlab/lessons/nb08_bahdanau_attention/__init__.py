@@ -15,4 +15,4 @@ from .widgets import (
     SPACE, ROWS, source_labels, output_labels, alignment_heatmap, update_alignment, alignment,
     argmax_line, AlignmentExplorer, trainer, thumbnail)
 from . import exercises
-from .exercises import additive_scores, context, check_additive_scores, check_context
+from .exercises import additive_scores, context, check_additive_scores, check_context, SCORE_MISTAKES, CONTEXT_MISTAKES

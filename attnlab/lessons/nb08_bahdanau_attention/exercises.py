@@ -1,9 +1,10 @@
-"""The two "write it yourself" exercises of notebook 08: references, test cases, and a diagnosis of
-the common mistakes (what the learner's function computes instead, recognised on the first case)."""
+"""The two "write it yourself" exercises of notebook 08: references, test cases, and the common
+mistakes written out as functions (``SCORE_MISTAKES``, ``CONTEXT_MISTAKES``), which
+``selfcheck.check_function`` recognises in the learner's output."""
 import torch
 
 from ... import _checks
-from ...selfcheck import check_function
+from ...selfcheck import check_function, mistake
 
 
 @_checks.arguments(s=_checks.Tensor(1), H=_checks.Tensor(2), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), w_v=_checks.Tensor(1))
@@ -34,32 +35,6 @@ def context(outputs, weights):
     return torch.bmm(outputs.permute(1, 2, 0), weights).squeeze(2)                # (B, 2h, n) @ (B, n, 1)
 
 
-def _diagnose(fn, args, mistakes):
-    try:
-        got = torch.as_tensor(fn(*args)).double()
-    except Exception:  # the check has already reported it
-        return None
-    for wrong, message in mistakes:
-        try:
-            want = torch.as_tensor(wrong(*args)).double()
-        except RuntimeError:                                                     # the mistake fails on these shapes
-            continue
-        if got.shape == want.shape and torch.allclose(got, want, atol=1e-6):
-            return message
-    return None
-
-
-def _check(fn, reference, cases, mistakes):
-    ok = check_function(fn, reference, cases, name=getattr(fn, "__name__", "your function"))
-    if not ok:
-        for args in cases:
-            message = _diagnose(fn, args, mistakes)
-            if message:
-                print("Recognised mistake:", message)
-                break
-    return ok
-
-
 def _score_cases():
     g = torch.Generator().manual_seed(0)
     cases = []
@@ -69,18 +44,20 @@ def _score_cases():
     return cases
 
 
+SCORE_MISTAKES = [
+    mistake(lambda s, H, W_q, W_k, w_v: torch.softmax(additive_scores(s, H, W_q, W_k, w_v), -1),
+            "you returned the weights α (a softmax, they sum to 1). The score e_j is the number before the softmax."),
+    mistake(lambda s, H, W_q, W_k, w_v: (W_q @ s + H @ W_k.T) @ w_v,
+            "the tanh is missing: without it the score is linear, w_v·W_q s + w_v·W_k h_j, and the query's part is "
+            "the same for every j, so the softmax would ignore the query entirely."),
+    mistake(lambda s, H, W_q, W_k, w_v: H @ W_k.T @ w_v,
+            "the query is missing (seed 001's slip): e_j must depend on s through W_q s."),
+]
+
+
 def check_additive_scores(fn):
     """Check the learner's ``fn(s, H, W_q, W_k, w_v)`` against ``additive_scores``."""
-    mistakes = [
-        (lambda s, H, W_q, W_k, w_v: torch.softmax(additive_scores(s, H, W_q, W_k, w_v), -1),
-         "you returned the weights α (a softmax, they sum to 1). The score e_j is the number before the softmax."),
-        (lambda s, H, W_q, W_k, w_v: (W_q @ s + H @ W_k.T) @ w_v,
-         "the tanh is missing: without it the score is linear, w_v·W_q s + w_v·W_k h_j, and the query's part is "
-         "the same for every j, so the softmax would ignore the query entirely."),
-        (lambda s, H, W_q, W_k, w_v: H @ W_k.T @ w_v,
-         "the query is missing (seed 001's slip): e_j must depend on s through W_q s."),
-    ]
-    return _check(fn, additive_scores, _score_cases(), mistakes)
+    return check_function(fn, additive_scores, _score_cases(), hints=SCORE_MISTAKES)
 
 
 def _context_cases():
@@ -92,15 +69,17 @@ def _context_cases():
     return cases
 
 
+CONTEXT_MISTAKES = [                          # seed 001's line runs only where 2h = n (the second case)
+    mistake(lambda o, w: torch.bmm(o.transpose(0, 1), w).squeeze(2),
+            "this is seed 001's line: with 2h = n it runs, but it sums over the features, not over time. "
+            "Put time last on the left: outputs.permute(1, 2, 0) is (B, 2h, n)."),
+    mistake(lambda o, w: o.mean(0), "you averaged over time: that is plain average pooling. Weight each h_j by α_j."),
+    mistake(lambda o, w: (o * w.transpose(0, 1)).sum(-1).T,
+            "you summed over the features: the sum runs over time j, c = Σ_j α_j h_j, one vector of size 2h per "
+            "sequence."),
+]
+
+
 def check_context(fn):
     """Check the learner's ``fn(outputs (n, B, 2h), weights (B, n, 1))`` against ``context`` (B, 2h)."""
-    mistakes = [
-        (lambda o, w: torch.bmm(o.transpose(0, 1), w).squeeze(2),
-         "this is seed 001's line: with 2h = n it runs, but it sums over the features, not over time. "
-         "Put time last on the left: outputs.permute(1, 2, 0) is (B, 2h, n)."),
-        (lambda o, w: o.mean(0),
-         "you averaged over time: that is plain average pooling. Weight each h_j by α_j."),
-        (lambda o, w: (o * w.transpose(0, 1)).sum(-1).T,
-         "you summed over the features: the sum runs over time j, c = Σ_j α_j h_j, one vector of size 2h per sequence."),
-    ]
-    return _check(fn, context, _context_cases(), mistakes)
+    return check_function(fn, context, _context_cases(), hints=CONTEXT_MISTAKES)

@@ -159,9 +159,8 @@ class AlignmentExplorer:
             return default
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Live panel 'alignment explorer': date text box, left and right model menus ({', '.join(self.models)})"
-        return bundle
+        return panels.widget_bundle(self.widget, f"Live panel 'alignment explorer': date text box, left and right "
+                                                 f"model menus ({', '.join(self.models)})")
 
 
 @_checks.arguments(explorer=_checks.Instance(AlignmentExplorer, "the AlignmentExplorer"), seed=_checks.Int(0))

@@ -57,11 +57,17 @@ class Explorer:
         first = resolve(self.models[self.model.value], EXAMPLE)
         fig, self.ax = panels.new_figure(figsize=(11, 4.6))
         figures.it_attention(first, ax=self.ax)
+        self.title = plotting.live_title(self.ax, self.ax.get_title())       # changed by the menu: drawn alone
+        self.ax.set_title("")
         self.note = self.ax.text(0.5, 0.5, "", transform=self.ax.transAxes, ha="center", va="center", fontsize=11,
                                  bbox={"facecolor": "white", "edgecolor": "#b36b00", "boxstyle": "round"},
                                  visible=False, zorder=5)
-        self.panel = panels.Panel(fig, {"sentence": self.text, "model": self.model}, self._draw,
-                                  name="09-it-explorer", columns=2, blit=False)
+        # What the model menu changes: the weights, their numbers and the title (a new sentence changes
+        # the words on the axis, so it draws the whole figure); a refusal shows the note and dims them.
+        state = plotting.heatmap_state(self.ax)
+        moving = [state.image, lambda: state.cells, self.title, self.note]
+        self.panel = panels.Panel(fig, {"sentence": self.text, "model": self.model}, self._draw, moving=moving,
+                                  name="09-it-explorer", columns=2)
         self.widget = self.panel.widget
 
     def _draw(self, sentence, model):
@@ -71,8 +77,8 @@ class Explorer:
             return self._refuse(str(exc))
         self._dim(False)
         labels = figures.row_labels(*r.attention.shape[:2])
-        plotting.update_heatmap(self.ax, figures.attention_rows(r), x_labels=r.words, y_labels=labels,
-                                title=f"{model} model: “it” refers to {r.referent}")
+        plotting.update_heatmap(self.ax, figures.attention_rows(r), x_labels=r.words, y_labels=labels)
+        self.title.set_text(f"{model} model: “it” refers to {r.referent}")
         return describe(r)
 
     def _refuse(self, reason):
@@ -84,7 +90,7 @@ class Explorer:
     def _dim(self, dim):
         self.note.set_visible(dim)
         self.ax.images[0].set_alpha(0.15 if dim else 1.0)
-        for t in self.ax.texts:
+        for t in plotting.heatmap_state(self.ax).cells:
             if t is not self.note:
                 t.set_alpha(0.15 if dim else 1.0)
 
@@ -96,9 +102,8 @@ class Explorer:
         self.panel.refresh()
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Live panel 'it explorer': sentence text box, model menu ({', '.join(self.models)})"
-        return bundle
+        return panels.widget_bundle(self.widget, f"Live panel 'it explorer': sentence text box, model menu "
+                                                 f"({', '.join(self.models)})")
 
 
 @_checks.arguments(explorer=_checks.Optional(_checks.Instance(Explorer, "the Explorer")), sentence=_checks.Text())
