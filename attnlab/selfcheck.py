@@ -16,6 +16,8 @@ from collections.abc import Mapping
 
 import ipywidgets as widgets
 
+from . import panels
+
 _OK = "<span style='color:#1b7f3b'><b>✓ Right.</b> {}</span>"
 _NO = "<span style='color:#b00020'><b>✗ Not quite.</b> {}</span>"
 
@@ -47,9 +49,7 @@ class _Check:
         self.reveal.description = "Hide solution" if change["new"] else "Show solution"
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Self-check: {html.unescape(self.question)}"
-        return bundle
+        return panels.widget_bundle(self.widget, f"Self-check: {html.unescape(self.question)}")
 
 
 class MultipleChoice(_Check):

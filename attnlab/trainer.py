@@ -20,12 +20,27 @@ Loss-like curves are drawn on a log scale, curves whose name contains "accuracy"
 scale. Each press starts from scratch with the same seeds (the lesson's ``run`` owns them), so the
 same settings give the same model. Errors show in the status line, never as a traceback.
 """
+import contextlib
 import html
 import time
 
 import ipywidgets as widgets
+import torch
 
 from . import panels
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Run the block with torch on one thread, then give back the thread count it had (also when
+    the block raises). Lessons train tiny models: one thread is several times faster than threads
+    fighting over tiny matrices, and gives the same bits whatever the machine's thread count."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class Trainer:
@@ -155,8 +170,10 @@ class Trainer:
         self.latest = item
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+        """The widget view, and for viewers without widgets the current figure and a text form."""
         names = ", ".join(["steps"] + list(self.controls))
-        bundle["text/plain"] = (f"Live panel '{self.panel.name}': train button ({names}), progress bar, "
-                                f"live curves: {', '.join(self.curves)}")
-        return bundle
+        text = (f"Live panel '{self.panel.name}': train button ({names}), progress bar, "
+                f"live curves: {', '.join(self.curves)}")
+        if self.panel.summary:
+            text += "\n" + self.panel.summary
+        return panels.widget_bundle(self.widget, text, bytes(self.panel.image.value) or None)

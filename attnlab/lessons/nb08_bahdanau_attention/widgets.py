@@ -136,9 +136,10 @@ class AlignmentExplorer:
             return default
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Live panel 'alignment explorer': date text box, left and right model menus ({', '.join(self.models)})"
-        return bundle
+        text = f"Live panel 'alignment explorer': date text box, left and right model menus ({', '.join(self.models)})"
+        summary = self.panel.summary
+        return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
+                                    bytes(self.panel.image.value) or None)
 
 
 def trainer(explorer, *, steps=80, seed=5, redraws=16):

@@ -92,9 +92,10 @@ class Explorer:
         self.panel.refresh()
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"Live panel 'it explorer': sentence text box, model menu ({', '.join(self.models)})"
-        return bundle
+        text = f"Live panel 'it explorer': sentence text box, model menu ({', '.join(self.models)})"
+        summary = self.panel.summary
+        return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
+                                    bytes(self.panel.image.value) or None)
 
 
 def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
