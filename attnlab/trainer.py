@@ -22,6 +22,7 @@ same settings give the same model. Errors show in the status line, never as a tr
 """
 import contextlib
 import html
+import re
 import time
 
 import ipywidgets as widgets
@@ -174,6 +175,8 @@ class Trainer:
         names = ", ".join(["steps"] + list(self.controls))
         text = (f"Live panel '{self.panel.name}': train button ({names}), progress bar, "
                 f"live curves: {', '.join(self.curves)}")
-        if self.panel.summary:
-            text += "\n" + self.panel.summary
+        status = html.unescape(re.sub(r"<[^>]*>", "", self.status.value)).strip()
+        for line in (status, self.panel.summary):
+            if line:
+                text += "\n" + line
         return panels.widget_bundle(self.widget, text, bytes(self.panel.image.value) or None)

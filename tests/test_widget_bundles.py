@@ -53,7 +53,13 @@ def test_widget_bundle_holds_view_text_and_png():
     assert bundle["text/plain"] == "a text"
     assert base64.b64decode(bundle["image/png"]) == png
     assert bundle[VIEW] == {"version_major": 2, "version_minor": 0, "model_id": box.model_id}
-    assert "image/png" not in panels.widget_bundle(box, "a text")
+    assert bundle["text/html"] == ("<div class='attnlab-static-panel'><img alt=\"a text\" src='data:image/png;base64,"
+                                   f"{bundle['image/png']}' style='max-width:100%;height:auto'><pre style='margin:4px 0;"
+                                   "white-space:pre-wrap'>a text</pre></div>")
+    shown_text = panels.widget_bundle(box, "Live panel 'p' <b>\nw = 0.5 & more", png)["text/html"]
+    assert "alt=\"Live panel &#x27;p&#x27; &lt;b&gt;\"" in shown_text      # first line, escaped
+    assert ">Live panel &#x27;p&#x27; &lt;b&gt;\nw = 0.5 &amp; more</pre>" in shown_text
+    assert set(panels.widget_bundle(box, "a text")) == {"text/plain", VIEW}      # no picture, no HTML
 
 
 def test_widget_bundle_refuses_bad_arguments():
@@ -86,12 +92,13 @@ def test_a_trainer_displays_its_widget_figure_and_text():
     before = shown(trainer)
     assert_live_view(before, trainer.widget)
     assert before["text/plain"] == ("Live panel 't': train button (steps, scale), progress bar, "
-                                    "live curves: loss")
+                                    "live curves: loss\nNot trained yet.")
     assert png_of(before) == bytes(trainer.panel.image.value)
     assert trainer.train() == "model"
     after = shown(trainer)
     assert_live_view(after, trainer.widget)
     assert after["text/plain"].endswith("\nstep 10 of 10: loss 0.1000")
+    assert "\nDone: 10 steps in " in after["text/plain"]
     assert png_of(after) == bytes(trainer.panel.image.value) != png_of(before)     # the trained curve
 
 
