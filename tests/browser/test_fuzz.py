@@ -62,6 +62,12 @@ STILL = """() => { const now = [...document.querySelectorAll('.attnlab-panel img
   const w = window; if (w.__fuzz_srcs !== now) { w.__fuzz_srcs = now; w.__fuzz_t = performance.now(); return false; }
   return performance.now() - w.__fuzz_t > 2000; }"""
 
+QUIET = 300                   # ms without a new update sent, or a panel picture changing, before a move
+# No panel picture has changed for QUIET ms: an earlier move's last picture has landed.
+SETTLED = """q => { const now = [...document.querySelectorAll('.attnlab-panel img')].map(i => i.src).join();
+  const w = window; if (w.__fuzz_seen !== now) { w.__fuzz_seen = now; w.__fuzz_since = performance.now(); return false; }
+  return performance.now() - w.__fuzz_since > q; }"""
+
 NEW_PIXELS = """([i, before]) => { const img = document.querySelectorAll('.attnlab-panel')[i].querySelector('img');
   return img.src !== before && img.complete && img.naturalWidth > 0; }"""
 
@@ -128,17 +134,17 @@ class KernelWire:
 
 
 def wait_answered(page, wire, first, timeout_ms):
-    """Wait until the kernel is idle for every update sent since index `first` (at least one).
-    Returns (answered, sent any, replied with bytes)."""
+    """Wait until the kernel is idle for every update sent since index `first` (at least one), and
+    the page has sent nothing more for QUIET ms (ipywidgets holds back an update while the kernel is
+    busy and sends it later). Returns (answered, sent any, replied with bytes)."""
     deadline = time.perf_counter() + timeout_ms / 1000
     while time.perf_counter() < deadline:
         mine = wire.sent[first:]
         if mine and all(m in wire.idle for m in mine):
-            time.sleep(0.05)                           # frames sent in the same tick
-            page.wait_for_timeout(50)
-            mine = wire.sent[first:]
-            if all(m in wire.idle for m in mine):
+            page.wait_for_timeout(QUIET)
+            if wire.sent[first:] == mine:
                 return True, True, any(m in wire.bytes_back for m in mine)
+            continue
         page.wait_for_timeout(20)
     return False, bool(wire.sent[first:]), False
 
@@ -201,6 +207,7 @@ def test_fuzz_every_control(voila_server, new_page, path):
     for step in range(MOVES):
         panel, kind, k, label = rng.choice(controls)
         img = page.locator(".attnlab-panel").nth(panel).locator("img").first
+        page.wait_for_function(SETTLED, arg=QUIET, timeout=UPDATE_TIMEOUT, polling=50)
         before = img.get_attribute("src")
         first = len(wire.sent)
         if not move(page, rng, panel, kind, k):
