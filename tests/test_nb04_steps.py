@@ -96,7 +96,7 @@ def test_costs():
     assert wt.layer_cost("self-attention", d - 1, d) < wt.layer_cost("RNN", d - 1, d)
     assert wt.path_length("CNN", 81.0, 3) == 27 and wt.path_length("CNN", 81.0, 3, dilated=True) == pytest.approx(4)
     assert wt.path_length("self-attention", 1000.0) == 1
-    assert "O(log_k n)" in wt.complexity_table()
+    assert "O(log_κ n)" in wt.complexity_table()
 
 
 def test_errors():

@@ -85,7 +85,7 @@ def test_similarity_figure_lines():
     f = lesson.similarity_figure(P)
     np.testing.assert_allclose(f.closed.get_ydata(), lesson.offset_similarity(torch.arange(20), 8).numpy())
     np.testing.assert_allclose(f.diagonals.get_ydata(), f.closed.get_ydata(), atol=1e-12)
-    assert f.ax_matrix.get_xlabel() == "position k"
+    assert f.ax_matrix.get_xlabel() == "position m"
     plt.close(f.figure)
 
 

@@ -24,6 +24,16 @@ def test_mask_gallery_draws_each_mask_by_name():
         lesson.mask_gallery({})
 
 
+def test_every_mask_figure_has_a_key_saying_black_may_attend():
+    g = lesson.mask_gallery({"local": al.local_mask(8, 8, 1)}, ncols=1)
+    labels = [t.get_text() for t in g.key.get_texts()]
+    assert labels == ["black = may attend (True)", "white = masked (False)"]
+    colours = [tuple(h.get_facecolor()[:3]) for h in g.key.legend_handles]
+    assert colours == [(0.0, 0.0, 0.0), (1.0, 1.0, 1.0)]
+    assert plt.get_cmap(lesson.MASK_CMAP)(1.0)[:3] == (0.0, 0.0, 0.0)        # True (1.0) is drawn black
+    plt.close(g.figure)
+
+
 def test_error_plot_lines_hold_the_errors():
     data = lesson.structured_qkv(16, 8, 2)
     errors = {"toy": lesson.approximation_errors(*data, windows=(0, 1, 2), blocks=(1, 2, 4))}

@@ -35,6 +35,29 @@ def test_the_round_off_pattern_can_fail():
     assert ROUND_OFF.findall("max diff = 5.6e-17, 3e-12; fine: 1e-3, 2.5e-05, < 1e-12, <1e-15") == ["5.6e-17", "3e-12"]
 
 
+# A difference printed as a formatted zero ("max |a - b| = 0.000", "difference: 0.0e+00") reads as a
+# measurement that happened to round to 0; say "exactly equal" or "equal up to round-off" instead.
+ZERO_DIFF = re.compile(r"(?:\|[^|\n]*\s[-−]\s[^|\n]*\||\bdiff(?:erence)?s?\b)[^\n]*?[=:]\s*"
+                       r"(?:0\.0+(?:e[+-]\d+)?|0e[+-]\d+)(?![\d.])", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_difference_is_printed_as_a_formatted_zero(path):
+    for i, cell in enumerate(cells(path)):
+        found = ZERO_DIFF.findall(output_text(cell))
+        assert not found, f"{path.name} code cell {i} prints {found}: print 'exactly equal' or 'equal up to round-off'"
+
+
+def test_the_zero_difference_pattern_can_fail():
+    old = ["scaled dot weights for q = [100, -100]: 0.3333 0.3333 0.3333    largest |w - 1/3| over the 4 queries: 0.0e+00",
+           "bottom-right: max |cached - full| = 0.000", "max difference: 0.0", "diffs = 0e+00"]
+    assert all(ZERO_DIFF.search(text) for text in old)
+    fine = ["top-left: max |cached - full| = 1.234", "max |a - b| = 0.012", "all 4 queries: exactly 1/3",
+            "bottom-right: cached = full, equal up to round-off", "|x| = 0.000", "difference < 10⁻¹²: True",
+            "convolution: max |conv(X[π]) - conv(X)[π]| = 1.772  (not 0)", "max diff = 0.05"]
+    assert not [text for text in fine if ZERO_DIFF.search(text)]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_executed_without_errors(path):
     for i, cell in enumerate(cells(path)):

@@ -73,7 +73,8 @@ def draw_step_table(table, words, *, ax=None, title=None, current=None):
 def cost_plot(d=512, k=3, n=None, *, ax=None):
     """Cost per layer against sequence length n (log axes) for CNN, RNN, self-attention; returns the Axes.
 
-    Marks n = d, where self-attention (n²d) overtakes an RNN (n d²), and n = k·d (a CNN).
+    Marks n = d, where self-attention (n²d) overtakes an RNN (n d²), and n = k·d (a CNN). Labels use
+    the notebook's letters: D for the width d, κ for the kernel width k.
     """
     import matplotlib.pyplot as plt
 
@@ -85,15 +86,15 @@ def cost_plot(d=512, k=3, n=None, *, ax=None):
         color, ls = styles[kind]
         ax.loglog(n, layer_cost(kind, n, d, k), color=color, linestyle=ls, linewidth=2,
                   label=f"{kind}  {COMPLEXITY[kind][0]}")
-    for x, text, color in ((crossover(d, k, "RNN"), f"n = d = {d}", "C1"),
-                           (crossover(d, k, "CNN"), f"n = k·d = {k * d}", "C2")):
+    for x, text, color in ((crossover(d, k, "RNN"), f"n = D = {d}", "C1"),
+                           (crossover(d, k, "CNN"), f"n = κ·D = {k * d}", "C2")):
         ax.axvline(x, color="0.5", linewidth=0.8)
         ax.plot([x], [layer_cost("self-attention", x, d, k)], "o", color=color, markersize=6)
         ax.text(x * 1.15, 0.03, text, transform=ax.get_xaxis_transform(), rotation=90,
                 va="bottom", ha="left", fontsize=8)
     ax.set_xlabel("sequence length n (tokens)")
     ax.set_ylabel("multiply-adds per layer (constants dropped)")
-    ax.set_title(f"cost per layer, d = {d}, k = {k}", fontsize=10)
+    ax.set_title(f"cost per layer, D = {d}, κ = {k}", fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     return ax
 
@@ -107,12 +108,12 @@ def path_plot(k=3, n=None, *, ax=None):
         _, ax = plt.subplots(figsize=(6, 3.6))
     ax.loglog(n, path_length("self-attention", n), color="C0", linewidth=2, label="self-attention  O(1)")
     ax.loglog(n, path_length("RNN", n), color="C1", linestyle="--", linewidth=2, label="RNN  O(n)")
-    ax.loglog(n, path_length("CNN", n, k), color="C2", linestyle=":", linewidth=2, label="CNN, contiguous  O(n/k)")
+    ax.loglog(n, path_length("CNN", n, k), color="C2", linestyle=":", linewidth=2, label="CNN, contiguous  O(n/κ)")
     ax.loglog(n, path_length("CNN", n, k, dilated=True), color="C2", linestyle="-.",
-              linewidth=2, label="CNN, dilated  O(log_k n)")
+              linewidth=2, label="CNN, dilated  O(log_κ n)")
     ax.set_xlabel("sequence length n (tokens)")
     ax.set_ylabel("maximum path length")
-    ax.set_title(f"longest path between two tokens, k = {k}", fontsize=10)
+    ax.set_title(f"longest path between two tokens, κ = {k}", fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     return ax
 

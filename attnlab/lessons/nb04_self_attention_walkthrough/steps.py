@@ -154,9 +154,10 @@ def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=Fals
 
 LAYER_TYPES = ("self-attention", "RNN", "CNN")
 COMPLEXITY = {   # layer -> (complexity per layer, sequential operations, maximum path length)
-    "self-attention": ("O(n²·d)", "O(1)", "O(1)"),
-    "RNN": ("O(n·d²)", "O(n)", "O(n)"),
-    "CNN": ("O(k·n·d²)", "O(1)", "O(n/k) contiguous; O(log_k n) dilated"),
+    # in the notebook's letters: D the vector size (model width), κ the kernel width (the paper's d and k)
+    "self-attention": ("O(n²·D)", "O(1)", "O(1)"),
+    "RNN": ("O(n·D²)", "O(n)", "O(n)"),
+    "CNN": ("O(κ·n·D²)", "O(1)", "O(n/κ) contiguous; O(log_κ n) dilated"),
 }
 
 

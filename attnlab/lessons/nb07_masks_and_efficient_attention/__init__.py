@@ -7,7 +7,8 @@ seed_dot_product  seed 001's DotProductAttention as written (NaN on all padding,
 costs             toy data with local structure, errors of the cheap methods, FLOP and memory counts
 tiles             the online softmax of flash attention, state after every tile
 figures           the notebook's figures and Play panels, with named handles
-exercises         references and checks for the two "write it yourself" cells
+exercises         references and checks for the first two "write it yourself" cells
+tile_exercise     exercise 3: one online-softmax tile update, its reference and the mistakes it recognises
 """
 from . import costs
 from .costs import (
@@ -22,7 +23,9 @@ from . import tiles
 from .tiles import tiled_attention_steps, implied_weights, toy_problem
 from . import figures
 from .figures import (
-    MASK_CMAP, SCORE_CMAP, mask_heatmap, Gallery, mask_gallery, ErrorPlot, error_plot, SoFarFigure, weights_so_far_figure, MemoryPlot,
+    MASK_CMAP, SCORE_CMAP, mask_heatmap, mask_key, Gallery, mask_gallery, ErrorPlot, error_plot, SoFarFigure, weights_so_far_figure, MemoryPlot,
     memory_plot, MaskExplorer, StepFigure, TileExplorer)
 from . import exercises
 from .exercises import check_bottom_right, check_masked_softmax
+from . import tile_exercise
+from .tile_exercise import TILE_HINTS, check_tile_update, tile_cases, tile_update

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Patch, Rectangle
 
 from ... import panels, plotting
 from ...attention import scaled_dot_product_attention
@@ -31,9 +31,19 @@ def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel="
                             x_labels=x_labels, y_labels=y_labels, xlabel=xlabel, ylabel=ylabel)
 
 
+def mask_key(figure):
+    """A key under a mask figure: black = may attend (True), white = masked (False). Masks use the
+    opposite shading of weight heatmaps (where dark = 0), so every mask figure says which is which.
+    Returns the Legend."""
+    handles = [Patch(facecolor="black", edgecolor="0.3", label="black = may attend (True)"),
+               Patch(facecolor="white", edgecolor="0.3", label="white = masked (False)")]
+    return figure.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=9, frameon=False)
+
+
 class Gallery(NamedTuple):
     figure: object
     axes: dict         # name -> Axes
+    key: object = None  # the Legend saying black = may attend
 
 
 def mask_gallery(masks, *, ncols=3, figsize=None):
@@ -55,7 +65,7 @@ def mask_gallery(masks, *, ncols=3, figsize=None):
         named[name] = ax
     for ax in list(axes.flat)[len(masks):]:
         ax.set_visible(False)
-    return Gallery(fig, named)
+    return Gallery(fig, named, mask_key(fig))
 
 
 class ErrorPlot(NamedTuple):

@@ -115,8 +115,12 @@ def pointer_rows(ax, resolutions):
     """The index's small picture: the answer row ("it"'s pointer) for sentences of the same length,
     one row each, labelled by their last word (seed 004's "sweet" / "hungry")."""
     w = np.vstack([r.pointer.numpy() for r in resolutions])
-    ax.imshow(w, cmap=plotting.WEIGHT_CMAP, vmin=0, vmax=1, aspect="auto")
+    im = ax.imshow(w, cmap=plotting.WEIGHT_CMAP, vmin=0, vmax=1, aspect="auto")
     words = list(resolutions[0].words[:-1]) + ["…"]
     ax.set_xticks(range(len(words)), words, rotation=60, ha="right", fontsize=6)
     ax.set_yticks(range(len(resolutions)), [f"…{r.words[-1]}: it →" for r in resolutions], fontsize=6)
+    ax.set_xlabel("word the pointer from “it” lands on", fontsize=6)
+    cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
+    cbar.ax.tick_params(labelsize=5)
+    cbar.set_label("weight", fontsize=6)
     return ax

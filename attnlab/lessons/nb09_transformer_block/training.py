@@ -145,7 +145,7 @@ def peak_kinds(model, split="test", layer=0):
             if w == r:
                 kind = "the referent"
             elif w in data.VOCAB["animal_adjectives"] + data.VOCAB["object_adjectives"]:
-                kind = "its own adjective" if p > words.index("it") else "a describing adjective"
+                kind = "the deciding adjective" if p > words.index("it") else "a describing adjective"
             else:
                 kind = "it" if w == "it" else data.KIND_NAMES[data.KIND_OF[w]]
             counts[kind] = counts.get(kind, 0) + 1
