@@ -89,7 +89,7 @@ $(VENV7)/.ready: requirements.txt requirements-test.txt pyproject.toml
 	touch $@
 
 test-ipywidgets7: $(VENV7)/.ready
-	$(VENV7)/bin/python -m pytest -q -p no:cacheprovider tests/test_ipywidgets7.py tests/test_panels.py
+	$(VENV7)/bin/python -m pytest -q -p no:cacheprovider tests/test_ipywidgets7.py tests/test_panels.py tests/test_widget_bundles.py
 
 # Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup

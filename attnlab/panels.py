@@ -21,6 +21,10 @@ from PIL import Image
 from ._blit import Blitter
 
 PNG_OPTIONS = {"compress_level": 1}
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# A panel where no widget runs (nbviewer, GitHub, nbconvert's HTML): its picture, and its text under it.
+_STATIC = ("<div class='attnlab-static-panel'><img alt=\"{alt}\" src='data:image/png;base64,{png}' "
+           "style='max-width:100%;height:auto'><pre style='margin:4px 0;white-space:pre-wrap'>{text}</pre></div>")
 _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);"
          "white-space:pre'>{}</pre>")   # zlib level 1: ~3x faster to encode than the default, ~20% larger
 
@@ -164,23 +168,34 @@ class Panel:
         text = f"Live panel '{self.name}' with controls: {', '.join(self.controls)}"
         if self.summary:
             text += "\n" + self.summary
-        bundle = widget_bundle(self.widget, text)
-        if self.image.value:
-            bundle["image/png"] = base64.b64encode(bytes(self.image.value)).decode("ascii")
-        return bundle
+        return widget_bundle(self.widget, text, bytes(self.image.value) or None)
 
 
-def widget_bundle(widget, text):
-    """A display bundle for ``widget`` with ``text`` for viewers without widgets: the widget view as
-    ipywidgets 7 and 8 both write it (protocol 2). Use it in ``_repr_mimebundle_``: ipywidgets 7's
-    containers (VBox, HBox) have no ``_repr_mimebundle_`` of their own (they display through
-    ``_ipython_display_``), so ``self.widget._repr_mimebundle_()`` fails there (Colab)."""
-    if not isinstance(widget, widgets.Widget):
-        raise TypeError(f"widget: expected an ipywidgets widget, got {type(widget).__name__}")
+def widget_bundle(widget, text, png=None):
+    """The display bundle of ``widget`` as ipywidgets 7 and 8 both write it: the widget view
+    (protocol 2, the widget's model id), ``text`` as text/plain for viewers without widgets, and
+    ``png`` (PNG bytes, e.g. the current figure) when given: as image/png, and as text/html (the
+    picture with ``text`` under it), since a static viewer shows only one representation and
+    nbconvert/nbviewer pick HTML over PNG. For ``_repr_mimebundle_`` of anything built around a
+    widget (a panel, a trainer, a self-check): ipywidgets 7's containers (VBox, HBox) have no
+    ``_repr_mimebundle_`` of their own (they display through ``_ipython_display_``), so
+    ``self.widget._repr_mimebundle_()`` fails there (Colab)."""
+    if not isinstance(widget, widgets.DOMWidget) or getattr(widget, "model_id", None) is None:
+        raise TypeError(f"widget: expected a live ipywidgets widget (e.g. a VBox), got {type(widget).__name__}")
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    return {"text/plain": text, "application/vnd.jupyter.widget-view+json": {
-        "version_major": 2, "version_minor": 0, "model_id": widget.model_id}}
+    bundle = {"text/plain": text}
+    if png is not None:
+        if not isinstance(png, (bytes, bytearray, memoryview)):
+            raise TypeError(f"png: expected PNG bytes or None, got {type(png).__name__}")
+        if bytes(png[:8]) != PNG_SIGNATURE:
+            raise ValueError(f"png: expected PNG bytes (starting with the PNG signature), got {bytes(png[:8])!r}")
+        bundle["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
+        bundle["text/html"] = _STATIC.format(alt=html.escape(text.split("\n", 1)[0], quote=True),
+                                             png=bundle["image/png"], text=html.escape(text))
+    bundle["application/vnd.jupyter.widget-view+json"] = {
+        "version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    return bundle
 
 
 def _error_html(exc):

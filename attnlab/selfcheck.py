@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import ipywidgets as widgets
 
-from .panels import widget_bundle
+from . import panels
 
 _OK = "<span style='color:#1b7f3b'><b>✓ Right.</b> {}</span>"
 _NO = "<span style='color:#b00020'><b>✗ Not quite.</b> {}</span>"
@@ -50,7 +50,7 @@ class _Check:
         self.reveal.description = "Hide solution" if change["new"] else "Show solution"
 
     def _repr_mimebundle_(self, **kwargs):
-        return widget_bundle(self.widget, f"Self-check: {html.unescape(self.question)}")
+        return panels.widget_bundle(self.widget, f"Self-check: {html.unescape(self.question)}")
 
 
 class MultipleChoice(_Check):

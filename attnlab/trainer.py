@@ -20,12 +20,28 @@ Loss-like curves are drawn on a log scale, curves whose name contains "accuracy"
 scale. Each press starts from scratch with the same seeds (the lesson's ``run`` owns them), so the
 same settings give the same model. Errors show in the status line, never as a traceback.
 """
+import contextlib
 import html
+import re
 import time
 
 import ipywidgets as widgets
+import torch
 
 from . import panels
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Run the block with torch on one thread, then give back the thread count it had (also when
+    the block raises). Lessons train tiny models: one thread is several times faster than threads
+    fighting over tiny matrices, and gives the same bits whatever the machine's thread count."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class Trainer:
@@ -159,6 +175,12 @@ class Trainer:
         self.latest = item
 
     def _repr_mimebundle_(self, **kwargs):
+        """The widget view, and for viewers without widgets the current figure and a text form."""
         names = ", ".join(["steps"] + list(self.controls))
-        return panels.widget_bundle(self.widget, f"Live panel '{self.panel.name}': train button ({names}), "
-                                                 f"progress bar, live curves: {', '.join(self.curves)}")
+        text = (f"Live panel '{self.panel.name}': train button ({names}), progress bar, "
+                f"live curves: {', '.join(self.curves)}")
+        status = html.unescape(re.sub(r"<[^>]*>", "", self.status.value)).strip()
+        for line in (status, self.panel.summary):
+            if line:
+                text += "\n" + line
+        return panels.widget_bundle(self.widget, text, bytes(self.panel.image.value) or None)

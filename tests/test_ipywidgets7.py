@@ -1,7 +1,8 @@
 """Panels under ipywidgets 7.7 (what Colab ships): display, update and export, kernel side.
 
 Runs only where ipywidgets 7 is installed: `make test-ipywidgets7` builds a venv with the pins of
-requirements.txt but ipywidgets 7.7 and runs this module (and tests/test_panels.py) there. Under
+requirements.txt but ipywidgets 7.7 and runs this module (and tests/test_panels.py,
+tests/test_widget_bundles.py) there. Under
 ipywidgets 8 (the main suite) it is skipped. It checks the Python side only: that a panel builds,
 gives a display bundle a widget front end can show (protocol 2 model id, PNG, text), redraws on a
 control change and exports. What a browser shows with ipywidgets 7's JavaScript is not tested here.

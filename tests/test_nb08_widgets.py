@@ -29,6 +29,16 @@ def test_explorer_shows_valid_input_and_refuses_invalid_without_traceback():
     assert ex.current_source() == "31 dec 2049"
 
 
+def test_under_a_refusal_the_dimmed_heatmaps_follow_the_menus():
+    ex = _explorer()
+    ex.text.value = "1 january 2000"             # too long: refused
+    assert ex.axes[0].get_title().startswith("additive: 7 mar 1994")
+    ex.left.value = "dot"            # the menu and the dimmed picture name the same model
+    assert ex.axes[0].get_title().startswith("dot: 7 mar 1994") and ex.message.get_visible()
+    assert ex.axes[0].images[0].get_alpha() == 0.15 and ex.panel.error.value == ""
+    assert "Input not accepted" in ex.panel.text.value
+
+
 def test_trainer_adds_its_model_to_the_explorer():
     ex = _explorer()
     tr = ap.trainer(ex, steps=10, redraws=2)
@@ -39,6 +49,16 @@ def test_trainer_adds_its_model_to_the_explorer():
     assert ex.right.value == "yours: dot, 10 steps" and ex.left.value == "additive"
     assert len(tr.lines["loss"].get_xdata()) == 10
     assert model is tr.result and model.attention_kind == "dot"
+
+
+def test_the_scoring_toggle_shows_before_training():
+    """Before a press, the picture names the scoring the next press trains (so the toggle answers)."""
+    tr = ap.trainer(_explorer(), steps=10, redraws=2)
+    first = bytes(tr.panel.image.value)
+    assert tr.extra_ax.get_title() == "no additive model yet: press “Train a fresh model”"
+    tr.controls["scoring"].value = "dot"
+    assert tr.extra_ax.get_title() == "no dot model yet: press “Train a fresh model”"
+    assert bytes(tr.panel.image.value) != first and tr.panel.error.value == ""
 
 
 def test_trainer_gives_the_same_model_twice_and_leaves_the_global_rng_alone():

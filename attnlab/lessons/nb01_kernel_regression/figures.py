@@ -296,9 +296,11 @@ class TrainingView:
         return self.trainer.train()
 
     def _repr_mimebundle_(self, **kwargs):
-        return panels.widget_bundle(self.widget, "Live panel 'kernel-regression-training': Train w button (steps, "
-                                                 "leave one out), progress bar, error per step, error against σ with "
-                                                 "the path, fit; copy σ button")
+        panel = self.trainer.panel
+        text = ("Live panel 'kernel-regression-training': Train w button (steps, leave one out), "
+                "progress bar, error per step, error against σ with the path, fit; copy σ button")
+        return panels.widget_bundle(self.widget, text + (f"\n{panel.summary}" if panel.summary else ""),
+                                    bytes(panel.image.value) or None)
 
 
 @_checks.arguments(ax=_AX)

@@ -7,7 +7,6 @@ h_j gives weights alpha_ij and a context c_i = sum_j alpha_ij h_j; the GRU reads
 [embed(y_{i-1}); c_i]; the output layer reads [s_i; c_i].
 The scoring is additive (w_v^T tanh(W_q s + W_k h), Bahdanau) or scaled dot product.
 """
-import contextlib
 import time
 from pathlib import Path
 
@@ -18,20 +17,9 @@ from torch.nn import functional as F
 from ... import _checks
 from . import dates
 from ...attention import AdditiveAttention, DotProductAttention
+from ...trainer import one_thread
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
-
-
-@contextlib.contextmanager
-def _one_thread():
-    """The matrices here are tiny: one thread is several times faster than threads fighting over
-    them (and gives the same bits whatever the machine's thread count)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 class DateTranslator(nn.Module):
@@ -92,7 +80,7 @@ def _greedy(model, texts):
     """Greedy decoding -> (output ids (B, Tt), weights (B, Tt, Ts), queries (B, Tt, 2h), states (B, Ts, 2h))."""
     src, valid_lens = dates.encode_sources(texts)
     model.eval()
-    with _one_thread():
+    with one_thread():
         states, s = model.encode(src, valid_lens)
         y = torch.full((len(texts),), dates.TARGET_VOCAB.index(dates.BOS))
         ids, weights, queries = [], [], []
@@ -178,7 +166,7 @@ def _train_steps(model, steps, batch_size, lr, seed):
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     for step in range(steps):
         model.train()
-        with _one_thread():
+        with one_thread():
             loss = _train_step(model, optimizer, pairs[step * batch_size:(step + 1) * batch_size])
         model.eval()
         yield loss

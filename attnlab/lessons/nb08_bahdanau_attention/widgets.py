@@ -118,9 +118,12 @@ class AlignmentExplorer:
         try:
             source = dates.check_source(text)
         except (TypeError, ValueError) as exc:
-            return self._refuse(str(exc).removeprefix("text: "))
+            return self._refuse(str(exc).removeprefix("text: "), left, right)
         self._dim(False)
         self._last = source
+        return self._draw(source, left, right)
+
+    def _draw(self, source, left, right):
         lines = []
         for ax, name in zip(self.axes, (left, right)):
             output, w = alignment(self.models[name], source)
@@ -128,7 +131,9 @@ class AlignmentExplorer:
             lines.append(f"{name}, largest weight per output character:\n  {argmax_line(w, source, output)}")
         return "\n".join(lines)
 
-    def _refuse(self, reason):
+    def _refuse(self, reason, left, right):
+        if self._last:           # the dimmed heatmaps show the models the menus name, on the last date accepted
+            self._draw(self._last, left, right)
         self._dim(True)
         self.message.set_text("This input is not accepted:\n" + textwrap.fill(reason, 60)
                               + (f"\n(the dimmed heatmaps still show {self._last})" if self._last else ""))
@@ -159,8 +164,10 @@ class AlignmentExplorer:
             return default
 
     def _repr_mimebundle_(self, **kwargs):
-        return panels.widget_bundle(self.widget, f"Live panel 'alignment explorer': date text box, left and right "
-                                                 f"model menus ({', '.join(self.models)})")
+        text = f"Live panel 'alignment explorer': date text box, left and right model menus ({', '.join(self.models)})"
+        summary = self.panel.summary
+        return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
+                                    bytes(self.panel.image.value) or None)
 
 
 @_checks.arguments(explorer=_checks.Instance(AlignmentExplorer, "the AlignmentExplorer"), seed=_checks.Int(0))
@@ -185,10 +192,11 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
 
     def draw_alignment(ax, latest, scoring):
         source = explorer.current_source()
-        if latest is None:
+        if latest is None:                   # the title names the scoring the next press trains
+            title = f"no {scoring} model yet: press “Train a fresh model”"
             if not ax.images:
-                alignment_heatmap(torch.zeros(ROWS, len(source)), source, "?" * dates.TARGET_LEN, ax=ax,
-                                  title="no model yet: press “Train a fresh model”")
+                alignment_heatmap(torch.zeros(ROWS, len(source)), source, "?" * dates.TARGET_LEN, ax=ax, title=title)
+            ax.title.set_text(title)
             return None
         model = latest["model"]
         was_training = model.training

@@ -3,12 +3,12 @@
     model = yield from run(300)          # or: drive it with attnlab.trainer.Trainer
 The loss is -log(pointer weight on the referent): the model is taught where "it" should look.
 """
-import contextlib
 import time
 
 import torch
 
 from ... import _checks
+from ...trainer import one_thread
 from . import data
 from .model import ItResolver
 
@@ -25,17 +25,6 @@ DEPTH_ABLATIONS = {
     "6 blocks": {"num_layers": 6},
     "6 blocks, no residual": {"num_layers": 6, "residual": False},
 }
-
-
-@contextlib.contextmanager
-def one_thread():
-    """Tiny matrices: one thread is faster than threads fighting, and gives the same bits anywhere."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 _NOUNS = torch.tensor([data.KIND_OF.get(w) in ("animals", "objects") for w in data.INDEX])   # by word id

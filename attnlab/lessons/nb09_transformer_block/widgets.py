@@ -102,8 +102,10 @@ class Explorer:
         self.panel.refresh()
 
     def _repr_mimebundle_(self, **kwargs):
-        return panels.widget_bundle(self.widget, f"Live panel 'it explorer': sentence text box, model menu "
-                                                 f"({', '.join(self.models)})")
+        text = f"Live panel 'it explorer': sentence text box, model menu ({', '.join(self.models)})"
+        summary = self.panel.summary
+        return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
+                                    bytes(self.panel.image.value) or None)
 
 
 @_checks.arguments(explorer=_checks.Optional(_checks.Instance(Explorer, "the Explorer")), sentence=_checks.Text())
