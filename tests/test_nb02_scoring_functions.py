@@ -209,17 +209,14 @@ def test_key_choice_plot_draws_one_bar_per_key_and_method():
         ss.key_choice_plot(k, {})
 
 
-def test_scoring_play_writes_numbers_only_where_they_fit():
-    """Past MAX_ANNOTATED_KEYS keys the cells' numbers ran together (the fuzz's screenshot at n = 14)."""
+def test_scoring_play_writes_no_numbers_in_its_cells():
+    """At n = 14 the cells' numbers ran together (the fuzz's screenshot); the text under the figure
+    carries q1's weights, so the live heatmap writes none at any n."""
     play = ss.ScoringPlay(method="scaled_dot", d_k=64)
-    cells = lambda: [t for t in play.ax_w.texts if t.get_text()]
-    play.update(method="scaled_dot", d_k=64, temperature=1.0, n=ss.MAX_ANNOTATED_KEYS)
-    assert len(cells()) == 5 * ss.MAX_ANNOTATED_KEYS
-    play.update(method="scaled_dot", d_k=64, temperature=1.0, n=ss.MAX_ANNOTATED_KEYS + 1)
-    assert cells() == []
-    play.update(method="scaled_dot", d_k=64, temperature=1.0, n=4)
-    assert [t.get_text() for t in cells()][:4] == [f"{x:.2f}" for x in
-                                                   np.asarray(play.ax_w.get_images()[0].get_array())[0]]
+    for n in (2, 4, 14, 32):
+        text = play.update(method="scaled_dot", d_k=64, temperature=1.0, n=n)
+        assert [t for t in play.ax_w.texts if t.get_text()] == []
+        assert "q1" in text
 
 
 def test_scoring_play_reports_what_it_draws():

@@ -489,7 +489,7 @@ def test_widget_bundle_names_bad_arguments():
     bundle = panels.widget_bundle(box, "a box")
     assert bundle == {"text/plain": "a box", "application/vnd.jupyter.widget-view+json": {
         "version_major": 2, "version_minor": 0, "model_id": box.model_id}}
-    with pytest.raises(TypeError, match="widget: expected an ipywidgets widget, got str"):
+    with pytest.raises(TypeError, match=re.escape("widget: expected a live ipywidgets widget (e.g. a VBox), got str")):
         panels.widget_bundle("box", "a box")
     with pytest.raises(TypeError, match="text: expected a str, got NoneType"):
         panels.widget_bundle(box, None)

@@ -15,7 +15,6 @@ from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
 from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, row_entropy, scores,
                     seeded_additive)
 
-MAX_ANNOTATED_KEYS = 10   # the Play's weights heatmap writes its numbers up to this many keys (the text has q1's)
 
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
@@ -180,7 +179,6 @@ class ScoringPlay:
         plain = scores(q, k[:n], "dot")                                        # (512, n): q·k, no scaling
         self.grey_hist.set_data(histogram_density(centre_rows(plain), PLAY_EDGES))
         self.blue_hist.set_data(histogram_density(centre_rows(s) / temperature, PLAY_EDGES))
-        heatmap_state(self.ax_w).annotate = n <= MAX_ANNOTATED_KEYS    # more numbers would run together
         update_heatmap(self.ax_w, w[:5], x_labels=[f"k{j + 1}" for j in range(n)])
         curve = self.entropy_curve(method, n, temperature)
         self.blue_curve.set_ydata(curve)
