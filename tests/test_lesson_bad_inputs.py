@@ -25,6 +25,7 @@ from attnlab.lessons import nb04_self_attention_walkthrough as nb04  # noqa: E40
 from attnlab.lessons import nb06_positional_encoding as nb06  # noqa: E402
 from attnlab.lessons import nb07_masks_and_efficient_attention as nb07  # noqa: E402
 from attnlab.lessons import nb08_bahdanau_attention as nb08  # noqa: E402
+from attnlab.lessons import nb09_transformer_block as nb09  # noqa: E402
 
 X = torch.linspace(0, 5, 5)
 BY_NAME = {(lesson, name): (fn, args, kwargs) for lesson, name, fn, args, kwargs in GOOD}
@@ -630,3 +631,21 @@ def test_generators_check_everything_when_called():
         nb01.train_steps(X, X[:4])
     steps = nb01.train_steps(X, torch.sin(X), epochs=2)
     assert [epoch for epoch, _, _ in steps] == [1, 2]
+
+
+def test_nb09_run_checks_its_options_when_called():
+    """run's ItResolver config and training options are refused at the call, before any step (no next())."""
+    with pytest.raises(ValueError, match=re.escape("lr: expected a number > 0, got -1.0")):
+        nb09.run(2, lr=-1)
+    with pytest.raises(ValueError, match=re.escape("word_dropout: expected a number < 1.0, got 1.0")):
+        nb09.run(2, word_dropout=1.0)
+    with pytest.raises(ValueError, match=re.escape("batch_size: expected an int <= 4096, got 100000")):
+        nb09.run(2, batch_size=100_000)
+    with pytest.raises(TypeError, match=re.escape("weight_decay: expected a real number, got str")):
+        nb09.run(2, weight_decay="0")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'heads'"):
+        nb09.run(2, heads=4)                             # ItResolver's own signature, now at the call
+    with pytest.raises(ValueError, match="num_heads"):
+        nb09.run(2, num_heads=0)
+    steps = list(nb09.run(2, seed=0))
+    assert len(steps) == 2 and {"loss", "accuracy", "test accuracy", "model"} <= set(steps[-1])

@@ -73,10 +73,22 @@ def run(steps=300, *, seed=0, eval_every=10, **options):
     """Train a fresh ItResolver for ``steps`` steps; yield {"loss", "accuracy", "test accuracy", "model"} per step
     (accuracy: on the step's batch; test accuracy: on the whole test split, at the first step, every
     ``eval_every`` steps and at the last, held in between);
-    return the model (in eval mode). ``options``: ItResolver's config and DEFAULTS' keys."""
+    return the model (in eval mode). ``options``: ItResolver's config and DEFAULTS' keys.
+    Every argument is checked at the call, before the first step (the model is built then too)."""
     opts = dict(DEFAULTS)
     opts.update({k: options.pop(k) for k in list(options) if k in DEFAULTS})
-    model = ItResolver(seed=seed, **options)     # data and word dropout use their own generators
+    for name, spec in _OPTION_SPECS.items():
+        spec(opts[name], name)
+    model = ItResolver(seed=seed, **options)     # checks its config; data and word dropout use their own generators
+    return _train(model, steps, seed, eval_every, opts)
+
+
+_OPTION_SPECS = {"batch_size": _checks.Int(1, 4096), "lr": _checks.Real(positive=True, at_most=1.0),
+                 "word_dropout": _checks.Real(low=0.0, high=1.0), "weight_decay": _checks.Real(low=0.0)}
+
+
+def _train(model, steps, seed, eval_every, opts):
+    """run's steps, as a generator (its arguments already checked)."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=opts["lr"], weight_decay=opts["weight_decay"])
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=opts["lr"], total_steps=steps,
                                                    pct_start=0.2)
