@@ -296,7 +296,7 @@ class Explorer:
         self.trail.set_offsets(np.stack([s, c], 1))
         self.here.set_data([s[position]], [c[position]])
         self.titles[self.ax_circle].set_text(f"one step turns the pair by ω = {omega:.3g} rad")
-        self.sim_dots.set_ydata((P[position] @ P.T).numpy())                         # (n,): P_i · P_k
+        self.sim_dots.set_ydata((P[position] @ P.T).numpy())                         # (n,): P_i · P_m
         self.sim_line.set_ydata(offset_similarity(torch.arange(n) - position, width, base).numpy())
         self.sim_marker.set_xdata([position, position])
         ylim = (-0.5 * width / 2 - 0.5, width / 2 + 1)
