@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 import attnlab as al  # noqa: E402
 from attnlab import data, plotting, selfcheck  # noqa: E402
@@ -253,6 +254,8 @@ ROWS = [
     ("translation_pair/d_k", lambda: data.translation_pair(d_k=-1), ValueError, "d_k: expected an int >= 1, got -1"),
     # ---- plotting
     ("to_numpy/str", lambda: plotting.to_numpy("abc"), TypeError, "x: expected a tensor or an array of numbers, got str 'abc'"),
+    ("live_title/ax", lambda: plotting.live_title("ax", "t"), TypeError, "ax: expected a matplotlib Axes, got str"),
+    ("live_title/text", lambda: plotting.live_title(Figure().subplots(), 3), TypeError, "text: expected a str, got int"),
     ("heatmap/str", lambda: plotting.heatmap("abc"), TypeError, "weights: expected a tensor or an array of numbers, got str"),
     ("heatmap/rank", lambda: plotting.heatmap(torch.ones(3)), ValueError, "weights: expected a 2-D (Tq, Tk) matrix, got shape (3,)"),
     ("heatmap/ragged", lambda: plotting.heatmap([[1.0], [1.0, 2.0]]), TypeError,
