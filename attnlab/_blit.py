@@ -44,6 +44,9 @@ _IMMUTABLE = (str, int, float, bool, bytes, type(None), complex)
 _OPAQUE = (Artist, TransformNode, CallbackRegistry, types.FunctionType, types.MethodType, functools.partial)
 
 
+STRUCTURE_CHANGED = "axes moved or rescaled, or artists added, removed or restacked"
+
+
 class Blitter:
     """Keeps a figure's canvas up to date after an update, blitting the declared moving artists.
 
@@ -77,6 +80,7 @@ class Blitter:
         """Forget the background: the next draw is a full one (after an export or a failed draw)."""
         self.plan = None                # artists drawn on top of the background, in drawing order
         self.background = None
+        self.unplanned = None           # the structure after a plain (unplanned) full draw
 
     # -- drawing ---------------------------------------------------------------------------------
     def draw(self):
@@ -95,7 +99,12 @@ class Blitter:
                 self.blits += 1
                 return True
         self.why = why
-        self._full()
+        # A structural change (a slider that reshapes a heatmap, shows or hides axes) tends to come
+        # again on the next move of the same drag: draw plainly and plan on the next full draw, which
+        # costs one plain draw per such move instead of the plan's several.
+        structural = why == STRUCTURE_CHANGED
+        self._full(plan=not structural)
+        self.unplanned = self._structure() if structural else None
         self.full_draws += 1
         return False
 
@@ -105,9 +114,13 @@ class Blitter:
         if not self.exact:
             return "blitting off (a background + moving artists once differed from a full draw)"
         if self.plan is None:
-            return "first draw" if self.full_draws == 0 else "no background saved"
+            if self.full_draws == 0:
+                return "first draw"
+            if self.unplanned is not None and self._structure() != self.unplanned:
+                return STRUCTURE_CHANGED                      # still changing: draw plainly again
+            return "no background saved"
         if self._structure() != self.structure:
-            return "axes moved or rescaled, or artists added, removed or restacked"
+            return STRUCTURE_CHANGED
         fresh = []
         for artist, print_ in zip(self.watched, self.prints):
             if artist.stale:
@@ -118,7 +131,7 @@ class Blitter:
         self.checked = fresh                # what a blit leaves as it is: only the plan draws
         return ""
 
-    def _full(self):
+    def _full(self, plan=True):
         fig = self.figure
         canvas = fig.canvas
         canvas.draw()                                         # the reference: matplotlib's own draw
@@ -126,7 +139,7 @@ class Blitter:
         if self.freeze_layout:                                # positions found; keep them from now on
             fig.set_layout_engine("none")
             self.freeze_layout = False
-        if not self.moving or not self.exact:
+        if not plan or not self.moving or not self.exact:
             return
         units, declared = self._units()
         if not declared or not _layout_fixed(fig):

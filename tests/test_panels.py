@@ -300,9 +300,29 @@ def test_a_declared_callable_follows_artists_that_come_and_go():
             t.set_text(f"{k:.2f}")
 
     panel, ax = _line_panel(extra, moving=lambda: ax.lines + ax.texts)
-    for value in (0.1, 0.15, 0.2, 0.5, 0.55, 0.6, 0.9, 0.95, 0.1):
+    for value in (0.1, 0.15, 0.2, 0.5, 0.55, 0.6, 0.65, 0.9, 0.95, 0.1):
         move(panel, "k", value)
+    # a structural change draws plainly; the move after it draws in full and plans; then blits
     assert panel.blitter.blits >= 4
+
+
+def test_a_structural_drag_draws_plainly_and_blitting_resumes_after_it():
+    """Moves that add or remove artists draw in full without building a blit plan (the next move
+    would likely change the structure again); the first ordinary move after them plans, the rest blit."""
+    def extra(ax, k, fig):
+        while len(ax.texts) < 1 + int(k * 10):
+            ax.text(0.05 * len(ax.texts), 0.2, "t")
+
+    panel, ax = _line_panel(extra, moving=lambda: ax.lines + ax.texts)
+    move(panel, "k", 0.55)                             # built at 0.5 with 6 texts; none added
+    for value in (0.65, 0.75, 0.85):                   # each adds a text: structural
+        move(panel, "k", value)
+        assert panel.blitter.why.startswith("axes moved or rescaled") and panel.blitter.plan is None
+    move(panel, "k", 0.86)                             # nothing added: a full draw that plans
+    assert panel.blitter.why == "no background saved" and panel.blitter.plan is not None
+    blits = panel.blitter.blits
+    move(panel, "k", 0.87)
+    assert panel.blitter.blits == blits + 1 and panel.blitter.why == ""
 
 
 @pytest.mark.parametrize("declared", [False, True])
