@@ -559,3 +559,41 @@ def test_widget_bundle_names_bad_arguments():
         panels.widget_bundle("box", "a box")
     with pytest.raises(TypeError, match="text: expected a str, got NoneType"):
         panels.widget_bundle(box, None)
+
+
+# --- png_bytes: the panel's own PNG encoder, checked against PIL's decoder ------------------------
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 7), (9, 1), (2, 3), (57, 130)])
+def test_png_bytes_decode_to_the_same_pixels(shape):
+    rng = np.random.default_rng(sum(shape))
+    rgba = rng.integers(0, 256, (*shape, 4), dtype=np.uint8)           # every byte value, every alpha
+    rgba[0, 0] = (255, 0, 0, 0)
+    out = panels.png_bytes(rgba)
+    assert out.startswith(PNG_SIGNATURE)
+    decoded = Image.open(io.BytesIO(out))
+    decoded.load()                                                       # reads every chunk: CRCs checked
+    assert decoded.mode == "RGBA" and np.array_equal(np.asarray(decoded), rgba)
+
+
+def test_png_bytes_of_a_figure_are_no_larger_than_pils_and_leave_it_alone():
+    fig, ax = panels.new_figure(figsize=(5, 3))
+    plotting.heatmap(np.random.default_rng(0).random((6, 6)), ax=ax)
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    before = rgba.copy()
+    ours = panels.png_bytes(rgba)
+    buf = io.BytesIO()
+    Image.fromarray(rgba).save(buf, "png", compress_level=1)
+    assert np.array_equal(np.asarray(Image.open(io.BytesIO(ours))), rgba) and np.array_equal(rgba, before)
+    assert len(ours) <= 1.1 * len(buf.getvalue())
+
+
+def test_png_bytes_names_bad_arguments():
+    with pytest.raises(TypeError, match=r"^rgba: expected a uint8 array of shape \(height, width, 4\), got list$"):
+        panels.png_bytes([[0, 0, 0, 0]])
+    with pytest.raises(TypeError, match=r"^rgba: expected a uint8 array of shape \(height, width, 4\), got float64 array of shape \(2, 2, 4\)$"):
+        panels.png_bytes(np.zeros((2, 2, 4)))
+    with pytest.raises(TypeError, match=r"got uint8 array of shape \(2, 2, 3\)$"):
+        panels.png_bytes(np.zeros((2, 2, 3), np.uint8))
+    with pytest.raises(ValueError, match=r"^rgba: expected at least one pixel, got shape \(0, 3, 4\)$"):
+        panels.png_bytes(np.zeros((0, 3, 4), np.uint8))
