@@ -28,6 +28,7 @@ whole (the title's height moves it), and legends of an axes with moving artists 
 """
 import functools
 import types
+from operator import is_
 
 import numpy as np
 from matplotlib.artist import Artist
@@ -94,7 +95,7 @@ class Blitter:
                 artist.draw(renderer)
             why = self._grown(renderer) or self._moved_while_drawing()
             if not why:
-                self._settle(self.checked)
+                self._settle(blitted=True)
                 self.why = ""
                 self.blits += 1
                 return True
@@ -121,14 +122,11 @@ class Blitter:
             return "no background saved"
         if self._structure() != self.structure:
             return STRUCTURE_CHANGED
-        fresh = []
         for artist, print_ in zip(self.watched, self.prints):
             if artist.stale:
                 return f"undeclared change: {artist!r}"
-            fresh.append(_fingerprint(artist))
-            if not _same(fresh[-1], print_):
+            if not _unchanged(artist, print_):
                 return f"undeclared change (not marked stale): {artist!r}"
-        self.checked = fresh                # what a blit leaves as it is: only the plan draws
         return ""
 
     def _full(self, plan=True):
@@ -182,17 +180,16 @@ class Blitter:
         self.structure = self._structure()
         self._settle()
 
-    def _settle(self, checked=None):
-        """Mark the watched artists fresh and fingerprint them; after a blit, ``checked`` holds the
-        fingerprints taken before it, still right for every artist the blit did not draw."""
+    def _settle(self, blitted=False):
+        """Mark the watched artists fresh and fingerprint them; after a blit, only the artists it
+        drew are fingerprinted again (the others were just found unchanged)."""
         for artist in self.watched:
             artist.stale = False
-        if checked is None:
+        if not blitted:
             self.prints = [_fingerprint(a) for a in self.watched]
             return
-        self.prints = checked
         for i in self.redrawn:
-            checked[i] = _fingerprint(self.watched[i])
+            self.prints[i] = _fingerprint(self.watched[i])
 
     # -- what is drawn where ---------------------------------------------------------------------
     def _units(self):
@@ -360,28 +357,38 @@ def _clip_rect(unit, height, width):
         return None
     if hasattr(unit, "get_children") and any(True for _ in unit.get_children()):
         return None                                    # a container: its children clip themselves
-    x0, y0, x1, y1 = unit.get_clip_box().extents   # RendererAgg rounds them; one pixel more each side
-    c0, c1 = max(int(np.floor(x0 + 0.5)) - 1, 0), min(int(np.floor(x1 + 0.5)) + 1, width)
-    r0, r1 = max(int(np.floor(height - y1 + 0.5)) - 1, 0), min(int(np.floor(height - y0 + 0.5)) + 1, height)
+    # RendererAgg.set_clipbox rounds the box to whole pixels: columns round(x0)..round(x1) and rows
+    # round(height - y1)..round(height - y0). The rasterizer (paths, text) stops before the last
+    # column and row, renderer_base (images, markers) includes them: both ends are kept.
+    x0, y0, x1, y1 = unit.get_clip_box().extents
+    c0, c1 = max(int(np.floor(x0 + 0.5)), 0), min(int(np.floor(x1 + 0.5)) + 1, width)
+    r0, r1 = max(int(np.floor(height - y1 + 0.5)), 0), min(int(np.floor(height - y0 + 0.5)) + 1, height)
     return np.s_[r0:max(r1, r0), c0:max(c1, c0)]
 
 
 def _footprint(unit, renderer, height, width):
     """Rows and columns an unclipped unit may cover now: for an axes, its box and each of its
     unclipped children (ticks, titles, texts, legends) apart, not one box around them all."""
+    if _draws_nothing(unit):
+        return []
     if not isinstance(unit, Axes):
         rect = _extent_rect(unit, renderer, height, width)
         return [np.s_[0:height, 0:width]] if rect is None else [rect]
     x0, y0, x1, y1 = unit.bbox.extents
     rects = [_rows_cols(x0, y0, x1, y1, height, width, pad=4)]
     for child in unit.get_children():
-        if not child.get_visible() or (child.get_clip_on() and child.get_clip_box() is not None
+        if _draws_nothing(child) or (child.get_clip_on() and child.get_clip_box() is not None
                                        and not child.get_children() and not isinstance(child, Axes)):
             continue                                       # inside the axes' box
         rect = _extent_rect(child, renderer, height, width)
         if rect is not None:
             rects.append(rect)
     return rects
+
+
+def _draws_nothing(artist):
+    """Hidden, or a text with no characters (Text.draw returns at once; its tight box is not finite)."""
+    return not artist.get_visible() or (isinstance(artist, Text) and artist.get_text() == "")
 
 
 def _extent_rect(unit, renderer, height, width):
@@ -439,36 +446,56 @@ def _rows_cols(x0, y0, x1, y1, height, width, pad):
 
 
 def _fingerprint(artist):
-    """The artist's attributes; values held in helper objects (font properties, box styles, dicts),
-    which some setters change in place, one level down."""
-    return tuple((k, _inner(v)) for k, v in vars(artist).items())
+    """The artist's attributes, as Python holds them, and one level down the contents of the helper
+    objects some setters change in place (font properties, box styles, dicts, lists): a tuple of
+    (keys, values, [(helper, its keys, its values)...]), taken after a draw."""
+    attrs = vars(artist)
+    values = tuple(attrs.values())
+    inner = []
+    for value in values:
+        contents = _contents(value)
+        if contents is not None:
+            inner.append((value, tuple(contents), tuple(contents.values()) if isinstance(contents, dict) else None))
+    return tuple(attrs), values, inner
 
 
-def _inner(value):
-    if isinstance(value, dict):
-        return ("dict", value, tuple(value.items()))
-    if isinstance(value, _OPAQUE) or not hasattr(value, "__dict__") or isinstance(value, type):
+def _contents(value):
+    """What is looked into one level down: a dict's or list's items, a helper object's attributes."""
+    if isinstance(value, (dict, list)):
         return value
-    return ("object", value, tuple(vars(value).items()))
+    if isinstance(value, _OPAQUE) or not hasattr(value, "__dict__") or isinstance(value, type):
+        return None
+    return vars(value)
 
 
-def _same(a, b):
-    if len(a) != len(b):
+def _unchanged(artist, print_):
+    """Whether ``artist`` holds what its fingerprint says: the same attribute names, in order, each
+    value the very same object or an equal immutable one (of the same type), and the same contents
+    in each helper object. Identity is checked first, at C speed; that is the common case."""
+    keys, values, inner = print_
+    attrs = vars(artist)
+    now = tuple(attrs.values())
+    if not (all(map(is_, now, values)) and len(now) == len(values)) and not _same_values(now, values):
         return False
-    for (ka, va), (kb, vb) in zip(a, b):
-        if ka != kb:
+    if tuple(attrs) != keys:
+        return False
+    for helper, hkeys, hvalues in inner:
+        if hvalues is None:                                # a list: its items, in order
+            if not (len(helper) == len(hkeys) and all(map(is_, helper, hkeys))) and not _same_values(tuple(helper), hkeys):
+                return False
+            continue
+        contents = _contents(helper)
+        hnow = tuple(contents.values())
+        if not (len(hnow) == len(hvalues) and all(map(is_, hnow, hvalues))) and not _same_values(hnow, hvalues):
             return False
-        if va is vb:
-            continue
-        if isinstance(va, _IMMUTABLE) and type(va) is type(vb) and va == vb:
-            continue
-        if isinstance(va, tuple) and type(vb) is tuple and _same_tuple(va, vb):
-            continue
-        return False
+        if tuple(contents) != hkeys:
+            return False
     return True
 
 
-def _same_tuple(a, b):
+def _same_values(a, b):
+    """Element by element: the same object, or equal immutables of the same type (tuples compared
+    so, recursively). Anything else that is not the same object counts as changed."""
     if len(a) != len(b):
         return False
     for x, y in zip(a, b):
@@ -476,7 +503,7 @@ def _same_tuple(a, b):
             continue
         if isinstance(x, _IMMUTABLE) and type(x) is type(y) and x == y:
             continue
-        if isinstance(x, tuple) and type(y) is tuple and _same_tuple(x, y):
+        if isinstance(x, tuple) and type(y) is tuple and _same_values(x, y):
             continue
         return False
     return True

@@ -8,6 +8,7 @@ import re
 import ipywidgets as widgets
 import numpy as np
 import pytest
+from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
@@ -253,6 +254,10 @@ TEXT_CHANGES = {
     "rotation mode": lambda t, k: (t.set_rotation(20), t.set_rotation_mode("anchor" if k > 0.5 else "default")),
     "words": lambda t, k: t.set_text(f"value {k:.2f}"),
     "hidden": lambda t, k: t.set_visible(k < 0.5),
+    # in place, in a helper object or a list the text holds: nothing marks it stale
+    "font size in place": lambda t, k: t.get_fontproperties().set_size(8 + 8 * k),
+    "path effects in place": lambda t, k: (t.get_path_effects().clear(), k > 0.5 and t.get_path_effects().append(
+        patheffects.withStroke(linewidth=3, foreground="red"))),
 }
 
 
@@ -273,6 +278,47 @@ def test_a_declared_title_whose_look_changes_is_exact(change):
     panel, ax = _line_panel(extra, moving=lambda: [ax.lines[0], ax.title])
     for value in (0.2, 0.3, 0.7, 0.8, 0.4, 0.9):
         move(panel, "k", value)
+
+
+def test_an_equal_value_set_again_keeps_blitting():
+    """A new but equal str (set_text does not mark an unchanged text stale) is no change: no full draw."""
+    panel, ax = _line_panel(lambda ax, k, fig: _note(ax).set_text("".join(["first line\nsecond, ", "longer line $x^2$"])))
+    for value in (0.2, 0.3, 0.7):
+        move(panel, "k", value)
+    assert panel.blitter.full_draws == 1 and panel.blitter.blits == 3
+
+
+def test_a_heatmap_blit_redraws_the_image_and_spines_not_the_tick_marks():
+    """Agg clips an image to its axes box rounded to whole pixels: the tick marks just outside it
+    (under the spine where they touch it) stay in the saved background."""
+    fig, ax = panels.new_figure(figsize=(3, 2.5))
+    im = ax.imshow(np.zeros((4, 5)), vmin=0, vmax=1)
+    ax.set_xticks(range(5))
+    ax.set_yticks(range(4))
+    rng = np.random.default_rng(2)
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.5)}, lambda k: im.set_data(rng.random((4, 5)) * k),
+                         moving=[im])
+    for value in (0.2, 0.4, 0.6, 0.8, 1.0):
+        move(panel, "k", value)
+    assert sorted({type(a).__name__ for a in panel.blitter.plan}) == ["AxesImage", "Spine"]
+    assert panel.blitter.blits == 5
+
+
+def test_a_whole_axes_with_empty_titles_does_not_pull_in_its_neighbour():
+    """An axes drawn whole reaches what its children cover; its empty titles draw nothing and
+    cover nothing, so the heatmap beside it stays in the saved background."""
+    fig, (left, right) = panels.new_figure(1, 2, figsize=(6, 2.5))
+    line, = left.plot([0, 1], [0, 1])
+    right.imshow(np.arange(12.0).reshape(3, 4))
+
+    def update(k):
+        line.set_ydata([0, k])
+        left.set_ylim(0, max(k, 0.1))
+
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.5, min=0.0, max=1.0)}, update, moving=[left])
+    for value in (0.2, 0.4, 0.9):
+        move(panel, "k", value)
+    assert panel.blitter.plan == [left] and panel.blitter.blits == 3
 
 
 def test_artists_added_removed_and_hidden():
@@ -513,3 +559,41 @@ def test_widget_bundle_names_bad_arguments():
         panels.widget_bundle("box", "a box")
     with pytest.raises(TypeError, match="text: expected a str, got NoneType"):
         panels.widget_bundle(box, None)
+
+
+# --- png_bytes: the panel's own PNG encoder, checked against PIL's decoder ------------------------
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 7), (9, 1), (2, 3), (57, 130)])
+def test_png_bytes_decode_to_the_same_pixels(shape):
+    rng = np.random.default_rng(sum(shape))
+    rgba = rng.integers(0, 256, (*shape, 4), dtype=np.uint8)           # every byte value, every alpha
+    rgba[0, 0] = (255, 0, 0, 0)
+    out = panels.png_bytes(rgba)
+    assert out.startswith(PNG_SIGNATURE)
+    decoded = Image.open(io.BytesIO(out))
+    decoded.load()                                                       # reads every chunk: CRCs checked
+    assert decoded.mode == "RGBA" and np.array_equal(np.asarray(decoded), rgba)
+
+
+def test_png_bytes_of_a_figure_are_no_larger_than_pils_and_leave_it_alone():
+    fig, ax = panels.new_figure(figsize=(5, 3))
+    plotting.heatmap(np.random.default_rng(0).random((6, 6)), ax=ax)
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    before = rgba.copy()
+    ours = panels.png_bytes(rgba)
+    buf = io.BytesIO()
+    Image.fromarray(rgba).save(buf, "png", compress_level=1)
+    assert np.array_equal(np.asarray(Image.open(io.BytesIO(ours))), rgba) and np.array_equal(rgba, before)
+    assert len(ours) <= 1.1 * len(buf.getvalue())
+
+
+def test_png_bytes_names_bad_arguments():
+    with pytest.raises(TypeError, match=r"^rgba: expected a uint8 array of shape \(height, width, 4\), got list$"):
+        panels.png_bytes([[0, 0, 0, 0]])
+    with pytest.raises(TypeError, match=r"^rgba: expected a uint8 array of shape \(height, width, 4\), got float64 array of shape \(2, 2, 4\)$"):
+        panels.png_bytes(np.zeros((2, 2, 4)))
+    with pytest.raises(TypeError, match=r"got uint8 array of shape \(2, 2, 3\)$"):
+        panels.png_bytes(np.zeros((2, 2, 3), np.uint8))
+    with pytest.raises(ValueError, match=r"^rgba: expected at least one pixel, got shape \(0, 3, 4\)$"):
+        panels.png_bytes(np.zeros((0, 3, 4), np.uint8))
