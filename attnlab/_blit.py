@@ -37,7 +37,7 @@ from matplotlib.transforms import TransformNode
 from matplotlib.axes import Axes
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.legend import Legend
-from matplotlib.text import Text
+from matplotlib.text import Annotation, Text
 
 _IMMUTABLE = (str, int, float, bool, bytes, type(None), complex)
 # Not looked into: other artists (watched themselves), transforms (their changes show as moved or
@@ -417,8 +417,10 @@ def _extent_rect(unit, renderer, height, width):
 def _text_reach(text, height, width):
     """A box no plain text can leave: around its anchor, a radius of its width plus its height
     bounded by one em per character and per line, plus its box and a margin (None: no such bound,
-    e.g. for math, TeX, an annotation or a text with path effects)."""
-    if type(text) is not Text or text.get_usetex() or text.get_path_effects():
+    e.g. for math, TeX, an annotation with an arrow or a text with path effects). An annotation
+    without an arrow (``plotting.live_title``) is a text whose anchor its last draw placed."""
+    plain = type(text) is Text or (type(text) is Annotation and text.arrow_patch is None)
+    if not plain or text.get_usetex() or text.get_path_effects():
         return None
     words = text.get_text()
     if "$" in words and text.get_parse_math():

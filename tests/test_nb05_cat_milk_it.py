@@ -174,6 +174,8 @@ def test_coinciding_words_share_one_filled_disc_not_a_ring():
 def test_every_label_sits_next_to_its_marker(scaling, d):
     """The label "cat′ = it′" is anchored at cat′'s point and its text stays within 40 px of it (it
     used to drift off with scaling 'after', d = 4)."""
+    from matplotlib.text import Text
+
     from attnlab import panels
 
     fig, ax = panels.new_figure(figsize=(5, 5))
@@ -188,7 +190,8 @@ def test_every_label_sits_next_to_its_marker(scaling, d):
     box = label.get_window_extent(renderer)
     gap = max(box.x0 - px, px - box.x1, box.y0 - py, py - box.y1, 0)
     assert gap < 40
-    boxes = [t.get_window_extent(renderer) for t in moves.before_labels + moves.after_labels if t.get_visible()]
+    # the labels' texts (an Annotation's own extent adds its leader line, which may cross another label's)
+    boxes = [Text.get_window_extent(t, renderer) for t in moves.before_labels + moves.after_labels if t.get_visible()]
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
 
 
@@ -295,3 +298,26 @@ def test_play_and_sliders_bad_input():
     with pytest.raises(ValueError, match="coords: expected a value for every word slider"):
         view.update("sweet", "inside", 4, 1.0, cat_x=2.0)
     assert cmi.formula("inside", 4) == "softmax(QKᵀ/(√4·T))·V"
+
+
+@pytest.mark.parametrize("it", [(2.0, 2.0), (0.5, 2.0), (1.0, 3.1), (3.0, 1.0)])
+def test_each_leader_line_stops_just_outside_its_label(it):
+    """A leader runs from the label's centre towards the marker, shortened to leave the text box
+    plus 2 pixels and 1 point (what clipping it to the padded box did, without the cost)."""
+    from matplotlib.text import Text
+
+    from attnlab import panels
+
+    fig, ax = panels.new_figure(figsize=(5, 5))
+    words, X = cat_milk_it("sweet", {"it": it})
+    moves = cmi.moves_plot(words, X, cmi.attend(X, "after", d=4).output, ax=ax)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    px = fig.dpi / 72
+    labels = [t for t in moves.before_labels + moves.after_labels if t.get_visible()]
+    assert len(labels) >= 4
+    for t in labels:
+        box = Text.get_window_extent(t, renderer)
+        start = t.arrow_patch.get_transform().transform(t.arrow_patch.get_path().vertices)[0]
+        gap = max(box.x0 - start[0], start[0] - box.x1, box.y0 - start[1], start[1] - box.y1)
+        assert 2 - 0.01 <= gap <= 2 + px + 0.5, (t.get_text(), gap)

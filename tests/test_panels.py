@@ -436,6 +436,26 @@ def test_a_declared_text_growing_over_a_colour_bar_draws_in_full():
     assert "grew" in panel.blitter.why
 
 
+def test_a_live_title_growing_over_the_next_axes_draws_in_full():
+    """A live title (an annotation without an arrow) is bounded around its anchor like a text: short,
+    it blits; long enough to reach the axes drawn after it, that refresh is a full draw."""
+    fig, (left, right) = panels.new_figure(1, 2, figsize=(5, 2.5))
+    im = left.imshow(np.zeros((3, 3)), vmin=0, vmax=1)
+    right.imshow(np.ones((3, 3)), vmin=0, vmax=1)
+    title = plotting.live_title(left, "x", fontsize=14)
+
+    def update(n):
+        title.set_text("x" * n)
+        im.set_data(np.full((3, 3), n / 40))
+
+    panel = panels.Panel(fig, {"n": widgets.IntSlider(value=1, min=1, max=40)}, update, moving=[im, title])
+    move(panel, "n", 2)
+    move(panel, "n", 3)
+    assert panel.blitter.why == ""
+    move(panel, "n", 40)                               # over the right axes, drawn after it
+    assert "grew" in panel.blitter.why
+
+
 def test_a_new_stacking_order_is_drawn():
     fig, ax = panels.new_figure(figsize=(4, 3))
     lines = [ax.plot([0, 1], [i, 1 - i], lw=12)[0] for i in (0.2, 0.5, 0.8)]

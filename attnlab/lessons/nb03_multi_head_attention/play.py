@@ -37,6 +37,8 @@ class HeadsPlay:
                         colorbar=False, annotate=False, xlabel="keys" if b == 1 else "",
                         title=" \n " if b == 0 else None,
                         ylabel=f"sentence {b} ({'top' if b == 0 else 'bottom'})\nqueries" if c == 0 else "")
+                if c > 0:                       # a row's queries are its first heatmap's: named once, at the left
+                    self.axes[b, c].tick_params(labelleft=False)
         self.padding = [[mark_padding(ax, n) for ax in row] for row in self.axes]   # hatches, moved in place
         self.colorbar = self.figure.colorbar(self.axes[0, 0].images[0], ax=self.axes, shrink=0.8, label="weight")
         self.figure.canvas.draw()

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
-from matplotlib.text import Annotation
+from matplotlib.text import Annotation, Text
+from matplotlib.transforms import Bbox
 
 from ... import _checks, data
 from ...attention import scaled_dot_product_attention
@@ -95,10 +96,15 @@ _CANDIDATES = ((1, 0), (1, 1), (1, -1), (-1, 0), (-1, 1), (-1, -1), (0, 1.2), (0
 
 def _label_all(moves, words, before, after):
     """One label per cluster of nearby markers; "before" labels try the marker's left first and
-    "after" labels its right, then the first of _CANDIDATES that overlaps no label placed so far and
-    stays inside the Axes (measured in display pixels). Words at one point are joined with
-    "=", near ones with ","; a thin leader line ties each label to its marker."""
-    box = moves.ax.get_window_extent()
+    "after" labels its right, then the first of _CANDIDATES whose text box overlaps no label placed
+    so far and stays inside the Axes (in display pixels). Words at one point are joined with "=",
+    near ones with ","; a thin leader line runs from the marker to just outside the label's text.
+
+    Each label's text is measured once; its box at each candidate place follows from that size and
+    the marker's position (no layout per candidate)."""
+    ax = moves.ax
+    box = ax.get_window_extent()
+    px = ax.figure.dpi / 72                                  # display pixels per point
     placed = []
     for labels, points, prime, weight, first in ((moves.before_labels, before, "", "normal", -1),
                                                  (moves.after_labels, after, "′", "bold", 1)):
@@ -111,15 +117,24 @@ def _label_all(moves, words, before, after):
             t.set_text(", ".join(" = ".join(n + prime for n in g) for g in exact))
             t.set_fontweight(weight)
             t.set_visible(True)
+            size = Text.get_window_extent(t)                 # the text alone (an Annotation adds its leader)
+            w, h = size.width, size.height
+            x, y = ax.transData.transform(p)
             for side, line in sorted(_CANDIDATES, key=lambda c: c[0] != first):
-                t.set_position((side * _LABEL_OFFSET, line * _LINE))
-                t.set_ha({1: "left", -1: "right", 0: "center"}[side])
-                t.set_va("center")
-                ext = t.get_window_extent()
+                x0 = x + side * _LABEL_OFFSET * px - {1: 0, -1: w, 0: w / 2}[side]
+                ext = Bbox.from_bounds(x0, y + line * _LINE * px - h / 2, w, h)
                 inside = box.x0 <= ext.x0 and ext.x1 <= box.x1 and box.y0 <= ext.y0 and ext.y1 <= box.y1
                 if inside and not any(ext.overlaps(e) for e in placed):
                     break
-            placed.append(t.get_window_extent())
+            t.set_position((side * _LABEL_OFFSET, line * _LINE))
+            t.set_ha({1: "left", -1: "right", 0: "center"}[side])
+            t.set_va("center")
+            # The leader starts at the text's centre: shorten it to leave the text box padded by 2
+            # pixels, plus 1 point, as clipping it to that box did (matplotlib's default, far slower).
+            vx, vy = -(side * (_LABEL_OFFSET + w / 2 / px)), -line * _LINE          # points, to the marker
+            exits = [half / abs(v) for half, v in (((w / 2 + 2) / px, vx), ((h / 2 + 2) / px, vy)) if v]
+            t.arrow_patch.shrinkA = min(exits) * math.hypot(vx, vy) + 1
+            placed.append(ext)
 
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
@@ -140,6 +155,7 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
     ax.set_xlabel("feature 1: state, high = hungry")
     ax.set_ylabel("feature 2: taste, high = sweet")
     ax.grid(True, color="0.9")
+    ax.set_axisbelow(True)               # grid and ticks under the arrows: a move leaves them in the background
     ax.plot([limits[0], limits[1]], [4 - limits[0], 4 - limits[1]], ls="--", color="0.8", lw=1, zorder=0,
             label="state + taste = 4")
     ax.legend(loc="lower left", fontsize=8)
@@ -156,7 +172,7 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
         for _ in words:
             labels.append(ax.add_artist(Annotation(      # a thin leader line ties the label to its marker
                 "", (0, 0), xytext=(0, 0), textcoords="offset points", fontsize=9, zorder=5,
-                arrowprops={"arrowstyle": "-", "color": "0.45", "lw": 0.6, "shrinkA": 1,
+                arrowprops={"arrowstyle": "-", "color": "0.45", "lw": 0.6, "patchA": None,  # shrinkA: _label_all
                             "shrinkB": _MARKER_SIZE / 2 + 1})))
     for _ in (others or {}):
         moves.others.append(ax.add_line(Line2D([], [], marker="s", ls="", mfc="none", mec="0.6",
