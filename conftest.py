@@ -12,3 +12,32 @@ if RunningKernel is not None:
         return self.kc.execute(cell_input, store_history=True, allow_stdin=allow_stdin, stop_on_error=False)
 
     RunningKernel.execute_cell_input = _execute_like_jupyter
+
+try:
+    from nbval.plugin import IPyNbCell
+except ImportError:
+    IPyNbCell = None
+
+if IPyNbCell is not None:
+    # nbval skips image/png; the Voila template shows each notebook's stored pictures before its
+    # kernel has run (progressive rendering, tools/stored_figures.py), so they must be the ones the
+    # code draws: compare them too.
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+    import stored_figures
+
+    _compare_outputs = IPyNbCell.compare_outputs
+
+    def _compare_outputs_and_pictures(self, test, ref, skip_compare=None):
+        same = _compare_outputs(self, test, ref, skip_compare)
+        if not same:
+            return False
+        found = stored_figures.differences(ref, test)
+        if found:
+            self.comparison_traceback = list(getattr(self, "comparison_traceback", [])) + found
+            return False
+        return True
+
+    IPyNbCell.compare_outputs = _compare_outputs_and_pictures

@@ -10,6 +10,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -91,6 +92,51 @@ class VoilaServer:
             self.proc.kill()
             self.proc.wait(10)
         self._log.close()
+
+
+# The Voila config binder/postBuild writes for Binder (progressive rendering); test_binder.py
+# checks that postBuild writes exactly this.
+BINDER_CONFIG = {"VoilaConfiguration": {"progressive_rendering": True}}
+
+
+class JupyterServer:
+    """`jupyter server` from the repo root with Voila as its extension, as repo2docker runs it; the
+    extra Voila config goes in a voila.json in a temporary config dir on JUPYTER_CONFIG_PATH (as
+    binder/postBuild writes <prefix>/etc/jupyter/voila.json); the repo root's voila.json is read after it."""
+
+    def __init__(self, log_path, server_config=None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.prefix = "/voila/render/notebooks/"
+        self.confdir = tempfile.TemporaryDirectory()
+        (Path(self.confdir.name) / "voila.json").write_text(json.dumps(BINDER_CONFIG if server_config is None else server_config))
+        env = voila_env()
+        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([self.confdir.name, *filter(None, [env.get("JUPYTER_CONFIG_PATH")])])
+        self._log = open(log_path, "w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={self.port}",
+                                      "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
+                                      *(["--allow-root"] if os.geteuid() == 0 else [])],
+                                     cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"jupyter server did not listen; see {log_path}")
+
+    def kernels(self):
+        return kernel_processes(self.proc.pid)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self._log.close()
+        self.confdir.cleanup()
 
 
 class PageWatch:

@@ -1,0 +1,89 @@
+"""Every notebook as on Binder: `jupyter server` with Voila as its extension, no preheated pool,
+progressive rendering (the config binder/postBuild writes), in headless Chromium.
+
+The attnlab template sends the notebook as stored (text, stored figures and printed text; no
+widget view) before it asks for a kernel, then replaces each stored output by the live one when
+the kernel has run its cell. Per notebook: the first picture on screen is a stored one and every
+stored static picture is there before any live output; when the kernel has run every cell, no
+stored output is left, no cell shows two outputs, the page holds as many pictures as the notebook
+stores plus its live panels, a live slider still redraws its panel's figure, and nothing went wrong.
+(nbval checks that the stored pictures are the ones the code draws: conftest.py.)
+"""
+import json
+import re
+import sys
+import time
+
+import nbformat
+import pytest
+
+from dashboard_helpers import (BINDER_CONFIG, NOTEBOOKS, PANELS_READY, PROBLEMS, ROOT, JupyterServer,
+                               expected_panels)
+from test_dashboards import RENDER_TIMEOUT, SLIDERS, slider_step
+
+sys.path.insert(0, str(ROOT / "tools"))
+import stored_figures  # noqa: E402
+
+# Under `jupyter server` (not standalone Voila) the page config names jupyter_server's MathJax on
+# cdnjs; on Binder it loads from there and typesets the formulas. Offline here, that one request
+# fails; nothing else may leave 127.0.0.1.
+MATHJAX_CDN = re.compile(r"^https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/")
+
+FIRST_LOOK = """() => {
+  const seen = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.offsetParent !== null; };
+  const text = [...document.querySelectorAll('.jp-RenderedMarkdown')].some(e => e.textContent.trim().length > 20 && seen(e));
+  const imgs = [...document.querySelectorAll('.jp-OutputArea-output img')].filter(i => i.complete && i.naturalWidth > 0 && seen(i));
+  if (!text || !imgs.length) return null;
+  return {stored: imgs.filter(i => i.closest('.attnlab-stored')).length, live: imgs.length - imgs.filter(i => i.closest('.attnlab-stored')).length};
+}"""
+
+DONE = """() => document.querySelector('[cell-index]') && window.themeLoaded
+  && !document.querySelector('.voila-skeleton-container') && !document.querySelector('.attnlab-stored')"""
+
+AFTER = """() => ({
+  twice: [...document.querySelectorAll('[cell-index]')].filter(c => c.querySelectorAll('.jp-Cell-outputWrapper').length > 1).length,
+  pictures: [...document.querySelectorAll('.jp-OutputArea-output img')].filter(i => !i.closest('.attnlab-panel')).length,
+})"""
+
+
+def stored_pictures(path):
+    nb = nbformat.read(path, as_version=4)
+    return sum(len(stored_figures.pictures(c.get("outputs", []))) for c in nb.cells if c.cell_type == "code")
+
+
+def test_postbuild_writes_the_config_these_tests_use():
+    text = (ROOT / "binder" / "postBuild").read_text()
+    found = re.search(r"cat > \"\$etc/voila.json\" <<'JSON'\n(.*?)\nJSON", text, re.S)
+    assert found and json.loads(found.group(1)) == BINDER_CONFIG
+
+
+@pytest.fixture(scope="module")
+def binder_server(tmp_path_factory):
+    server = JupyterServer(tmp_path_factory.mktemp("binder") / "server.log")
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_binder_dashboard_stored_first_then_live(binder_server, new_page, path):
+    n_stored, n_panels = stored_pictures(path), expected_panels(path)
+    page, watch = new_page()
+    page.goto(f"{binder_server.url}{binder_server.prefix}{path.name}", wait_until="commit", timeout=RENDER_TIMEOUT)
+    if n_stored:
+        first = page.wait_for_function(FIRST_LOOK, timeout=RENDER_TIMEOUT, polling=20).json_value()
+        assert first == {"stored": n_stored, "live": 0}, first
+    page.wait_for_function(DONE, timeout=RENDER_TIMEOUT, polling=100)
+    page.wait_for_function(PANELS_READY, arg=n_panels, timeout=RENDER_TIMEOUT, polling=100)
+    time.sleep(0.5)                                   # late console errors
+    after = page.evaluate(AFTER)
+    assert after == {"twice": 0, "pictures": n_stored}, after
+    assert page.locator(".attnlab-panel").count() == n_panels
+    with_sliders = [p for p, labels in enumerate(page.evaluate(SLIDERS)) if labels]
+    if with_sliders:
+        assert slider_step(page, with_sliders[0], 0), "a panel's slider did not redraw its figure"
+    problems = page.evaluate(PROBLEMS)
+    assert not problems, f"shown to the learner: {problems}"
+    outside = [u for u in watch.outside if not MATHJAX_CDN.match(u)]
+    assert not outside, f"requests left 127.0.0.1: {sorted(set(outside))}"
+    errors = [e for e in watch.errors if "ERR_NAME_NOT_RESOLVED" not in e]   # the MathJax CDN, offline
+    assert not errors, errors
