@@ -387,8 +387,12 @@ def _footprint(unit, renderer, height, width):
 
 
 def _draws_nothing(artist):
-    """Hidden, or a text with no characters (Text.draw returns at once; its tight box is not finite)."""
-    return not artist.get_visible() or (isinstance(artist, Text) and artist.get_text() == "")
+    """Hidden, or a plain text with no characters (Text.draw returns at once; its tight box is not
+    finite). An annotation with an arrow draws the arrow whatever its text."""
+    if not artist.get_visible():
+        return True
+    plain = type(artist) is Text or (type(artist) is Annotation and artist.arrow_patch is None)
+    return plain and artist.get_text() == ""
 
 
 def _extent_rect(unit, renderer, height, width):
@@ -416,11 +420,12 @@ def _extent_rect(unit, renderer, height, width):
 
 def _text_reach(text, height, width):
     """A box no plain text can leave: around its anchor, a radius of its width plus its height
-    bounded by one em per character and per line, plus its box and a margin (None: no such bound,
-    e.g. for math, TeX, an annotation with an arrow or a text with path effects). An annotation
-    without an arrow (``plotting.live_title``) is a text whose anchor its last draw placed."""
+    bounded by one em per character and per line, plus a margin (None: no such bound, e.g. for
+    math, TeX, an annotation with an arrow, a text with path effects or with a box, whose pad and
+    style may reach any distance). An annotation without an arrow (``plotting.live_title``) is a
+    text whose anchor its last draw placed."""
     plain = type(text) is Text or (type(text) is Annotation and text.arrow_patch is None)
-    if not plain or text.get_usetex() or text.get_path_effects():
+    if not plain or text.get_usetex() or text.get_path_effects() or text.get_bbox_patch() is not None:
         return None
     words = text.get_text()
     if "$" in words and text.get_parse_math():
@@ -430,9 +435,6 @@ def _text_reach(text, height, width):
     spacing = text.get_linespacing()
     spacing = max(spacing, 1.5) if isinstance(spacing, (int, float)) else 2.0   # "normal": about 1.2
     reach = em * (max(map(len, lines)) + 1 + len(lines) * spacing) + 4
-    patch = text.get_bbox_patch()
-    if patch is not None:
-        reach += 3 * em + patch.get_linewidth() * text.figure.dpi / 72
     x, y = text.get_transform().transform(text.get_unitless_position())
     if not (np.isfinite(x) and np.isfinite(y)):
         return None

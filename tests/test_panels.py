@@ -456,6 +456,60 @@ def test_a_live_title_growing_over_the_next_axes_draws_in_full():
     assert "grew" in panel.blitter.why
 
 
+def test_an_arrow_with_no_text_moving_under_a_later_text_is_exact():
+    """An annotation with an empty text still draws its arrow: declared, its growth under a figure
+    text drawn after it is seen (found in review: it was taken for a text that draws nothing)."""
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    arrow = ax.annotate("", xy=(0.2, 0.2), xytext=(0.1, 0.1), arrowprops=dict(arrowstyle="-", lw=6, color="k"))
+    fig.text(0.75, 0.75, "BLOCK", fontsize=30, color="red", bbox=dict(facecolor="yellow"))
+
+    def update(k):
+        arrow.xy = (0.2 + k, 0.2 + k)
+
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.0, min=0.0, max=1.0)}, update, moving=[arrow])
+    move(panel, "k", 0.01)
+    assert panel.blitter.why == ""
+    move(panel, "k", 0.55)                             # now under the figure text: still exact
+
+
+def test_a_whole_axes_with_an_empty_annotation_arrow_keeps_it_in_its_reach():
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    fig.set_layout_engine("none")
+    ax.set_position([0.1, 0.1, 0.5, 0.8])
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    arrow = ax.annotate("", xy=(0.5, 0.5), xytext=(0.4, 0.4), xycoords="axes fraction",
+                        arrowprops=dict(arrowstyle="-", lw=6, color="k"))
+    fig.text(0.8, 0.5, "BLOCK", fontsize=20, color="red", bbox=dict(facecolor="yellow"))
+
+    def update(k):
+        arrow.xy = (0.5 + k, 0.5)
+
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.0, min=0.0, max=1.0)}, update, moving=[ax],
+                         freeze_layout=False)
+    move(panel, "k", 0.01)
+    move(panel, "k", 1.0)                              # the arrow now reaches under the figure text
+
+
+@pytest.mark.parametrize("kind", ["text", "live title"])
+def test_a_text_with_a_wide_box_growing_over_a_later_text_draws_in_full(kind):
+    """A box's pad can reach any distance: such a text is bounded by its measured extent, not by a
+    count of its characters (found in review: pad=8 reached a later text unseen)."""
+    fig, ax = panels.new_figure(figsize=(5, 4))
+    fig.set_layout_engine("none")
+    ax.set_position([0.05, 0.05, 0.3, 0.3])
+    box = dict(boxstyle="square,pad=8", fc="yellow")
+    if kind == "text":
+        t = fig.text(0.5, 0.5, "x", fontsize=10, ha="center", va="center", bbox=box)
+    else:
+        t = ax.annotate("x", (0.5, 0.5), xycoords="figure fraction", fontsize=10, ha="center", va="center", bbox=box)
+    fig.text(0.9, 0.9, "LATER", fontsize=14, color="red", zorder=10)
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.0, min=0.0, max=1.0, step=0.005)},
+                         lambda k: t.set_position((0.5 + k, 0.5 + k)), moving=[t], freeze_layout=False)
+    for value in np.arange(0.1, 0.25, 0.005):
+        move(panel, "k", float(round(value, 3)))
+
+
 def test_a_new_stacking_order_is_drawn():
     fig, ax = panels.new_figure(figsize=(4, 3))
     lines = [ax.plot([0, 1], [i, 1 - i], lw=12)[0] for i in (0.2, 0.5, 0.8)]
