@@ -335,11 +335,15 @@ def _axes_order(ax):
 
 
 def _descendants(artist):
+    """The artist and what it draws: its children, and the two patches a text draws that are not
+    its children (its box, an annotation's arrow)."""
     out = [artist]
     for child in artist.get_children():
         out += _descendants(child)
     if isinstance(artist, Text) and artist.get_bbox_patch() is not None:
         out.append(artist.get_bbox_patch())
+    if isinstance(artist, Annotation) and artist.arrow_patch is not None:
+        out.append(artist.arrow_patch)
     return out
 
 

@@ -8,6 +8,7 @@ import re
 import ipywidgets as widgets
 import numpy as np
 import pytest
+import matplotlib
 from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
@@ -256,9 +257,18 @@ TEXT_CHANGES = {
     "hidden": lambda t, k: t.set_visible(k < 0.5),
     # in place, in a helper object or a list the text holds: nothing marks it stale
     "font size in place": lambda t, k: t.get_fontproperties().set_size(8 + 8 * k),
-    "path effects in place": lambda t, k: (t.get_path_effects().clear(), k > 0.5 and t.get_path_effects().append(
-        patheffects.withStroke(linewidth=3, foreground="red"))),
+    "path effects in place": lambda t, k: _path_effects_in_place(t, k),
 }
+
+
+def _path_effects_in_place(t, k):
+    """Change the text's own list of path effects in place (a new Text holds rcParams' list itself:
+    give it its own first, or every later artist of the test run would get the stroke)."""
+    if t.get_path_effects() is matplotlib.rcParams["path.effects"]:
+        t.set_path_effects([])
+    t.get_path_effects().clear()
+    if k > 0.5:
+        t.get_path_effects().append(patheffects.withStroke(linewidth=3, foreground="red"))
 
 
 @pytest.mark.parametrize("change", TEXT_CHANGES)
@@ -489,6 +499,23 @@ def test_a_whole_axes_with_an_empty_annotation_arrow_keeps_it_in_its_reach():
                          freeze_layout=False)
     move(panel, "k", 0.01)
     move(panel, "k", 1.0)                              # the arrow now reaches under the figure text
+
+
+def test_an_undeclared_annotations_arrow_that_changes_is_redrawn():
+    """An annotation's arrow is drawn by it but is not its child: a change to it is watched too
+    (found in review: it kept its old colour)."""
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    label = fig.text(0.02, 0.02, "k=0")
+    note = ax.annotate("a", xy=(0.8, 0.8), xytext=(0.2, 0.6), arrowprops=dict(arrowstyle="-", lw=4, color="k"))
+
+    def update(k):
+        label.set_text(f"k={k:.1f}")
+        note.arrow_patch.set_color("red" if k > 0.5 else "k")
+
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.0, min=0.0, max=1.0)}, update, moving=[label])
+    for value in (0.2, 0.3, 0.9, 0.95, 0.1):
+        move(panel, "k", value)
 
 
 @pytest.mark.parametrize("kind", ["text", "live title"])
