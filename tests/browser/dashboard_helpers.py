@@ -57,6 +57,20 @@ def kernel_processes(server_pid):
     return found
 
 
+def _wait_listening(proc, port, name, log_path, timeout=120):
+    """Return once ``proc`` accepts connections on ``port``; raise if it exits or times out."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{name} exited with {proc.returncode}; see {log_path}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"{name} did not listen on {port}; see {log_path}")
+
+
 class VoilaServer:
     def __init__(self, notebook_dir, log_path, extra_args=()):
         self.port = free_port()
@@ -67,16 +81,7 @@ class VoilaServer:
             [sys.executable, "-m", "voila", str(notebook_dir), "--no-browser", f"--port={self.port}",
              "--Voila.ip=127.0.0.1", *extra_args],
             cwd=ROOT, env=voila_env(), stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"voila exited with {self.proc.returncode}; see {log_path}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.3)
-        raise RuntimeError(f"voila did not listen on {self.port}; see {log_path}")
+        _wait_listening(self.proc, self.port, "voila", log_path)
 
     def kernels(self):
         return kernel_processes(self.proc.pid)
@@ -117,14 +122,7 @@ class JupyterServer:
                                       "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
                                       *(["--allow-root"] if os.geteuid() == 0 else [])],
                                      cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.3)
-        raise RuntimeError(f"jupyter server did not listen; see {log_path}")
+        _wait_listening(self.proc, self.port, "jupyter server", log_path)
 
     def kernels(self):
         return kernel_processes(self.proc.pid)
