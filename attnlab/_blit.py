@@ -357,10 +357,8 @@ def _mask(unit, renderer):
 
 def _clip_rect(unit, height, width):
     """Rows and columns a clipped artist cannot leave (Agg clips to the box rounded to pixels)."""
-    if isinstance(unit, Axes) or not unit.get_clip_on() or unit.get_clip_box() is None:
+    if not _clipped(unit):
         return None
-    if hasattr(unit, "get_children") and any(True for _ in unit.get_children()):
-        return None                                    # a container: its children clip themselves
     # RendererAgg.set_clipbox rounds the box to whole pixels: columns round(x0)..round(x1) and rows
     # round(height - y1)..round(height - y0). The rasterizer (paths, text) stops before the last
     # column and row, renderer_base (images, markers) includes them: both ends are kept.
@@ -368,6 +366,22 @@ def _clip_rect(unit, height, width):
     c0, c1 = max(int(np.floor(x0 + 0.5)), 0), min(int(np.floor(x1 + 0.5)) + 1, width)
     r0, r1 = max(int(np.floor(height - y1 + 0.5)), 0), min(int(np.floor(height - y0 + 0.5)) + 1, height)
     return np.s_[r0:max(r1, r0), c0:max(c1, c0)]
+
+
+def _clipped(artist):
+    """Whether everything ``artist`` draws is clipped to its clip box. Not an axes or a container
+    (its children clip themselves), nor an annotation whose arrow is not clipped to the same box:
+    Annotation.draw draws its arrow with the arrow's own clip settings, unclipped by default."""
+    if isinstance(artist, Axes) or not artist.get_clip_on() or artist.get_clip_box() is None:
+        return False
+    if any(True for _ in artist.get_children()):
+        return False
+    arrow = artist.arrow_patch if isinstance(artist, Annotation) else None
+    if arrow is not None and not (arrow.get_clip_on() and arrow.get_clip_box() is not None
+                                  and arrow.get_clip_path() is None
+                                  and np.array_equal(arrow.get_clip_box().extents, artist.get_clip_box().extents)):
+        return False
+    return True
 
 
 def _footprint(unit, renderer, height, width):
@@ -381,8 +395,7 @@ def _footprint(unit, renderer, height, width):
     x0, y0, x1, y1 = unit.bbox.extents
     rects = [_rows_cols(x0, y0, x1, y1, height, width, pad=4)]
     for child in unit.get_children():
-        if _draws_nothing(child) or (child.get_clip_on() and child.get_clip_box() is not None
-                                       and not child.get_children() and not isinstance(child, Axes)):
+        if _draws_nothing(child) or _clipped(child):
             continue                                       # inside the axes' box
         rect = _extent_rect(child, renderer, height, width)
         if rect is not None:
@@ -403,6 +416,8 @@ def _extent_rect(unit, renderer, height, width):
     """Rows and columns an unclipped artist covers now, with a margin for strokes and glyph overhang."""
     if isinstance(unit, Axes):
         box = unit.get_tightbbox(renderer, bbox_extra_artists=unit.get_children())
+    elif isinstance(unit, Annotation) and unit.arrow_patch is not None:
+        box = unit.get_window_extent(renderer)   # with the arrow; a tight box is cut to the clip box
     else:
         box = unit.get_tightbbox(renderer)
     if box is None:
@@ -410,6 +425,8 @@ def _extent_rect(unit, renderer, height, width):
     pad = 4.0
     if isinstance(unit, Text):
         pad += 0.5 * unit.get_fontsize() * unit.figure.dpi / 72
+        if isinstance(unit, Annotation) and unit.arrow_patch is not None:
+            pad += 0.5 * unit.arrow_patch.get_linewidth() * unit.figure.dpi / 72
         patch = unit.get_bbox_patch()
         if patch is not None:
             box = type(box).union([box, patch.get_window_extent(renderer)])

@@ -174,6 +174,7 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
                 "", (0, 0), xytext=(0, 0), textcoords="offset points", fontsize=9, zorder=5,
                 arrowprops={"arrowstyle": "-", "color": "0.45", "lw": 0.6, "patchA": None,  # shrinkA: _label_all
                             "shrinkB": _MARKER_SIZE / 2 + 1})))
+            labels[-1].arrow_patch.set_clip_path(ax.patch)   # clipped like its label (drawn unclipped otherwise)
     for _ in (others or {}):
         moves.others.append(ax.add_line(Line2D([], [], marker="s", ls="", mfc="none", mec="0.6",
                                                ms=8, mew=1.5)))
