@@ -66,14 +66,74 @@ def test_mask_explorer_shows_the_mask_and_its_weights():
     text = e.update("causal bottom-right", 3, 12, 0)
     mask, start = e.mask("causal bottom-right", 3, 12, 0)
     assert start == 9 and torch.equal(mask, lesson.causal_mask_bottom_right(3, 12))
-    np.testing.assert_array_equal(np.asarray(e.ax_mask.images[0].get_array()), mask.float().numpy())
+    shown = e.ax_mask.images[0].get_array()                                      # the fixed 12 x 12 grid
+    np.testing.assert_array_equal(shown[9:].data, mask.float().numpy())
     assert "keys seen per query: [10, 11, 12]" in text
     text = e.update("causal bottom-right", 12, 5, 0)                              # Tq > Tk: empty rows
     assert "7 row(s) with no visible key: weights all 0" in text
-    w = np.asarray(e.ax_weights.images[0].get_array())
-    assert not np.isnan(w).any() and (w[:7] == 0).all()
+    w = e.ax_weights.images[0].get_array()
+    assert not np.isnan(w.data).any() and (w.data[:7, :5] == 0).all()
     mask, start = e.mask("local", 4, 12, 1)                                      # windows follow the positions
     assert torch.equal(mask, al.local_mask(12, 12, 1)[8:])
+    plt.close(e.figure)
+
+
+def outside_block(max_len, start, Tq, Tk):
+    """Cells of the max_len x max_len grid that are not (query position, key position) now, by loops."""
+    return np.array([[not (start <= i < start + Tq and j < Tk) for j in range(max_len)] for i in range(max_len)])
+
+
+@pytest.mark.parametrize("Tq, Tk", [(12, 12), (3, 12), (1, 12), (1, 2), (12, 5), (7, 2), (5, 9)])
+@pytest.mark.parametrize("kind", lesson.MASK_KINDS)
+def test_mask_explorer_greys_exactly_the_cells_outside_the_active_block(kind, Tq, Tk):
+    e = lesson.MaskExplorer()
+    e.controls["kind"].value, e.controls["Tq"].value, e.controls["Tk"].value = kind, Tq, Tk
+    w = e.controls["w"].value
+    mask, start = e.mask(kind, Tq, Tk, w)
+    assert start == max(Tk - Tq, 0)                                              # the last Tq of Tk positions
+    _, weights = al.scaled_dot_product_attention(e.q_all[start:start + Tq], e.k_all[:Tk], e.k_all[:Tk], mask)
+    outside = outside_block(12, start, Tq, Tk)
+    for ax, block in ((e.ax_mask, mask.double()), (e.ax_weights, weights)):
+        shown = ax.images[0].get_array()
+        assert shown.shape == (12, 12)                                           # the grid never changes shape
+        np.testing.assert_array_equal(np.ma.getmaskarray(shown), outside)
+        np.testing.assert_array_equal(shown.data[~outside].reshape(Tq, Tk), block.numpy())
+        assert np.isfinite(shown.data).all() and (shown.data[outside] == 0).all()  # nothing NaN, even hidden
+        assert (ax.get_xlim(), ax.get_ylim()) == ((-0.5, 11.5), (11.5, -0.5))
+        assert [t.get_text() for t in ax.get_xticklabels()] == [str(j) for j in range(12)]
+        assert [t.get_text() for t in ax.get_yticklabels()] == [str(i) for i in range(12)]
+    plt.close(e.figure)
+
+
+def test_mask_explorer_draws_masked_cells_in_the_colour_its_key_names():
+    e = lesson.MaskExplorer(kind="causal top-left", num_queries=3, num_keys=12)
+    labels = [t.get_text() for t in e.key.get_texts()]
+    assert labels == ["black = may attend (True)", "white = masked (False)",
+                      "grey = not in this sequence (no query or no key there)"]
+    grey = matplotlib.colors.to_rgba(lesson.OUTSIDE_COLOUR)
+    assert tuple(e.key.legend_handles[2].get_facecolor()) == grey
+    for ax in (e.ax_mask, e.ax_weights):
+        image = ax.images[0]
+        rgba = image.to_rgba(image.get_array())                                  # the colours drawn, per cell
+        assert (rgba[:9] == grey).all()                                          # rows 0-8: no query there
+        assert not (rgba[9:] == grey).all(axis=-1).any()                         # the active rows: none grey
+    assert e.mask_title.get_text() == "causal top-left mask"
+    assert e.ax_weights.get_title() == "weights it allows"
+    plt.close(e.figure)
+
+
+def test_mask_explorer_summary_is_the_same_as_before_the_fixed_grid():
+    """The text under the figure, as the panel printed it before the grid was fixed (copied from there)."""
+    e = lesson.MaskExplorer()
+    assert e.update("causal top-left", 3, 12, 2) == (
+        "keys seen per query: [1, 2, 3]\nlargest weight, query→key: 9→0 1.00  10→1 0.80  11→1 0.77")
+    assert e.update("padding", 2, 5, 5) == (
+        "keys seen per query: [0, 0]   ·   2 row(s) with no visible key: weights all 0\n"
+        "largest weight, query→key: 3: none  4: none")
+    assert e.update("local", 12, 12, 2) == (
+        "keys seen per query: [3, 4, 5, 5, 5, 5, 5, 5, 5, 5, 4, 3]\nlargest weight, query→key: 0→1 0.52  1→1 0.53  "
+        "2→1 0.35  3→3 0.48  4→4 0.44  5→5 0.66\n    6→5 0.51  7→8 0.28  8→8 0.35  9→10 0.51  10→10 0.82  11→10 0.68")
+    plt.close(e.figure)
 
 
 def test_step_figure_and_tile_explorer_move_named_artists():

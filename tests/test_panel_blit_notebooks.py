@@ -90,8 +90,6 @@ FULL_DRAW_SLIDERS = {
     ("02-scoring-functions", "n"): "the number of key columns: the heatmap's limits and ticks",
     ("03-multi-head", "heads"): "shows, hides, moves and retitles heatmaps",
     ("06_positional_encoding", "width"): "P's shape (limits, ticks) and the similarity's y range",
-    ("07-masks", "Tq"): "the shape of both heatmaps: limits and ticks",
-    ("07-masks", "Tk"): "the shape of both heatmaps: limits and ticks",
 }
 
 

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
@@ -25,6 +26,9 @@ from .tiles import implied_weights, tiled_attention_steps
 
 MASK_CMAP = "Greys"          # black = may attend
 SCORE_CMAP = plt.get_cmap("RdBu_r").with_extremes(bad="#eeeeee")   # signed scores; grey = not computed yet
+OUTSIDE_COLOUR = "#b8b8b8"   # MaskExplorer: a cell whose row is no query or whose column is no key now
+MASK_CMAP_OUTSIDE = plt.get_cmap(MASK_CMAP).with_extremes(bad=OUTSIDE_COLOUR)
+WEIGHT_CMAP_OUTSIDE = plt.get_cmap(plotting.WEIGHT_CMAP).with_extremes(bad=OUTSIDE_COLOUR)
 
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
@@ -152,7 +156,11 @@ def memory_plot(lengths, d=64, *, methods=("dense", "tiled", "linear"), block_si
 
 class MaskExplorer:
     """Play panel 1: a mask (left, black = may attend) and the weights it allows on mostly local data
-    (right). The queries are the last Tq of Tk positions, as when decoding with a cache."""
+    (right). The queries are the last Tq of Tk positions, as when decoding with a cache.
+
+    Both heatmaps cover every position 0..max_len-1 (rows: query positions, columns: key positions),
+    whatever Tq and Tk, so the active block (rows start..start+Tq-1, columns 0..Tk-1) is seen where
+    it sits; the cells outside it are masked for display only (``OUTSIDE_COLOUR``, said in the key)."""
 
     @_checks.arguments(kind=_checks.Choice(MASK_KINDS), num_queries=_checks.Int(1), num_keys=_checks.Int(2), w=_checks.Int(0),
                        max_len=_checks.Int(2, 64, why="cells drawn in the panel"))
@@ -160,16 +168,25 @@ class MaskExplorer:
         if max(num_queries, num_keys, w) > max_len:
             raise ValueError(f"num_queries, num_keys, w: expected at most max_len = {max_len}, got "
                              f"{num_queries}, {num_keys}, {w}")
+        self.max_len = max_len
         self.q_all, self.k_all, _ = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
-        self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.3))
-        mask_heatmap(torch.zeros(max_len, max_len, dtype=torch.bool), self.ax_mask)
-        plotting.heatmap(torch.zeros(max_len, max_len), ax=self.ax_weights, annotate=False, xlabel="keys",
-                         ylabel="queries")
-        self.mask_title, self.weights_title = plotting.live_title(self.ax_mask), plotting.live_title(self.ax_weights)
-        # What a move changes: the mask, the weights and the titles. Tq and Tk change the shape of
-        # both (limits and ticks), so their moves draw the whole figure.
-        self.moving = [plotting.heatmap_state(self.ax_mask).image, plotting.heatmap_state(self.ax_weights).image,
-                       self.mask_title, self.weights_title]
+        self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.6))
+        grid = torch.zeros(max_len, max_len)                                        # every position, fixed
+        plotting.heatmap(grid, ax=self.ax_mask, cmap=MASK_CMAP_OUTSIDE, colorbar=False, annotate=False,
+                         xlabel="key position", ylabel="query position")
+        plotting.heatmap(grid, ax=self.ax_weights, cmap=WEIGHT_CMAP_OUTSIDE, annotate=False,
+                         xlabel="key position", ylabel="query position", title="weights it allows")
+        self.mask_title = plotting.live_title(self.ax_mask)
+        handles = [Patch(facecolor="black", edgecolor="0.3", label="black = may attend (True)"),
+                   Patch(facecolor="white", edgecolor="0.3", label="white = masked (False)"),
+                   Patch(facecolor=OUTSIDE_COLOUR, edgecolor="0.3",
+                         label="grey = not in this sequence (no query or no key there)")]
+        self.key = self.figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=9,
+                                      frameon=False)
+        # What a move changes: the two images only (the grid, ticks and the weights' title are fixed,
+        # so Tq and Tk blit too). The mask's title changes with the menu alone: not declared, so a
+        # new kind draws the whole figure and every slider move skips redrawing the title.
+        self.moving = [plotting.heatmap_state(self.ax_mask).image, plotting.heatmap_state(self.ax_weights).image]
         self.controls = {
             "kind": widgets.Dropdown(options=list(MASK_KINDS), value=kind, description="mask"),
             "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description="queries Tq",
@@ -186,14 +203,22 @@ class MaskExplorer:
             return make_mask(kind, Tk, Tk, **sizes)[start:], start
         return make_mask(kind, Tq, Tk, **sizes), start                              # causal: as the function aligns it
 
+    def on_grid(self, block, start):
+        """A (Tq, Tk) block placed on the max_len x max_len grid of positions at rows start..start+Tq-1,
+        columns 0..Tk-1, as a masked array (for display only): the other cells are masked (data 0)."""
+        Tq, Tk = block.shape
+        data = np.zeros((self.max_len, self.max_len))
+        outside = np.ones((self.max_len, self.max_len), dtype=bool)
+        data[start:start + Tq, :Tk] = block.detach().double().numpy()
+        outside[start:start + Tq, :Tk] = False
+        return np.ma.masked_array(data, mask=outside)
+
     def update(self, kind, Tq, Tk, w):
         mask, start = self.mask(kind, Tq, Tk, w)
         _, weights = scaled_dot_product_attention(self.q_all[start:start + Tq], self.k_all[:Tk], self.k_all[:Tk], mask)
-        keys, queries = [str(j) for j in range(Tk)], [str(start + i) for i in range(Tq)]
-        plotting.update_heatmap(self.ax_mask, mask.float(), x_labels=keys, y_labels=queries)
-        plotting.update_heatmap(self.ax_weights, weights, x_labels=keys, y_labels=queries)
-        self.mask_title.set_text(f"{kind} mask (black = may attend)")
-        self.weights_title.set_text(f"weights, Tq = {Tq}, Tk = {Tk}")
+        plotting.heatmap_state(self.ax_mask).image.set_data(self.on_grid(mask.float(), start))
+        plotting.heatmap_state(self.ax_weights).image.set_data(self.on_grid(weights, start))
+        self.mask_title.set_text(f"{kind} mask")
         seen = mask.sum(-1).tolist()
         empty = seen.count(0)
         top = [f"{start + i}→{int(r.argmax())} {float(r.max()):.2f}" if r.sum() > 0 else f"{start + i}: none"
