@@ -161,3 +161,16 @@ def test_step_figure_keeps_every_exact_output_in_view():
         lo, hi = t.steps.ax_out.get_xlim()
         x = t.steps.exact.get_xdata()
         assert lo < x.min() and x.max() < hi
+
+
+def test_mask_explorer_blits_every_control_with_its_titles_right():
+    """On the fixed grid nothing structural changes: every move of every control (the menu too) blits,
+    and the mask's title names the kind shown."""
+    e = lesson.MaskExplorer()
+    moves = [("kind", "causal top-left"), ("Tq", 3), ("Tk", 7), ("w", 0), ("kind", "padding"), ("Tq", 9), ("w", 3)]
+    for name, value in moves:
+        e.controls[name].value = value
+        assert e.panel.blitter.why == "", (name, value, e.panel.blitter.why)
+        assert e.mask_title.get_text() == f"{e.controls['kind'].value} mask"
+    assert e.ax_weights.get_title() == "weights it allows"
+    plt.close(e.figure)
