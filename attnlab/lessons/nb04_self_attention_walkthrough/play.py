@@ -19,7 +19,7 @@ from .steps import SENTENCE, describe_step, self_attention_steps, sentence_atten
 
 CONTROLS = ("step", "d_k", "causal", "padding")
 # The six steps of seed 000, as the left panel lists them (the numbers are in the table under the figure).
-LADDER = ("q, k, v = x $W^Q$, x $W^K$, x $W^V$",
+_LADDER = ("q, k, v = x $W^Q$, x $W^K$, x $W^V$",
           "scores  q$_1$·k$_j$",
           "÷ $\\sqrt{d_k}$",
           "softmax: weights $a_j$, sum 1",
@@ -39,12 +39,12 @@ class WalkthroughPlay:
         self.ax_steps = ax_steps
         ax_steps.set_axis_off()
         ax_steps.set_xlim(0, 1)
-        ax_steps.set_ylim(len(LADDER) + 1.2, 0.3)
+        ax_steps.set_ylim(len(_LADDER) + 1.2, 0.3)
         ax_steps.set_title("the six steps for the query Thinking", fontsize=10)
-        for i, label in enumerate(LADDER, start=1):
+        for i, label in enumerate(_LADDER, start=1):
             ax_steps.text(0.10, i, f"{i}", ha="right", va="center", fontsize=10, fontweight="bold", color="0.35")
             ax_steps.text(0.14, i, label, ha="left", va="center", fontsize=10)
-        ax_steps.text(0.0, len(LADDER) + 0.9, "the numbers of every step: in the table under the figure",
+        ax_steps.text(0.0, len(_LADDER) + 0.9, "the numbers of every step: in the table under the figure",
                       ha="left", va="center", fontsize=8.5, color="0.35", style="italic")
         # The one thing the step slider moves in the figure: an orange marker at the current step.
         (self.marker,) = ax_steps.plot([0.02], [1], marker=">", markersize=11, color="C1", linestyle="",
