@@ -62,7 +62,7 @@ class Blitter:
         self.moving = []
         self.declare(moving)
         self.why = "first draw"
-        self.full_draws = self.blits = 0
+        self.full_draws = self.blits = self.planned_ahead = 0
         self.exact = True               # False once a background + moving artists differed from a full draw
         self.reset()
 
@@ -82,6 +82,18 @@ class Blitter:
         self.plan = None                # artists drawn on top of the background, in drawing order
         self.background = None
         self.unplanned = None           # the structure after a plain (unplanned) full draw
+
+    def plan_ahead(self):
+        """Make the plan now if the last refresh left none (after a plain full draw: a structural
+        change, an undeclared change): one more full draw of the same state, so the canvas shows
+        the same pixels, and the plan, so the next move can blit. Returns True if a plan was made.
+        For a caller with time to spare (``Panel`` calls it once the controls have been still)."""
+        if self.plan is not None or not self.moving or not self.exact:
+            return False
+        self._full(plan=True)
+        self.unplanned = None
+        self.planned_ahead += 1
+        return self.plan is not None
 
     # -- drawing ---------------------------------------------------------------------------------
     def draw(self):

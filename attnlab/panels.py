@@ -7,6 +7,7 @@ the figure to PNG bytes in an ``ipywidgets.Image`` (no pyplot, no extra front-en
 it works the same in JupyterLab and Voila), shows any exception from the callback in the panel
 instead of losing it, and offers PNG and SVG downloads that work in the browser.
 """
+import asyncio
 import base64
 import html
 import io
@@ -26,6 +27,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # A panel where no widget runs (nbviewer, GitHub, nbconvert's HTML): its picture, and its text under it.
 _STATIC = ("<div class='attnlab-static-panel'><img alt=\"{alt}\" src='data:image/png;base64,{png}' "
            "style='max-width:100%;height:auto'><pre style='margin:4px 0;white-space:pre-wrap'>{text}</pre></div>")
+PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
 _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);"
          "white-space:pre'>{}</pre>")
 
@@ -72,6 +74,7 @@ class Panel:
         self.name = name
         self.freeze_layout = freeze_layout
         self.timings = []                  # seconds per refresh: (update, render = draw + PNG encode, draw)
+        self._ahead = None                 # the pending call of _plan_ahead (a kernel's event loop only)
         # Shown at its own pixel size (not stretched by the flex box), shrinking on narrow screens.
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             max_width="100%", height="auto", align_self="flex-start", object_fit="contain"))
@@ -107,6 +110,9 @@ class Panel:
 
     def refresh(self):
         """Run the callback with the current values and show the new figure (or the error)."""
+        if self._ahead is not None:
+            self._ahead.cancel()
+            self._ahead = None
         t0 = time.perf_counter()
         try:
             text = self.update(**self.values())
@@ -125,6 +131,26 @@ class Panel:
             self.text.value = _TEXT.format(html.escape(self.summary))
         self.error.value = ""
         self.timings.append((t1 - t0, t2 - t1, self._draw_seconds))
+        if self.blitter is not None and self.blitter.plan is None:
+            self._plan_when_still()
+
+    def _plan_when_still(self):
+        """After a full draw that made no plan (a slider that reshapes the figure), plan the next
+        blit once the controls have been still for PLAN_DELAY seconds, in the kernel's event loop,
+        where messages are handled (none outside a kernel: the next move then plans): that costs a
+        full draw and the plan, which a learner switching to another control no longer waits for."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._ahead = loop.call_later(PLAN_DELAY, self._plan_ahead)
+
+    def _plan_ahead(self):
+        self._ahead = None
+        try:
+            self.blitter.plan_ahead()
+        except Exception:  # noqa: BLE001 - the next refresh draws in full and shows any error
+            self.blitter.reset()
 
     def png(self):
         """The figure as PNG bytes, fast: draw with Agg (blitted where declared), encode with PIL."""

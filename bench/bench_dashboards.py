@@ -9,7 +9,8 @@ the notebook on request). "preheated": the shipped voila.json (a pooled kernel a
 Slider latency: measured in the page, from the keydown (capture listener) to the first animation
 frame after the panel's <img> has loaded its new src (MutationObserver on src + load + rAF). The
 presses come in runs of 5 on one slider, as dragging a slider by keys makes them, then the next
-slider; the first press of a run is a switch of control (which blits like any other move, unless the slider
+slider (after --switch-pause seconds); the first press of a run is a switch of control (which blits
+like any other move, unless the slider
 changes the figure's structure, e.g. a heatmap's shape: then every press of it draws in full). They start
 once the pool has refilled the kernel this page took (about 5 s of CPU on a 2-core machine).
 Profile: the same notebook executed by nbclient, then each slider of each panel nudged in the
@@ -104,7 +105,7 @@ def render_time(browser, server, path):
         raise
 
 
-def slider_latencies(page, presses):
+def slider_latencies(page, presses, switch_pause=0.15):
     """Key press -> new pixels, per press (ms); slider_latencies.split gets, per press, the parts
     [key -> new PNG in the page (kernel + transport), decode, -> next frame]."""
     page.evaluate(LATENCY_PROBE)
@@ -117,6 +118,8 @@ def slider_latencies(page, presses):
     lat = []
     for i in range(presses if n else 0):
         h = handles.nth((i // RUN) % n)
+        if i and i % RUN == 0:
+            time.sleep(max(0.0, switch_pause - 0.15))    # a learner moving to another slider
         h.scroll_into_view_if_needed()
         h.focus()
         at_max = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemax")
@@ -156,6 +159,9 @@ def main():
     ap.add_argument("--only", default="", help="only notebooks whose name contains this")
     ap.add_argument("--no-profile", action="store_true", help="skip the in-kernel callback/render split")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold first renders (latency only)")
+    ap.add_argument("--switch-pause", type=float, default=0.15,
+                    help="seconds before the first press on another slider (0.15 = as between presses; a "
+                         "learner moving the mouse to another slider takes 0.5 s or more)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "dashboards.json"))
     a = ap.parse_args()
     notebooks = [p for p in NOTEBOOKS if a.only in p.name]
@@ -188,7 +194,7 @@ def main():
                 t, page, ctx = render_time(browser, server, p)
                 settle(server, quiet=3)    # the pool refills 1 s after a take: ~5 s of CPU, not ours
                 slider_latencies.split = []
-                lat = slider_latencies(page, a.presses) if results[p.name]["panels"] else []
+                lat = slider_latencies(page, a.presses, a.switch_pause) if results[p.name]["panels"] else []
                 close_like_a_learner(page)
                 ctx.close()
                 finite = [x for x in lat if x != float("inf")]

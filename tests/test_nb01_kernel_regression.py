@@ -220,6 +220,25 @@ def test_explorer_draws_the_chosen_row():
     assert e.n_train == 50                                               # the slider, not the last update
 
 
+@pytest.mark.parametrize("largest, top", [(1.0, 1.15), (0.9, 1.15), (0.6, 0.7), (0.61, 1.0), (0.26, 0.3),
+                                          (0.27, 0.5), (0.04, 0.05), (0.001, 0.05), (0.0, 0.05)])
+def test_the_weight_bars_axis_top_is_the_first_step_15_percent_above_the_largest_weight(largest, top):
+    from attnlab.lessons.nb01_kernel_regression.figures import ROW_LIMITS, row_limit
+    assert row_limit(largest) == top and top in ROW_LIMITS
+
+
+def test_the_weight_bars_keep_their_axis_over_a_small_move_and_fit_the_largest_bar():
+    e = kr.Explorer()
+    e.update(sigma=0.3, n_train=50, query=4.0)
+    limits = e.ax_row.get_ylim()
+    e.update(sigma=0.31, n_train=50, query=4.0)
+    assert e.ax_row.get_ylim() == limits == (0, 0.2)
+    for sigma in (0.02, 0.1, 1.0, 30.0):
+        e.update(sigma=sigma, n_train=50, query=4.0)
+        tallest = max(seg[1][1] for seg in e.bars.get_segments())
+        assert 1.15 * tallest <= e.ax_row.get_ylim()[1]
+
+
 def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
     e = kr.Explorer()
     v = kr.TrainingView(e, redraws=1)

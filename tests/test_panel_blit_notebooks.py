@@ -58,6 +58,13 @@ def max_difference(panel):
     return int(np.abs(shown.astype(int) - full_draw(panel.figure)).max())
 
 
+# Panels where a random jump of almost any control changes the figure's structure, and why (their
+# drags blit: test_every_slider_move_blits_unless_named).
+JUMPS_DRAW_IN_FULL = {
+    "kernel-regression-explorer": "a jump of σ or of the query moves the weight bars' y axis to another step",
+}
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_panels_equal_full_draws_after_random_moves(notebook):
     rng = np.random.default_rng(zlib.crc32(notebook.stem.encode()))
@@ -73,7 +80,7 @@ def test_panels_equal_full_draws_after_random_moves(notebook):
             why = panel.blitter.why if panel.blitter else "no blitter"
             assert max_difference(panel) == 0, (panel.name, name, value, why)
         if panel.blitter is not None and panel.blitter.moving and names:
-            assert panel.blitter.blits > 0, (panel.name, panel.blitter.why)
+            assert panel.blitter.blits > 0 or panel.name in JUMPS_DRAW_IN_FULL, (panel.name, panel.blitter.why)
             assert panel.blitter.exact, (panel.name, panel.blitter.why)
 
 

@@ -1,5 +1,6 @@
 """panels.py: a Panel calls update on construction and on every control change, renders PNG,
 shows callback errors (keeping the last good image) and offers PNG/SVG downloads."""
+import asyncio
 import base64
 import io
 import pickle
@@ -13,6 +14,7 @@ from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
+from attnlab import _blit as panels_blit
 from attnlab import panels, plotting
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -736,3 +738,106 @@ def test_png_bytes_names_bad_arguments():
         panels.png_bytes(np.zeros((2, 2, 3), np.uint8))
     with pytest.raises(ValueError, match=r"^rgba: expected at least one pixel, got shape \(0, 3, 4\)$"):
         panels.png_bytes(np.zeros((0, 3, 4), np.uint8))
+
+
+# --- planning ahead: after a structural move, the plan is made once the controls are still ---------
+
+def _limits_panel():
+    """Slider `k` moves a line; slider `top` changes the y limits (a structural change)."""
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    line, = ax.plot([0, 1], [0, 1], lw=3)
+    controls = {"k": widgets.FloatSlider(value=0.5, min=0.0, max=1.0), "top": widgets.IntSlider(value=1, min=1, max=3)}
+
+    def update(k, top):
+        line.set_ydata([0, k])
+        if ax.get_ylim() != (0, top):
+            ax.set_ylim(0, top)
+
+    return panels.Panel(fig, controls, update, moving=[line])
+
+
+def test_plan_ahead_after_a_structural_move_keeps_the_pixels_and_lets_the_next_move_blit():
+    panel = _limits_panel()
+    move(panel, "top", 2)
+    assert panel.blitter.why == panels_blit.STRUCTURE_CHANGED and panel.blitter.plan is None
+    shown = np.asarray(panel.figure.canvas.buffer_rgba()).copy()
+    assert panel.blitter.plan_ahead() is True
+    assert np.array_equal(np.asarray(panel.figure.canvas.buffer_rgba()), shown)
+    assert panel.blitter.plan_ahead() is False                     # a plan is there already
+    move(panel, "k", 0.8)
+    assert panel.blitter.why == ""                                  # blitted, exact (move checks)
+
+
+def test_plan_ahead_with_nothing_declared_makes_no_plan():
+    panel = _heatmaps_panel(annotate=False, moving=())
+    assert panel.blitter.plan_ahead() is False
+
+
+def _in_a_loop(steps):
+    async def run():
+        for step in steps:
+            result = step()
+            if asyncio.iscoroutine(result):
+                await result
+    asyncio.run(run())
+
+
+def test_a_panel_in_an_event_loop_plans_once_its_controls_are_still(monkeypatch):
+    """In a kernel (an event loop runs), a structural move schedules the plan PLAN_DELAY later; the
+    move after it blits. Outside one (this test's other panels), nothing is scheduled."""
+    monkeypatch.setattr(panels, "PLAN_DELAY", 0.01)
+    panel = _limits_panel()
+    _in_a_loop([lambda: move(panel, "top", 3), lambda: asyncio.sleep(0.1)])
+    assert panel.blitter.planned_ahead == 1 and panel.blitter.plan is not None
+    move(panel, "k", 0.1)
+    assert panel.blitter.why == ""
+
+
+class _FakeLoop:
+    """Records call_later calls; the test runs them (no clock involved)."""
+
+    def __init__(self):
+        self.calls = []
+
+    class Handle:
+        def __init__(self, callback):
+            self.callback, self.cancelled = callback, False
+
+        def cancel(self):
+            self.cancelled = True
+
+    def call_later(self, delay, callback):
+        handle = self.Handle(callback)
+        self.calls.append((delay, handle))
+        return handle
+
+
+def test_a_move_before_the_delay_cancels_the_plan_ahead(monkeypatch):
+    panel = _limits_panel()
+    loop = _FakeLoop()
+    monkeypatch.setattr(panels.asyncio, "get_running_loop", lambda: loop)
+    move(panel, "top", 3)
+    move(panel, "top", 2)
+    assert [d for d, _ in loop.calls] == [panels.PLAN_DELAY] * 2
+    assert loop.calls[0][1].cancelled and not loop.calls[1][1].cancelled
+    move(panel, "k", 0.2)                 # the move itself plans (full draw): nothing left to schedule
+    assert loop.calls[1][1].cancelled and len(loop.calls) == 2 and panel.blitter.plan is not None
+    move(panel, "top", 1)
+    assert len(loop.calls) == 3
+    loop.calls[2][1].callback()
+    assert panel.blitter.planned_ahead == 1 and panel._ahead is None
+    move(panel, "k", 0.4)
+    assert panel.blitter.why == "" and len(loop.calls) == 3     # blitted: nothing more to plan
+
+
+def test_a_failing_plan_ahead_forgets_the_background_and_the_next_move_draws(monkeypatch):
+    monkeypatch.setattr(panels, "PLAN_DELAY", 0.01)
+    panel = _limits_panel()
+
+    def fail():
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(panel.blitter, "plan_ahead", fail)
+    _in_a_loop([lambda: move(panel, "top", 2), lambda: asyncio.sleep(0.1)])
+    assert panel.blitter.plan is None and panel.error.value == ""
+    move(panel, "k", 0.3)                                          # exact, drawn in full

@@ -93,6 +93,15 @@ def _every(xs, k):
     return [f"{v:.1f}" if i % k == 0 else "" for i, v in enumerate(xs.tolist())]
 
 
+ROW_LIMITS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.15)      # the weight bars' y axis tops
+
+
+def row_limit(largest):
+    """The top of the weight bars' y axis: the first of ROW_LIMITS at least 15% above the largest
+    weight (room above the tallest bar), so a small move keeps the axis, and its ticks, as they were."""
+    return next((top for top in ROW_LIMITS if top >= 1.15 * largest), ROW_LIMITS[-1])
+
+
 class Explorer:
     """Play part 1: σ, n and query x drive a fit, the query's weight bars and the weight heatmap.
 
@@ -121,11 +130,15 @@ class Explorer:
         self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, y_hat, d.x_train, d.y_train, label="Nadaraya-Watson")
         self.avg_line = self.ax_fit.axhline(d.y_train.mean().item(), color="C4", linestyle=":", label="average pooling")
         self.query_line = self.ax_fit.axvline(query, color="red", linewidth=1)
-        self.ax_fit.legend(loc="upper right", fontsize=8)
+        # The key above the fit, outside every axes: a legend over moving lines is redrawn at each move.
+        self.ax_fit.get_legend().remove()                     # fit_lines' own, inside the axes
+        fig.legend(*self.ax_fit.get_legend_handles_labels(), loc="outside upper left", ncols=4, fontsize=8,
+                   frameon=False)
         self.ax_fit.set_xlabel("x (red line = the query)", fontsize=9)
         self.bars = self.ax_row.vlines(to_numpy(d.x_train), 0, to_numpy(w[0]), color="C0", linewidth=2)
         self.row_line = self.ax_row.axvline(query, color="red", linewidth=1)
-        self.ax_row.set(xlim=(0, 5), xlabel="keys xᵢ: the query's weight on each (y axis rescales)", ylabel="weight")
+        self.ax_row.set(xlim=(0, 5), xlabel="keys xᵢ: the query's weight on each (y axis rescales in steps)",
+                        ylabel="weight")
         heatmap(w, ax=self.ax_map, annotate=False, colorbar=False, xlabel="keys (training points, sorted)",
                 ylabel="queries x")
         fig.colorbar(heatmap_state(self.ax_map).image, ax=self.ax_map, label="attention weight (fixed 0–1 scale)")
@@ -133,10 +146,11 @@ class Explorer:
         self.row_box = self.ax_map.add_patch(Rectangle((-0.5, -0.5), w.shape[1], 1, fill=False, edgecolor="red",
                                                        linewidth=1.5))
         self.map_title = live_title(self.ax_map)
-        # What a move changes: the fit, the points and lines, the query's row (its y axis rescales,
-        # so that axes is redrawn whole), the weights, the red box and the title. n changes the
-        # number of key columns (limits, ticks), so a move of n draws the whole figure.
-        self.moving = [*self.fit, self.avg_line, self.query_line, self.row_line, self.ax_row,
+        # What a move changes: the fit, the points and lines, the query's weight bars, the weights,
+        # the red box and the title. The bars' y axis rescales in steps (ROW_LIMITS), so most moves
+        # keep its ticks; a move that changes them, or n (the number of key columns: limits,
+        # ticks), draws the whole figure.
+        self.moving = [*self.fit, self.avg_line, self.query_line, self.row_line, self.bars,
                        heatmap_state(self.ax_map).image, self.row_box, self.map_title]
         self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving,
                                   name="kernel-regression-explorer", columns=3)
@@ -163,7 +177,9 @@ class Explorer:
         self.map_title.set_text(f"weights, σ = {sigma:.3g} (T = σ² = {sigma ** 2:.3g})")
         self.row_box.set_y(q - 0.5)
         self.row_box.set_width(weights.shape[1])
-        self.ax_row.set_ylim(0, max(0.1, 1.15 * weights[q].max().item()))
+        top = row_limit(weights[q].max().item())
+        if self.ax_row.get_ylim() != (0, top):                # setting the same limits still marks it changed
+            self.ax_row.set_ylim(0, top)
         top = weights[q].argsort(descending=True)[:4].tolist()
         err = ((y_hat - t.y_truth) ** 2).mean().item()
         err_avg = ((t.y_train.mean() - t.y_truth) ** 2).mean().item()
