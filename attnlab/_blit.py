@@ -483,17 +483,17 @@ def _rows_cols(x0, y0, x1, y1, height, width, pad):
 
 
 def _fingerprint(artist):
-    """The artist's attributes, as Python holds them, and one level down the contents of the helper
-    objects some setters change in place (font properties, box styles, dicts, lists): a tuple of
-    (keys, values, [(helper, its keys, its values)...]), taken after a draw."""
-    attrs = vars(artist)
-    values = tuple(attrs.values())
+    """The artist's attributes, as Python holds them (a copy of its ``__dict__``: the same value
+    objects), and one level down a copy of the contents of the helper objects some setters change
+    in place (font properties, box styles, dicts, lists): (attributes, [(helper, its contents)...]),
+    taken after a draw."""
+    attrs = dict(vars(artist))
     inner = []
-    for value in values:
+    for value in attrs.values():
         contents = _contents(value)
         if contents is not None:
-            inner.append((value, tuple(contents), tuple(contents.values()) if isinstance(contents, dict) else None))
-    return tuple(attrs), values, inner
+            inner.append((value, contents.copy()))
+    return attrs, inner
 
 
 def _contents(value):
@@ -506,28 +506,26 @@ def _contents(value):
 
 
 def _unchanged(artist, print_):
-    """Whether ``artist`` holds what its fingerprint says: the same attribute names, in order, each
-    value the very same object or an equal immutable one (of the same type), and the same contents
-    in each helper object. Identity is checked first, at C speed; that is the common case."""
-    keys, values, inner = print_
-    attrs = vars(artist)
-    now = tuple(attrs.values())
-    if not (all(map(is_, now, values)) and len(now) == len(values)) and not _same_values(now, values):
+    """Whether ``artist`` holds what its fingerprint says: the same attribute names, each value the
+    very same object or an equal one, and the same contents in each helper object. Compared as
+    dicts and lists first, at C speed (identity is checked before equality); where a value's
+    equality cannot say (an array raises), value by value: the same object, or an equal immutable of
+    the same type."""
+    attrs, inner = print_
+    try:
+        return vars(artist) == attrs and all(_contents(h) == c for h, c in inner)
+    except Exception:  # noqa: BLE001 - e.g. numpy's "truth value of an array is ambiguous"
+        pass
+    if not _same_items(vars(artist), attrs):
         return False
-    if tuple(attrs) != keys:
-        return False
-    for helper, hkeys, hvalues in inner:
-        if hvalues is None:                                # a list: its items, in order
-            if not (len(helper) == len(hkeys) and all(map(is_, helper, hkeys))) and not _same_values(tuple(helper), hkeys):
-                return False
-            continue
-        contents = _contents(helper)
-        hnow = tuple(contents.values())
-        if not (len(hnow) == len(hvalues) and all(map(is_, hnow, hvalues))) and not _same_values(hnow, hvalues):
-            return False
-        if tuple(contents) != hkeys:
-            return False
-    return True
+    return all(_same_items(_contents(h), c) for h, c in inner)
+
+
+def _same_items(now, then):
+    """Two dicts (the same keys, each value _same_values) or two lists (item by item)."""
+    if isinstance(then, dict):
+        return now.keys() == then.keys() and _same_values(tuple(now[k] for k in then), tuple(then.values()))
+    return _same_values(tuple(now), tuple(then))
 
 
 def _same_values(a, b):

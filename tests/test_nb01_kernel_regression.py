@@ -223,8 +223,7 @@ def test_explorer_draws_the_chosen_row():
 @pytest.mark.parametrize("largest, top", [(1.0, 1.15), (0.9, 1.15), (0.6, 0.7), (0.61, 1.0), (0.26, 0.3),
                                           (0.27, 0.5), (0.04, 0.05), (0.001, 0.05), (0.0, 0.05)])
 def test_the_weight_bars_axis_top_is_the_first_step_15_percent_above_the_largest_weight(largest, top):
-    from attnlab.lessons.nb01_kernel_regression.figures import ROW_LIMITS, row_limit
-    assert row_limit(largest) == top and top in ROW_LIMITS
+    assert kr.row_limit(largest) == top and top in kr.ROW_LIMITS
 
 
 def test_the_weight_bars_keep_their_axis_over_a_small_move_and_fit_the_largest_bar():

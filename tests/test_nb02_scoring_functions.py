@@ -235,6 +235,25 @@ def test_scoring_play_reports_what_it_draws():
         ss.ScoringPlay(method="max")
 
 
+def test_scoring_play_legend_sits_under_the_figure_and_moves_redraw_no_text():
+    """One figure legend under the three plots names both plots' lines and the marker; it covers no
+    axes, is not cut off, and a move of T, d_k or the function redraws no legend or text."""
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+    play = ss.ScoringPlay(method="scaled_dot", d_k=64)
+    fig = play.panel.figure
+    assert not any(ax.get_legend() for ax in fig.axes) and fig.legends == [play.legend]
+    assert [t.get_text() for t in play.legend.get_texts()] == [
+        "chosen function", "q·k, no scaling (left)", "q·k / √d_k (right)", "current d_k (right)"]
+    box = play.legend.get_window_extent(fig.canvas.get_renderer())
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.x1 and 0 <= box.y0 and box.y1 <= fig.bbox.y1
+    assert not any(box.overlaps(ax.bbox) for ax in fig.axes)
+    for name, value in (("temperature", 0.1), ("d_k", 256), ("method", "gaussian"), ("temperature", 10.0)):
+        play.controls[name].value = value
+        assert play.panel.blitter.why == "", (name, play.panel.blitter.why)
+        assert not [a for a in play.panel.blitter.plan if isinstance(a, (Text, Legend))], name
+
+
 @pytest.mark.parametrize("fn,expected", [
     (lambda q, k: q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), "Right: q·k / √d_k."),
     (lambda q, k: q @ k.transpose(-2, -1), r"you divided by nothing \(plain q·k\); divide q·k by √d_k = 4"),

@@ -287,6 +287,27 @@ def test_play_panel_moves_in_place_and_leaves_the_rng_alone():
     assert "it′ is closer to" in panel.text.value
 
 
+def test_a_play_move_redraws_the_formula_line_not_the_sentence_or_the_key():
+    """The sentence is the axes title (it changes with the menu, which draws in full); the formula
+    and T are a live line under it; the dashed line's key is a figure legend outside the axes."""
+    from matplotlib.legend import Legend
+
+    controls = _controls()
+    panel = cmi.play(controls)
+    view = panel.update.__self__
+    assert view.moves.ax.get_title() == "The cat drank the milk because it was sweet."
+    assert view.title.get_text() == "softmax(QKᵀ/(√4·T))·V, T = 1.00"
+    assert view.moves.ax.get_legend() is None and len(panel.figure.legends) == 1
+    controls["T"].value = 0.5
+    controls["T"].value = 0.6
+    assert panel.blitter.why == "" and view.title.get_text().endswith("T = 0.60")
+    drawn = panel.blitter.plan
+    assert view.title in drawn and view.moves.ax.title not in drawn
+    assert not any(isinstance(a, Legend) for a in drawn)
+    controls["sentence"].value = "hungry"
+    assert view.moves.ax.get_title() == "The cat drank the milk because it was hungry."
+
+
 def test_play_and_sliders_bad_input():
     controls = _controls()
     del controls["T"]

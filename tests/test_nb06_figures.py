@@ -1,4 +1,6 @@
 """Plot helpers added for notebook 06: signed encoding heatmap (in-place, shape-changing) and the binary counter."""
+import math
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -117,6 +119,40 @@ def test_explorer_moves_its_named_artists():
     e.controls["width"].value = 8
     assert e.controls["pair"].max == 3
     assert "pair j = 3" in e.update(position=0, pair=9, width=8, base=10000.0)   # clamped to d/2 - 1
+
+
+def _boxes_clear(fig):
+    """Each figure legend lies inside the figure (not cut off) and covers no axes (no data hidden)."""
+    renderer = fig.canvas.get_renderer()
+    for legend in fig.legends:
+        box = legend.get_window_extent(renderer)
+        assert 0 <= box.x0 and box.x1 <= fig.bbox.x1 and 0 <= box.y0 and box.y1 <= fig.bbox.y1, box
+        for ax in fig.axes:
+            assert not box.overlaps(ax.bbox), (legend.get_texts()[0].get_text(), ax.get_title())
+
+
+def test_explorer_moves_redraw_no_title_or_legend_and_the_text_carries_the_numbers():
+    """Titles and legends stay in the saved background (a text costs ms per move): the titles do not
+    change, the legends are outside the axes, and the numbers the titles used to give are in the text."""
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+    e = lesson.explorer(n=60)
+    titles = [ax.get_title() for ax in e.figure.axes]
+    assert len(e.figure.legends) == 2 and not any(ax.get_legend() for ax in e.figure.axes)
+    _boxes_clear(e.figure)
+    for name, value in (("position", 23), ("pair", 5), ("base", 100.0), ("position", 24)):
+        e.controls[name].value = value
+        assert e.panel.blitter.why == "", (name, e.panel.blitter.why)
+        assert not [a for a in e.panel.blitter.plan if isinstance(a, (Text, Legend))], name
+    assert [ax.get_title() for ax in e.figure.axes] == titles
+    text = e.panel.summary
+    omega = 100.0 ** (-10 / 32)                                            # ω_5 = base^(-2j/d), d = 32
+    assert "d = 32 columns, base = 100" in text and "pair j = 5 (columns 10, 11)" in text
+    assert f"ω_j = base^(−2j/d) = {omega:.3g} rad" in text and f"every {2 * math.pi / omega:.2f} positions" in text
+    assert "peak P_i·P_i = d/2 = 16" in text
+    e.controls["width"].value = 20                                         # a full draw; the text follows
+    assert "d = 20 columns" in e.panel.summary and "peak P_i·P_i = d/2 = 10" in e.panel.summary
+    _boxes_clear(e.figure)
 
 
 def my_sinusoidal(n, d):

@@ -841,3 +841,58 @@ def test_a_failing_plan_ahead_forgets_the_background_and_the_next_move_draws(mon
     _in_a_loop([lambda: move(panel, "top", 2), lambda: asyncio.sleep(0.1)])
     assert panel.blitter.plan is None and panel.error.value == ""
     move(panel, "k", 0.3)                                          # exact, drawn in full
+
+
+def test_fingerprints_compare_by_identity_then_equality_and_look_one_level_down():
+    """What counts as a change of an undeclared artist: another value (an equal copy of a plain
+    value is no change), a value whose equality cannot say (an array) that is not the same object,
+    a list or helper object changed in place."""
+    from matplotlib.lines import Line2D
+    from matplotlib.font_manager import FontProperties
+
+    line = Line2D([0, 1], [0, 1])
+    line.extra, line.items, line.font = np.arange(3.0), [1, 2], FontProperties(size=10)
+    print_ = panels_blit._fingerprint(line)
+    assert panels_blit._unchanged(line, print_)
+    line.items = [1, 2]                                         # an equal new list: the same drawing
+    assert panels_blit._unchanged(line, print_)
+    line.items.append(3)                                        # changed in place
+    assert not panels_blit._unchanged(line, print_)
+    line.items = [1, 2]
+    line.extra = np.arange(3.0)                                 # equality raises: not the same object
+    assert not panels_blit._unchanged(line, print_)
+    line.extra = print_[0]["extra"]
+    assert panels_blit._unchanged(line, print_)
+    line.font.set_size(12)                                      # a helper changed in place
+    assert not panels_blit._unchanged(line, print_)
+    line.font.set_size(10)
+    line.new_attribute = 1
+    assert not panels_blit._unchanged(line, print_)
+
+
+def test_png_encoder_compresses_only_the_bands_that_changed_and_makes_the_same_bytes(monkeypatch):
+    """Fed one picture after another, the encoder reuses the compressed bands whose rows did not
+    change; its bytes are those of a fresh encoder (png_bytes), whatever came before."""
+    calls = []
+    real = panels.zlib.compressobj
+    monkeypatch.setattr(panels.zlib, "compressobj", lambda *a: calls.append(a) or real(*a))
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 256, (50, 9, 4), dtype=np.uint8)               # bands of rows 0-15, 16-31, 32-47, 48-49
+    encoder = panels.PngEncoder()
+
+    def check(rgba, compressed):
+        calls.clear()
+        out = encoder.encode(rgba)
+        assert len(calls) == compressed
+        assert out == panels.png_bytes(rgba)
+        assert np.array_equal(np.asarray(Image.open(io.BytesIO(out))), rgba)
+
+    check(a, 4)
+    b = a.copy()
+    b[20:23, 3] = 0                                                      # inside the second band only
+    check(b, 1)
+    check(b, 0)
+    check(a, 1)
+    check(a[:40], 1)                                                     # shorter: the last band changes
+    check(a[:, :5].copy(), 4)                                            # narrower: all new
+    check(a, 4)

@@ -6,4 +6,4 @@ from .model import (
     train_bandwidth, predict)
 from .figures import (
     FitLines, fit_lines, kernel_regression_plot, POOLINGS, pooling_weights, weight_maps, Explorer, SIGMAS, TrainingView,
-    thumbnail)
+    thumbnail, ROW_LIMITS, row_limit)

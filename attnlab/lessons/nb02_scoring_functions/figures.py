@@ -104,8 +104,8 @@ class ScoringPlay:
     """The Play panel: scoring function, d_k, temperature T and number of keys n over random N(0, 1) vectors.
 
     Left: histogram of what the softmax sees, (score − row mean) / T, against plain q·k; middle: the
-    weights of five queries; right: entropy / log n against d_k. The text gives the variance, entropy,
-    the first query's weights, and how many of the 512 queries pick each key (the Gaussian prefers the
+    weights of five queries; right: entropy / log n against d_k; one legend under the three. The text
+    gives the variance, entropy, the first query's weights, and how many of the 512 queries pick each key (the Gaussian prefers the
     shortest key). ``.controls``, ``.panel``; displayable.
     """
 
@@ -133,7 +133,6 @@ class ScoringPlay:
         self.blue_hist = self.ax_hist.stairs(zero, PLAY_EDGES, color="C0", linewidth=1.8, label="chosen function")
         self.ax_hist.set(xlim=(-40, 40), ylim=(0, 0.6), xlabel="(score − row mean) / T", ylabel="density",
                          title="what the softmax sees")
-        self.ax_hist.legend(loc="upper right", fontsize=8)
         # No numbers in the cells: the text under the figure gives q1's weights.
         heatmap(torch.zeros(5, n), ax=self.ax_w, y_labels=[f"q{i + 1}" for i in range(5)], title="weights of 5 queries",
                 annotate=False)
@@ -144,7 +143,12 @@ class ScoringPlay:
         self.ax_h.set_xticks(log_d[::2], labels=D_KS[::2])
         self.ax_h.set(xlim=(-0.3, 11.3), ylim=(0, 1.05), xlabel="d_k", ylabel="entropy / log n",
                       title="1 = uniform, 0 = one-hot")
-        self.ax_h.legend(loc="lower left", fontsize=8)
+        # One legend for both line plots, under the figure: outside the axes, nothing that moves covers
+        # it, so a move does not redraw it (a legend inside an axes is redrawn on every move, ~5 ms each).
+        self.legend = fig.legend(
+            [self.blue_curve, self.grey_hist, self.grey_curve, self.marker],
+            ["chosen function", "q·k, no scaling (left)", "q·k / √d_k (right)", "current d_k (right)"],
+            loc="outside lower center", ncol=4, fontsize=9, frameon=False)
         # What a move changes: the histograms, the weights, the curves and the marker. n changes the
         # number of key columns (ticks, limits), so a move of n draws the whole figure.
         moving = [self.grey_hist, self.blue_hist, heatmap_state(self.ax_w).image, self.grey_curve, self.blue_curve,

@@ -4,7 +4,7 @@ from . import exercises, figures, steps  # noqa: F401
 from .figures import (
     StepTable, draw_step_table, cost_plot, path_plot, thumbnail)
 from .steps import (
-    self_attention_steps, short, step_table, describe_step, SENTENCE, sentence_attention,
+    self_attention_steps, short, step_table, step_table_text, describe_step, SENTENCE, sentence_attention,
     LAYER_TYPES, COMPLEXITY, layer_cost, path_length, crossover, complexity_table)
 from .play import CONTROLS, WalkthroughPlay, play
 from .exercises import (

@@ -1,55 +1,112 @@
-"""Notebook 04's Play panel: the six steps for *Thinking* (left) and the masked weights of
-"The cat sat on the mat" (right). The notebook makes the controls; ``play(controls)`` builds the
-figure and wires them. The figure's state lives in the returned ``WalkthroughPlay``."""
+"""Notebook 04's Play panel: the six steps for *Thinking* (left: which step; the numbers in a table
+under the figure) and the masked weights of "The cat sat on the mat" (right). The notebook makes
+the controls; ``play(controls)`` builds the figure and wires them. The figure's state lives in the
+returned ``WalkthroughPlay``.
+
+What a move redraws is small on purpose (a move should reach the browser in a few tens of ms): the
+orange marker of the current step, the heatmap's image and the words along its axes that padding
+can turn into <pad>. Everything with numbers (the table of the six steps, the mask, the largest
+weights) is text under the figure, which costs next to nothing to update."""
+import matplotlib
 import torch
 
 from ... import _checks
 from ...data import thinking_machines
 from ...masking import causal_mask
 from ...panels import Panel, new_figure
-from ...plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
-from .figures import draw_step_table
-from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table
+from ...plotting import heatmap, heatmap_state, update_heatmap, weights_summary
+from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text
 
 CONTROLS = ("step", "d_k", "causal", "padding")
+# The six steps of seed 000, as the left panel lists them (the numbers are in the table under the figure).
+_LADDER = ("q, k, v = x $W^Q$, x $W^K$, x $W^V$",
+          "scores  q$_1$·k$_j$",
+          "÷ $\\sqrt{d_k}$",
+          "softmax: weights $a_j$, sum 1",
+          "weight the values  $a_j$ v$_j$",
+          "sum  z$_1$ = Σ$_j$ $a_j$ v$_j$")
 
 
 class WalkthroughPlay:
-    """``update(step, d_k, causal, padding)`` redraws both panels in place and returns the numbers
-    of the current step and the largest weight per query of the right panel."""
+    """``update(step, d_k, causal, padding)`` moves the step marker and redraws the heatmap in place,
+    and returns the text under the figure: the table of the six steps for *Thinking* (numbers up to
+    the current step, "?" after it, the current row marked ▶), the numbers of the current step,
+    and the largest weight per query of the right panel."""
 
     def __init__(self):
         self.figure, (ax_steps, self.ax_mask) = new_figure(
-            1, 2, figsize=(12.2, 4.5), gridspec_kw={"width_ratios": [1.75, 1]})
-        tm = thinking_machines()
-        s = self_attention_steps(tm["X"], tm["W_Q"], tm["W_K"], tm["W_V"])
-        self.table = draw_step_table(step_table(s, tm["words"], step=6), tm["words"], ax=ax_steps)
+            1, 2, figsize=(9.6, 4.0), gridspec_kw={"width_ratios": [0.8, 1.15]})
+        self.ax_steps = ax_steps
+        ax_steps.set_axis_off()
+        ax_steps.set_xlim(0, 1)
+        ax_steps.set_ylim(len(_LADDER) + 1.2, 0.3)
+        ax_steps.set_title("the six steps for the query Thinking", fontsize=10)
+        for i, label in enumerate(_LADDER, start=1):
+            ax_steps.text(0.10, i, f"{i}", ha="right", va="center", fontsize=10, fontweight="bold", color="0.35")
+            ax_steps.text(0.14, i, label, ha="left", va="center", fontsize=10)
+        ax_steps.text(0.0, len(_LADDER) + 0.9, "the numbers of every step: in the table under the figure",
+                      ha="left", va="center", fontsize=8.5, color="0.35", style="italic")
+        # The one thing the step slider moves in the figure: an orange marker at the current step.
+        (self.marker,) = ax_steps.plot([0.02], [1], marker=">", markersize=11, color="C1", linestyle="",
+                                       clip_on=False, zorder=5)
         n = len(SENTENCE)
         # No numbers in the cells: the text under the figure gives the largest weight per query.
         heatmap(torch.zeros(n, n), x_labels=SENTENCE, y_labels=SENTENCE, ax=self.ax_mask,
-                xlabel="keys (attended to)", ylabel="queries", annotate=False)
-        self.mask_title = live_title(self.ax_mask)
-        # What a move changes: the table (text only, no ticks: redrawn whole with its title), the
-        # weights, the words on the axes (padding makes them <pad>) and the title.
-        self.moving = [ax_steps, heatmap_state(self.ax_mask).image, self.ax_mask.xaxis, self.ax_mask.yaxis,
-                       self.mask_title]
+                xlabel="keys (attended to)", ylabel="queries", annotate=False,
+                title="The cat sat on the mat")
+        self.word_labels = self._word_labels(n)
+        # What a move changes: the marker, the weights, and the words padding makes <pad> (the first
+        # word, The, is never a pad). The tick labels and the titles stay as drawn.
+        self.moving = [self.marker, heatmap_state(self.ax_mask).image,
+                       self.word_labels[0][1:], self.word_labels[1][1:]]
+        self._steps, self._sentence = {}, {}       # results per (d_k, causal...): a drag comes back
+
+    def _word_labels(self, n):
+        """The words along the heatmap's axes as plain texts, where its tick labels would be (each one
+        can be redrawn alone; a tick label redraws its whole axis). The tick labels stay, transparent,
+        as wide as "<pad>", so the axis titles leave room for any word."""
+        ax, rc = self.ax_mask, matplotlib.rcParams
+        ax.set_xticks(range(n), ["<pad>"] * n, rotation=45, ha="right")
+        ax.set_yticks(range(n), ["<pad>"] * n)
+        ax.tick_params(labelcolor="none")
+        x_tf, x_va, _ = ax.get_xaxis_text1_transform(rc["xtick.major.pad"] + rc["xtick.major.size"])
+        y_tf, y_va, y_ha = ax.get_yaxis_text1_transform(rc["ytick.major.pad"] + rc["ytick.major.size"])
+        xs = [ax.text(j, 0, w, transform=x_tf, va=x_va, ha="right", rotation=45, fontsize=rc["xtick.labelsize"])
+              for j, w in enumerate(SENTENCE)]
+        ys = [ax.text(0, i, w, transform=y_tf, va=y_va, ha=y_ha, fontsize=rc["ytick.labelsize"])
+              for i, w in enumerate(SENTENCE)]
+        return xs, ys
+
+    def _computed(self, d_k, causal, padding):
+        key = (d_k, bool(causal))
+        if key not in self._steps:
+            tm = thinking_machines(d_k=d_k)
+            self._steps[key] = (tm["words"], self_attention_steps(
+                tm["X"], tm["W_Q"], tm["W_K"], tm["W_V"], causal_mask(2, 2) if causal else None))
+        key3 = key + (padding,)
+        if key3 not in self._sentence:
+            self._sentence[key3] = sentence_attention(d_k, causal=causal, padding=padding, mask_pad_queries=True)
+        return self._steps[key] + self._sentence[key3]
 
     def update(self, step, d_k, causal, padding):
         step = _checks.count(step, "step", low=1)
         if step > 6:
             raise ValueError(f"step: expected 1 to 6, got {step}")
-        tm = thinking_machines(d_k=d_k)
-        s = self_attention_steps(tm["X"], tm["W_Q"], tm["W_K"], tm["W_V"], causal_mask(2, 2) if causal else None)
-        self.table.update(step_table(s, tm["words"], step=step),
-                          title=f"query Thinking, d_k = {d_k}, step {step} of 6" + (", causal" if causal else ""))
-        words, A = sentence_attention(d_k, causal=causal, padding=padding, mask_pad_queries=True)
+        words2, s, words, A = self._computed(d_k, causal, padding)
+        self.marker.set_ydata([step])
+        update_heatmap(self.ax_mask, A)
+        for texts in self.word_labels:
+            for text, w in zip(texts, words):
+                if text.get_text() != w:
+                    text.set_text(w)
         mask_name = " + ".join(["causal"] * bool(causal) + [f"padding {padding}"] * (padding > 0)) or "no mask"
-        update_heatmap(self.ax_mask, A, x_labels=words, y_labels=words)
-        self.mask_title.set_text(f"The cat sat on the mat: {mask_name}")
+        table = step_table_text(step_table(s, words2, step=step), words2, current=step,
+                                title=f"query Thinking, d_k = {d_k}, step {step} of 6"
+                                      + (", causal mask" if causal else ""))
         rows = [r.replace("no visible key (all weights 0)", "all 0, no visible key") for r in
                 weights_summary(A, words, words, top=1).splitlines()]
-        head = "right, largest weight per query: "
-        return (describe_step(s, tm["words"], step) + "\n" + head + " · ".join(rows[:3])
+        head = f"right ({mask_name}), largest weight per query: "
+        return (table + "\n\n" + describe_step(s, words2, step) + "\n\n" + head + " · ".join(rows[:3])
                 + "\n" + " " * len(head) + " · ".join(rows[3:]))
 
 

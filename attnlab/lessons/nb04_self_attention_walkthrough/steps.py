@@ -102,6 +102,32 @@ def step_table(steps, words, query=0, step=6):
     return [(k, label, [c if k <= step else "?" for c in cells]) for k, label, cells in rows]
 
 
+def _plain(label):
+    """A ``step_table`` label without mathtext: "÷ $\\sqrt{d_k}$ = 8" -> "÷ √d_k = 8", "q = x $W^Q$" -> "q = x W^Q"."""
+    return label.replace("$\\sqrt{d_k}$", "√d_k").replace("$", "")
+
+
+@_checks.arguments(table=_checks.Items(min_len=1), words=_WORDS, title=_checks.Optional(_checks.Text()))
+def step_table_text(table, words, *, current=None, title=None):
+    """``step_table`` rows as a plain-text table (the words across, the steps down), for the text
+    under a live figure: the current step's rows (default: the last step without "?") marked ▶,
+    an optional ``title`` line on top. Returns a str of aligned lines."""
+    if any(len(row) != len(words) for _, _, row in table):
+        raise ValueError(f"table: expected rows of {len(words)} cells, one per word, "
+                         f"got {sorted({len(row) for _, _, row in table})}")
+    shown = [n for n, _, row in table if all(c != "?" for c in row)]
+    current = max(shown) if current is None and shown else current
+    labels = [(f"{n}  " if n else "   ") + _plain(label) for n, label, _ in table]
+    lw = max(map(len, labels))
+    widths = [max(len(words[j]), *(len(row[j]) for _, _, row in table)) for j in range(len(words))]
+    lines = [] if title is None else [title]
+    lines.append(("  " + " " * lw + "  " + "  ".join(w.ljust(cw) for w, cw in zip(words, widths))).rstrip())
+    for label, (n, _, row) in zip(labels, table):
+        mark = "▶ " if n == current and n and all(c != "?" for c in row) else "  "
+        lines.append((mark + label.ljust(lw) + "  " + "  ".join(c.ljust(cw) for c, cw in zip(row, widths))).rstrip())
+    return "\n".join(lines)
+
+
 def _visible(steps, i, j):
     return steps.get("mask") is None or bool(steps["mask"][i, j])
 

@@ -1,6 +1,8 @@
 """Notebook 05's Play panel: the notebook makes the controls, ``play(controls)`` builds the figure
 and wires them. The state of the figure lives in the returned ``CatMilkPlay`` (its ``moves`` handle
 and its heatmap Axes), not on matplotlib objects."""
+from matplotlib import rcParams
+
 from ... import _checks
 from ...data import SENTENCES, WORD_VECTORS, cat_milk_it
 from ...panels import Panel, new_figure
@@ -27,9 +29,17 @@ class CatMilkPlay:
             1, 2, figsize=(10.5, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
         words, X = cat_milk_it("sweet")
         self.moves = moves_plot(words, X, X, ax=ax_moves, others={"hungry": WORD_VECTORS["hungry"]})
+        # The dashed line's key under the figure, outside the axes: a legend over moving words is
+        # redrawn at every move.
+        ax_moves.get_legend().remove()
+        self.figure.legend(*ax_moves.get_legend_handles_labels(), loc="outside lower left", fontsize=8,
+                           frameon=False)
         # No numbers in the cells: the text under the figure gives every weight.
         heatmap(X @ X.T * 0, x_labels=words, y_labels=words, ax=self.ax_weights,
                 xlabel="keys (attended to)", ylabel="queries", title="attention weights", annotate=False)
+        # Two title lines: the sentence (changes with the menu, which draws in full anyway) and the
+        # formula with T, live: a move redraws only the short line.
+        self.ax_moves = ax_moves
         self.title = live_title(ax_moves, fontsize=10)
         m = self.moves
         # What a move changes: the markers, arrows and labels of the words, the title and the weights.
@@ -46,7 +56,9 @@ class CatMilkPlay:
         result = attend(X, scaling, d=d, temperature=T)
         others = {w: v for w, v in vectors.items() if w not in words}
         self.moves.update(words, X, result.output, others=others)
-        self.title.set_text(f"{SENTENCES[sentence][0]}\n{formula(scaling, d)}, T = {T:.2f}")
+        if self.ax_moves.get_title() != SENTENCES[sentence][0]:
+            self.ax_moves.set_title(SENTENCES[sentence][0], fontsize=10, pad=rcParams["axes.titlepad"] + 22)
+        self.title.set_text(f"{formula(scaling, d)}, T = {T:.2f}")
         update_heatmap(self.ax_weights, result.weights, x_labels=words, y_labels=words)
         s = similarities(result.output, words)
         dot = s["dot"]

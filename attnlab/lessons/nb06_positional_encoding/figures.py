@@ -15,7 +15,7 @@ import torch
 from matplotlib.patches import Rectangle
 
 from ... import _checks, panels
-from ...plotting import live_title, to_numpy
+from ...plotting import to_numpy
 from ...positional import sinusoidal_encoding
 from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
 
@@ -223,7 +223,11 @@ def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6
 class Explorer:
     """The Play panel: P with a chosen row and column pair, that pair against position, the pair on the
     unit circle, and the similarity of the chosen position to every other. ``.panel`` is the live panel;
-    the artists it moves are attributes (``row_box``, ``sin_line``, ``trail`` ...)."""
+    the artists it moves are attributes (``row_box``, ``sin_line``, ``trail`` ...).
+
+    The titles say what each view shows and do not change; the numbers (d, base, the pair's columns,
+    ω_j, λ_j, the similarity's peak d/2) are in the text under the figure. The legends sit outside the
+    axes, where nothing that moves covers them, so a move redraws neither a title nor a legend."""
 
     @_checks.arguments(n=_checks.Int(2, 1024, why="positions drawn in the explorer"), position=_checks.Int(0),
                        pair=_checks.Int(0), width=_checks.Int(4, 64, why="the d slider's range"),
@@ -244,35 +248,43 @@ class Explorer:
         self.controls["width"].observe(self._keep_pair_valid, names="value")
         fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = panels.new_figure(2, 2, figsize=(11, 7))
         self.figure, self.ax_P, self.ax_pair, self.ax_circle, self.ax_sim = fig, ax_P, ax_pair, ax_circle, ax_sim
-        self.image = encoding_image(sinusoidal_encoding(n, width), ax_P)          # titled by a live title
+        self.image = encoding_image(sinusoidal_encoding(n, width), ax_P)
+        ax_P.set_title("P: position i (black box), pair j (green box)")
         self.row_box = ax_P.add_patch(Rectangle((-0.5, 0), 1, 1, fill=False, edgecolor="black", linewidth=2))
         self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor="lime", linewidth=2))
         self.sin_line, = ax_pair.plot(positions, zeros, color="C0", label="sin column 2j")
         self.cos_line, = ax_pair.plot(positions, zeros, color="C1", label="cos column 2j+1")
         self.pair_marker = ax_pair.axvline(0, color="black", linewidth=1)
         self.pair_dots, = ax_pair.plot([0, 0], [0, 0], "ko", markersize=5)
-        ax_pair.set(xlabel="position i", ylabel="P[i, column]", ylim=(-1.15, 1.15))
-        ax_pair.legend(loc="lower right", fontsize=8)
+        ax_pair.set(xlabel="position i", ylabel="P[i, column]", ylim=(-1.15, 1.15),
+                    title="pair j (columns 2j, 2j+1) against position")
         angle = np.linspace(0, 2 * math.pi, 200)
         ax_circle.plot(np.sin(angle), np.cos(angle), color="0.85")
         self.trail = ax_circle.scatter(zeros, zeros, c=positions, cmap="viridis", s=12)
         self.here, = ax_circle.plot([0], [0], "o", color="black", markersize=8, fillstyle="none", markeredgewidth=2)
-        ax_circle.set(xlabel="sin column 2j", ylabel="cos column 2j+1", xlim=(-1.2, 1.2), ylim=(-1.2, 1.2), aspect="equal")
+        ax_circle.set(xlabel="sin column 2j", ylabel="cos column 2j+1", xlim=(-1.2, 1.2), ylim=(-1.2, 1.2), aspect="equal",
+                      title="pair j on the unit circle: one step turns it by ω_j")
         fig.colorbar(self.trail, ax=ax_circle, label="position i")
         self.sim_dots, = ax_sim.plot(positions, zeros, "o", color="C1", markersize=3, label="P_i · P_m")
         self.sim_line, = ax_sim.plot(positions, zeros, color="C0", label="Σ cos((m−i) ω_j)")
         self.sim_marker = ax_sim.axvline(0, color="black", linewidth=1)
         ax_sim.axhline(0, color="0.8", linewidth=0.8)
-        ax_sim.set(xlabel="position m", ylabel="similarity P_i · P_m to position i")
-        ax_sim.legend(loc="upper right", fontsize=8)
-        self.titles = {ax: live_title(ax) for ax in (ax_P, ax_pair, ax_circle, ax_sim)}
+        ax_sim.set(xlabel="position m", ylabel="similarity P_i · P_m to position i",
+                   title="similarity of position i to every position m")
+        # Each legend beside the plot it explains, outside the axes: a legend inside an axes with moving
+        # artists is redrawn on every move (~5 ms each); out here nothing that moves covers it.
+        # The first one makes constrained layout keep a margin on the right; the second is placed in that
+        # margin beside the similarity plot (a figure legend anchored to its axes' top right corner).
+        self.legends = (fig.legend([self.sin_line, self.cos_line], ["sin column 2j", "cos column 2j+1"],
+                                   loc="outside right upper", fontsize=9),
+                        fig.legend([self.sim_dots, self.sim_line], ["P_i · P_m", "Σ cos((m−i) ω_j)"],
+                                   loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax_sim.transAxes,
+                                   fontsize=9))
         self.sim_ylim = None
-        # What a move changes: P, the boxes, lines, dots and markers, and the titles. The width d
-        # changes P's shape (its limits and ticks) and the similarity's y range, so a move of d draws
-        # the whole figure.
+        # What a move changes: P, the boxes, lines, dots and markers. The width d changes P's shape (its
+        # limits and ticks) and the similarity's y range, so a move of d draws the whole figure.
         self.moving = [self.image, self.row_box, self.col_box, self.sin_line, self.cos_line, self.pair_marker,
-                       self.pair_dots, self.trail, self.here, self.sim_dots, self.sim_line, self.sim_marker,
-                       *self.titles.values()]
+                       self.pair_dots, self.trail, self.here, self.sim_dots, self.sim_line, self.sim_marker]
         self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving, name="06_positional_encoding")
 
     def _keep_pair_valid(self, change):
@@ -284,7 +296,6 @@ class Explorer:
         P = sinusoidal_encoding(n, width, base, dtype=torch.float64)                # (n, d)
         omega, lam = frequencies(width, base)[j].item(), wavelengths(width, base)[j].item()
         update_encoding_heatmap(self.ax_P, P, self.image)
-        self.titles[self.ax_P].set_text(f"P (n = {n}, d = {width}, base = {base:g})")
         self.row_box.set_bounds(-0.5, position - 0.5, width, 1)
         self.col_box.set_bounds(2 * j - 0.5, -0.5, 2, n)
         s, c = P[:, 2 * j].numpy(), P[:, 2 * j + 1].numpy()
@@ -292,10 +303,8 @@ class Explorer:
         self.cos_line.set_ydata(c)
         self.pair_marker.set_xdata([position, position])
         self.pair_dots.set_data([position, position], [s[position], c[position]])
-        self.titles[self.ax_pair].set_text(f"pair j = {j} (columns {2 * j}, {2 * j + 1}): wavelength λ = {lam:.1f}")
         self.trail.set_offsets(np.stack([s, c], 1))
         self.here.set_data([s[position]], [c[position]])
-        self.titles[self.ax_circle].set_text(f"one step turns the pair by ω = {omega:.3g} rad")
         self.sim_dots.set_ydata((P[position] @ P.T).numpy())                         # (n,): P_i · P_m
         self.sim_line.set_ydata(offset_similarity(torch.arange(n) - position, width, base).numpy())
         self.sim_marker.set_xdata([position, position])
@@ -303,14 +312,15 @@ class Explorer:
         if ylim != self.sim_ylim:                                   # set only when d changed it
             self.ax_sim.set_ylim(*ylim)
             self.sim_ylim = ylim
-        self.titles[self.ax_sim].set_text(f"similarity to position {position} (peak d/2 = {width // 2})")
         M1 = rotation_matrix(1, width, base)                                         # (d, d)
         rotated = bool((P[:-1] @ M1.T - P[1:]).abs().max() < 1e-12)                  # every row i at once
-        return (f"position i = {position}, pair j = {j}: P[i, {2 * j}] = sin({position}·{omega:.4g}) = {s[position]:.3f}, "
-                f"P[i, {2 * j + 1}] = {c[position]:.3f}\n"
-                f"wavelength of pair j = 2π·base^(2j/d) = {lam:.2f} positions; each pair is "
-                f"{base ** (2 / width):.2f}× slower than the one before (bits: 2×)\n"
-                f"P_i·P_(i+1) = {offset_similarity(1, width, base).item():.3f}, "
+        return (f"P: n = {n} positions, d = {width} columns, base = {base:g}\n"
+                f"position i = {position}, pair j = {j} (columns {2 * j}, {2 * j + 1}): "
+                f"P[i, {2 * j}] = sin({position}·{omega:.4g}) = {s[position]:.3f}, P[i, {2 * j + 1}] = {c[position]:.3f}\n"
+                f"one step turns pair j by ω_j = base^(−2j/d) = {omega:.3g} rad: a full turn (wavelength 2π/ω_j) "
+                f"every {lam:.2f} positions\n"
+                f"each pair is {base ** (2 / width):.2f}× slower than the one before (bits: 2×)\n"
+                f"similarity: peak P_i·P_i = d/2 = {width // 2}, P_i·P_(i+1) = {offset_similarity(1, width, base).item():.3f}, "
                 f"P_i·P_(i+10) = {offset_similarity(10, width, base).item():.3f} (same for every i)\n"
                 f"rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 10⁻¹²): {rotated}")
 
