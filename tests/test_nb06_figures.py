@@ -23,6 +23,10 @@ def test_encoding_heatmap_fixed_signed_scale_and_update_changes_shape():
     np.testing.assert_allclose(np.asarray(im.get_array()), P.double().numpy())
     assert im.get_extent() == [-0.5, 7.5, 59.5, -0.5]
     assert ax.get_xlim() == (-0.5, 7.5)
+    for d in (8, 20, 6):                          # whole-number ticks only: columns and rows are counted
+        lesson.update_encoding_heatmap(ax, al.sinusoidal_encoding(60, d))
+        for ticks in (ax.get_xticks(), ax.get_yticks()):
+            assert all(float(t).is_integer() for t in ticks), ticks
 
 
 def test_encoding_heatmap_rejects_non_matrix():

@@ -13,6 +13,7 @@ from matplotlib.axes import Axes
 import numpy as np
 import torch
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from ... import _checks, panels
 from ...plotting import to_numpy
@@ -44,6 +45,8 @@ def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=No
     im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
     ax.set_xlabel("dimension (column of P)")
     ax.set_ylabel("position i (row of P)")
+    for axis in (ax.xaxis, ax.yaxis):                 # rows and columns are whole numbers: no 2.5 ticks
+        axis.set_major_locator(MaxNLocator(integer=True))
     if title:
         ax.set_title(title)
     if colorbar:
