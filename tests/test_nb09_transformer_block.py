@@ -267,8 +267,10 @@ def test_explorer_shows_a_message_not_an_error_for_an_unknown_word():
     assert "Not accepted: unknown word 'lemonade'" in shown
     assert "only these kinds of words:\n  animals: cat, dog" in shown and "object adjectives: sweet" in shown
     assert explorer.panel.error.value == "" and explorer.note.get_visible()
+    assert explorer.title.get_text() == "shipped model: no answer for this sentence"   # not the last referent
     explorer.text.value = "the milk was drunk by the cat because it was hungry"
     assert "refers to: cat" in explorer.panel.text.value and not explorer.note.get_visible()
+    assert explorer.title.get_text() == "shipped model: “it” refers to cat"
 
 
 def test_trainer_trains_and_hands_its_model_to_the_explorer():

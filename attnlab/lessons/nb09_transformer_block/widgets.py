@@ -74,15 +74,16 @@ class Explorer:
         try:
             r = resolve(self.models[model], sentence)
         except (TypeError, ValueError) as exc:
-            return self._refuse(str(exc))
+            return self._refuse(str(exc), model)
         self._dim(False)
         labels = figures.row_labels(*r.attention.shape[:2])
         plotting.update_heatmap(self.ax, figures.attention_rows(r), x_labels=r.words, y_labels=labels)
         self.title.set_text(f"{model} model: “it” refers to {r.referent}")
         return describe(r)
 
-    def _refuse(self, reason):
+    def _refuse(self, reason, model):
         self._dim(True)
+        self.title.set_text(f"{model} model: no answer for this sentence")    # not the last sentence's referent
         short = reason.split("; the model knows")[0].replace("sentence: ", "")
         self.note.set_text("This sentence is not accepted:\n" + textwrap.fill(short, 60))
         return f"⚠ Not accepted: {short}.\n" + known_words()
