@@ -82,6 +82,7 @@ class Blitter:
         self.plan = None                # artists drawn on top of the background, in drawing order
         self.background = None
         self.unplanned = None           # the structure after a plain (unplanned) full draw
+        self._drawn = False             # whether the canvas holds this blitter's last full draw
 
     def plan_ahead(self):
         """Make the plan now if the last refresh left none (after a plain full draw: a structural
@@ -90,14 +91,16 @@ class Blitter:
         For a caller with time to spare (``Panel`` calls it once the controls have been still)."""
         if self.plan is not None or not self.moving or not self.exact:
             return False
-        self._full(plan=True)
+        self._full(plan=True, drawn=self._drawn)
         self.unplanned = None
         self.planned_ahead += 1
         return self.plan is not None
 
     # -- drawing ---------------------------------------------------------------------------------
-    def draw(self):
-        """Bring the canvas up to date; returns True if it blitted, False if it drew in full."""
+    def draw(self, defer_plan=False):
+        """Bring the canvas up to date; returns True if it blitted, False if it drew in full.
+        ``defer_plan``: a full draw makes no plan (a plain draw); the caller calls ``plan_ahead``
+        when it has time (a panel in a kernel, once the controls are still)."""
         why = self._why_full()
         if not why:
             canvas = self.figure.canvas
@@ -115,9 +118,10 @@ class Blitter:
         # A structural change (a slider that reshapes a heatmap, shows or hides axes) tends to come
         # again on the next move of the same drag: draw plainly and plan on the next full draw, which
         # costs one plain draw per such move instead of the plan's several.
-        structural = why == STRUCTURE_CHANGED
-        self._full(plan=not structural)
-        self.unplanned = self._structure() if structural else None
+        plan = why != STRUCTURE_CHANGED and not defer_plan
+        self._full(plan=plan)
+        self._drawn = True                  # the canvas shows this figure as it is now (see plan_ahead)
+        self.unplanned = None if plan else self._structure()
         self.full_draws += 1
         return False
 
@@ -141,10 +145,15 @@ class Blitter:
                 return f"undeclared change (not marked stale): {artist!r}"
         return ""
 
-    def _full(self, plan=True):
+    def _full(self, plan=True, drawn=False):
+        """A full draw, the reference, and (``plan``) the plan and its background. ``drawn``: the
+        canvas holds this blitter's last full draw, taken as the reference; if the background and
+        the plan, drawn from the figure as it is now, differ from it (the figure changed since),
+        the reference is drawn again and the plan made anew."""
         fig = self.figure
         canvas = fig.canvas
-        canvas.draw()                                         # the reference: matplotlib's own draw
+        if not drawn:
+            canvas.draw()                                     # the reference: matplotlib's own draw
         self.plan = self.background = None
         if self.freeze_layout:                                # positions found; keep them from now on
             fig.set_layout_engine("none")
@@ -170,6 +179,9 @@ class Blitter:
         for artist in plan:
             artist.draw(renderer)
         if not np.array_equal(np.asarray(canvas.buffer_rgba()), reference):
+            if drawn:                          # the figure changed since that draw: plan from a new one
+                canvas.restore_region(saved)
+                return self._full(plan, drawn=False)
             self.exact = False                 # a safety net: from now on every refresh draws in full
             canvas.restore_region(saved)
             self.why += "; blitting off: background + moving artists differed from a full draw"

@@ -136,10 +136,10 @@ class Panel:
             self._plan_when_still()
 
     def _plan_when_still(self):
-        """After a full draw that made no plan (a slider that reshapes the figure), plan the next
-        blit once the controls have been still for PLAN_DELAY seconds, in the kernel's event loop,
-        where messages are handled (none outside a kernel: the next move then plans): that costs a
-        full draw and the plan, which a learner switching to another control no longer waits for."""
+        """After a full draw that made no plan (in a kernel no full draw plans: a plan costs the
+        draw two or three times over), plan the next blit once the controls have been still for
+        PLAN_DELAY seconds, in the kernel's event loop, where messages are handled. Outside a kernel
+        (a script, a test) a full draw plans at once."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -154,7 +154,7 @@ class Panel:
             self.blitter.reset()
 
     def png(self):
-        """The figure as PNG bytes, fast: draw with Agg (blitted where declared), encode with PIL."""
+        """The figure as PNG bytes, fast: draw with Agg (blitted where declared), encode (PngEncoder)."""
         canvas = self.figure.canvas
         if not isinstance(canvas, FigureCanvasAgg):        # e.g. pyplot swapped the canvas
             canvas = FigureCanvasAgg(self.figure)
@@ -162,7 +162,7 @@ class Panel:
                 self.blitter.reset()
         t0 = time.perf_counter()
         if self.blitter is not None:
-            self.blitter.draw()
+            self.blitter.draw(defer_plan=_in_event_loop())   # a kernel plans when the controls are still
         else:
             canvas.draw()
             if self.freeze_layout:                           # lay out once; later draws keep positions
@@ -194,6 +194,15 @@ class Panel:
         if self.summary:
             text += "\n" + self.summary
         return widget_bundle(self.widget, text, bytes(self.image.value) or None)
+
+
+def _in_event_loop():
+    """Whether an event loop runs here (a kernel handling a message), so work can wait for later."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def png_bytes(rgba):

@@ -820,14 +820,33 @@ def test_a_move_before_the_delay_cancels_the_plan_ahead(monkeypatch):
     move(panel, "top", 2)
     assert [d for d, _ in loop.calls] == [panels.PLAN_DELAY] * 2
     assert loop.calls[0][1].cancelled and not loop.calls[1][1].cancelled
-    move(panel, "k", 0.2)                 # the move itself plans (full draw): nothing left to schedule
-    assert loop.calls[1][1].cancelled and len(loop.calls) == 2 and panel.blitter.plan is not None
-    move(panel, "top", 1)
-    assert len(loop.calls) == 3
+    move(panel, "k", 0.2)                 # in a kernel a full draw does not plan: scheduled anew
+    assert panel.blitter.why == "no background saved" and panel.blitter.plan is None
+    assert loop.calls[1][1].cancelled and len(loop.calls) == 3
+    draws = []
+    real_draw = panel.figure.canvas.draw
+    monkeypatch.setattr(panel.figure.canvas, "draw", lambda: draws.append(1) or real_draw())
     loop.calls[2][1].callback()
-    assert panel.blitter.planned_ahead == 1 and panel._ahead is None
+    assert panel.blitter.planned_ahead == 1 and panel._ahead is None and panel.blitter.plan is not None
+    assert len(draws) == 1            # the canvas held this state's full draw: only the background is drawn
     move(panel, "k", 0.4)
     assert panel.blitter.why == "" and len(loop.calls) == 3     # blitted: nothing more to plan
+
+
+def test_plan_ahead_draws_the_reference_again_if_the_figure_changed_since(monkeypatch):
+    panel = _limits_panel()
+    loop = _FakeLoop()
+    monkeypatch.setattr(panels.asyncio, "get_running_loop", lambda: loop)
+    move(panel, "top", 3)
+    panel.figure.axes[0].lines[0].set_linewidth(6)             # behind the panel's back, before it plans
+    draws = []
+    real_draw = panel.figure.canvas.draw
+    monkeypatch.setattr(panel.figure.canvas, "draw", lambda: draws.append(1) or real_draw())
+    loop.calls[-1][1].callback()
+    assert len(draws) == 3 and panel.blitter.plan is not None and panel.blitter.exact   # background, then both
+    monkeypatch.undo()
+    move(panel, "k", 0.9)                                          # exact (move checks), blitted
+    assert panel.blitter.why == ""
 
 
 def test_a_failing_plan_ahead_forgets_the_background_and_the_next_move_draws(monkeypatch):
