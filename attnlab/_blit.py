@@ -97,10 +97,8 @@ class Blitter:
         return self.plan is not None
 
     # -- drawing ---------------------------------------------------------------------------------
-    def draw(self, defer_plan=False):
-        """Bring the canvas up to date; returns True if it blitted, False if it drew in full.
-        ``defer_plan``: a full draw makes no plan (a plain draw); the caller calls ``plan_ahead``
-        when it has time (a panel in a kernel, once the controls are still)."""
+    def draw(self):
+        """Bring the canvas up to date; returns True if it blitted, False if it drew in full."""
         why = self._why_full()
         if not why:
             canvas = self.figure.canvas
@@ -116,9 +114,10 @@ class Blitter:
                 return True
         self.why = why
         # A structural change (a slider that reshapes a heatmap, shows or hides axes) tends to come
-        # again on the next move of the same drag: draw plainly and plan on the next full draw, which
-        # costs one plain draw per such move instead of the plan's several.
-        plan = why != STRUCTURE_CHANGED and not defer_plan
+        # again on the next move of the same drag: draw plainly; the plan is made on the next full
+        # draw, or ahead (plan_ahead) once the controls are still: one plain draw per such move
+        # instead of the plan's several.
+        plan = why != STRUCTURE_CHANGED
         self._full(plan=plan)
         self._drawn = True                  # the canvas shows this figure as it is now (see plan_ahead)
         self.unplanned = None if plan else self._structure()

@@ -136,10 +136,11 @@ class Panel:
             self._plan_when_still()
 
     def _plan_when_still(self):
-        """After a full draw that made no plan (in a kernel no full draw plans: a plan costs the
-        draw two or three times over), plan the next blit once the controls have been still for
-        PLAN_DELAY seconds, in the kernel's event loop, where messages are handled. Outside a kernel
-        (a script, a test) a full draw plans at once."""
+        """After a full draw that made no plan (a structural move: a plan costs the draw two or
+        three times over, and such moves tend to come in a row), plan the next blit once the
+        controls have been still for PLAN_DELAY seconds, in the kernel's event loop, where messages
+        are handled (none outside a kernel: the next move then plans). A learner who switches to
+        another control after a pause then gets a blit at once."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -162,7 +163,7 @@ class Panel:
                 self.blitter.reset()
         t0 = time.perf_counter()
         if self.blitter is not None:
-            self.blitter.draw(defer_plan=_in_event_loop())   # a kernel plans when the controls are still
+            self.blitter.draw()
         else:
             canvas.draw()
             if self.freeze_layout:                           # lay out once; later draws keep positions
@@ -194,15 +195,6 @@ class Panel:
         if self.summary:
             text += "\n" + self.summary
         return widget_bundle(self.widget, text, bytes(self.image.value) or None)
-
-
-def _in_event_loop():
-    """Whether an event loop runs here (a kernel handling a message), so work can wait for later."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 def png_bytes(rgba):

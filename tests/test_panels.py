@@ -820,9 +820,10 @@ def test_a_move_before_the_delay_cancels_the_plan_ahead(monkeypatch):
     move(panel, "top", 2)
     assert [d for d, _ in loop.calls] == [panels.PLAN_DELAY] * 2
     assert loop.calls[0][1].cancelled and not loop.calls[1][1].cancelled
-    move(panel, "k", 0.2)                 # in a kernel a full draw does not plan: scheduled anew
-    assert panel.blitter.why == "no background saved" and panel.blitter.plan is None
-    assert loop.calls[1][1].cancelled and len(loop.calls) == 3
+    move(panel, "k", 0.2)                 # the move itself plans (full draw): nothing left to schedule
+    assert loop.calls[1][1].cancelled and len(loop.calls) == 2 and panel.blitter.plan is not None
+    move(panel, "top", 1)
+    assert len(loop.calls) == 3
     draws = []
     real_draw = panel.figure.canvas.draw
     monkeypatch.setattr(panel.figure.canvas, "draw", lambda: draws.append(1) or real_draw())
