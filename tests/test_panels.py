@@ -1,6 +1,5 @@
 """panels.py: a Panel calls update on construction and on every control change, renders PNG,
 shows callback errors (keeping the last good image) and offers PNG/SVG downloads."""
-import asyncio
 import base64
 import io
 import pickle
@@ -773,24 +772,31 @@ def test_plan_ahead_with_nothing_declared_makes_no_plan():
     assert panel.blitter.plan_ahead() is False
 
 
-def _in_a_loop(steps):
-    async def run():
-        for step in steps:
-            result = step()
-            if asyncio.iscoroutine(result):
-                await result
-    asyncio.run(run())
-
-
 def test_a_panel_in_an_event_loop_plans_once_its_controls_are_still(monkeypatch):
     """In a kernel (an event loop runs), a structural move schedules the plan PLAN_DELAY later; the
-    move after it blits. Outside one (this test's other panels), nothing is scheduled."""
-    monkeypatch.setattr(panels, "PLAN_DELAY", 0.01)
+    move after it blits. (The loop is a fake that records the call: no clock, and no clash with a
+    loop another test left running.)"""
     panel = _limits_panel()
-    _in_a_loop([lambda: move(panel, "top", 3), lambda: asyncio.sleep(0.1)])
+    loop = _FakeLoop()
+    monkeypatch.setattr(panels.asyncio, "get_running_loop", lambda: loop)
+    move(panel, "top", 3)
+    assert [d for d, _ in loop.calls] == [panels.PLAN_DELAY] and panel.blitter.planned_ahead == 0
+    loop.calls[0][1].callback()
     assert panel.blitter.planned_ahead == 1 and panel.blitter.plan is not None
     move(panel, "k", 0.1)
     assert panel.blitter.why == ""
+
+
+def test_without_an_event_loop_nothing_is_scheduled_and_the_next_move_plans(monkeypatch):
+    def no_loop():
+        raise RuntimeError("no running event loop")
+
+    monkeypatch.setattr(panels.asyncio, "get_running_loop", no_loop)     # a script (another test may leave one)
+    panel = _limits_panel()
+    move(panel, "top", 3)
+    assert panel._ahead is None and panel.blitter.plan is None
+    move(panel, "k", 0.1)
+    assert panel.blitter.plan is not None and panel.blitter.planned_ahead == 0
 
 
 class _FakeLoop:
@@ -851,14 +857,16 @@ def test_plan_ahead_draws_the_reference_again_if_the_figure_changed_since(monkey
 
 
 def test_a_failing_plan_ahead_forgets_the_background_and_the_next_move_draws(monkeypatch):
-    monkeypatch.setattr(panels, "PLAN_DELAY", 0.01)
     panel = _limits_panel()
 
     def fail():
         raise RuntimeError("boom")
 
     monkeypatch.setattr(panel.blitter, "plan_ahead", fail)
-    _in_a_loop([lambda: move(panel, "top", 2), lambda: asyncio.sleep(0.1)])
+    loop = _FakeLoop()
+    monkeypatch.setattr(panels.asyncio, "get_running_loop", lambda: loop)
+    move(panel, "top", 2)
+    loop.calls[0][1].callback()
     assert panel.blitter.plan is None and panel.error.value == ""
     move(panel, "k", 0.3)                                          # exact, drawn in full
 
