@@ -85,10 +85,11 @@ class Blitter:
         self._drawn = False             # whether the canvas holds this blitter's last full draw
 
     def plan_ahead(self):
-        """Make the plan now if the last refresh left none (after a plain full draw: a structural
-        change, an undeclared change): one more full draw of the same state, so the canvas shows
-        the same pixels, and the plan, so the next move can blit. Returns True if a plan was made.
-        For a caller with time to spare (``Panel`` calls it once the controls have been still)."""
+        """Make the plan now if the last refresh left none (after a plain full draw, e.g. a
+        structural change): the plan and its background, checked against the canvas's last full
+        draw (drawn again if the figure changed since), so the canvas keeps the same pixels and the
+        next move can blit. Returns True if a plan was made. For a caller with time to spare
+        (``Panel`` calls it once the controls have been still)."""
         if self.plan is not None or not self.moving or not self.exact:
             return False
         self._full(plan=True, drawn=self._drawn)

@@ -27,9 +27,9 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # A panel where no widget runs (nbviewer, GitHub, nbconvert's HTML): its picture, and its text under it.
 _STATIC = ("<div class='attnlab-static-panel'><img alt=\"{alt}\" src='data:image/png;base64,{png}' "
            "style='max-width:100%;height:auto'><pre style='margin:4px 0;white-space:pre-wrap'>{text}</pre></div>")
-PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
 _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);"
          "white-space:pre'>{}</pre>")
+PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
 
 
 def new_figure(nrows=1, ncols=1, *, figsize=(6, 3.5), dpi=90, **subplot_kw):

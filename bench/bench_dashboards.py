@@ -105,6 +105,17 @@ def render_time(browser, server, path):
         raise
 
 
+def focus_slider(handles, i, n):
+    """Focus the slider handle of press ``i`` (runs of RUN presses on one of the ``n`` handles) and
+    return the key that moves it: right, or left on the way back and at its end."""
+    h = handles.nth((i // RUN) % n)
+    h.scroll_into_view_if_needed()
+    h.focus()
+    at_max = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemax")
+    at_min = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemin")
+    return "ArrowLeft" if at_max or (i // RUN // n % 2 and not at_min) else "ArrowRight"
+
+
 def slider_latencies(page, presses, switch_pause=0.15):
     """Key press -> new pixels, per press (ms); slider_latencies.split gets, per press, the parts
     [key -> new PNG in the page (kernel + transport), decode, -> next frame]."""
@@ -117,14 +128,9 @@ def slider_latencies(page, presses, switch_pause=0.15):
     n = handles.count()
     lat = []
     for i in range(presses if n else 0):
-        h = handles.nth((i // RUN) % n)
         if i and i % RUN == 0:
             time.sleep(max(0.0, switch_pause - 0.15))    # a learner moving to another slider
-        h.scroll_into_view_if_needed()
-        h.focus()
-        at_max = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemax")
-        at_min = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemin")
-        key = "ArrowLeft" if at_max or (i // RUN // n % 2 and not at_min) else "ArrowRight"
+        key = focus_slider(handles, i, n)
         before = page.evaluate("window.__attnlab_lat.length")
         page.keyboard.press(key)
         try:

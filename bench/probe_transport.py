@@ -18,6 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_dashboards import focus_slider  # noqa: E402
 from dashboard_helpers import (  # noqa: E402
     ARGS, CHROMIUM, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels)
 
@@ -86,8 +88,6 @@ def main():
     ap.add_argument("--only", default="")
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
-    sys.path.insert(0, str(ROOT / "bench"))
-    from bench_dashboards import RUN
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         server = VoilaServer(NOTEBOOKS[0].parent, ROOT / "bench" / "results" / "voila-transport.log")
@@ -107,12 +107,9 @@ def main():
                 n = handles.count()
                 rows = []
                 for i in range(a.presses if n else 0):
-                    h = handles.nth((i // RUN) % n)
-                    h.scroll_into_view_if_needed()
-                    h.focus()
-                    at_max = h.get_attribute("aria-valuenow") == h.get_attribute("aria-valuemax")
+                    key = focus_slider(handles, i, n)          # the presses bench_dashboards makes
                     page.evaluate("window.__ev = []")
-                    page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+                    page.keyboard.press(key)
                     try:
                         page.wait_for_function("window.__ev.some(e => e.dir === 'frame')", timeout=15_000, polling=5)
                         time.sleep(0.1)
