@@ -123,9 +123,13 @@ class JupyterServer:
                                       *(["--allow-root"] if os.geteuid() == 0 else [])],
                                      cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         _wait_listening(self.proc, self.port, "jupyter server", log_path)
+        self.log_path = log_path
 
     def kernels(self):
         return kernel_processes(self.proc.pid)
+
+    def log(self):
+        return Path(self.log_path).read_text(errors="replace")
 
     def stop(self):
         self.proc.terminate()
@@ -201,6 +205,42 @@ PANELS_READY = """n => {
   return !pending && imgs.length >= n && imgs.every(i => i.src && i.complete && i.naturalWidth > 0)
     && sliders.every(s => s.querySelector('.noUi-handle'));
 }"""
+
+# What a page shows when PANELS_READY never came: said in the failure, so a timeout in CI explains itself.
+PAGE_STATE = """() => {
+  const cells = document.querySelector('#rendered_cells');
+  const imgs = [...document.querySelectorAll('.attnlab-panel img')];
+  return {
+    title: document.title,
+    rendered_cells: cells ? getComputedStyle(cells).display : 'absent',
+    panels: document.querySelectorAll('.attnlab-panel').length,
+    images: imgs.map(i => ({src: (i.src || '').slice(0, 40), complete: i.complete, width: i.naturalWidth})),
+    loading_widgets: [...document.querySelectorAll('.jp-OutputArea-output')]
+      .filter(e => e.textContent.trim() === 'Loading widget...').length,
+    sliders_without_handle: [...document.querySelectorAll('.attnlab-panel .widget-slider')]
+      .filter(s => !s.querySelector('.noUi-handle')).length,
+    errors_shown: [...document.querySelectorAll('.jp-OutputArea-output')].map(e => e.textContent)
+      .filter(t => /Error|Traceback|error when executing/.test(t)).map(t => t.slice(0, 300)),
+    body_end: document.body ? document.body.innerText.slice(-600) : '',
+  };
+}"""
+
+
+def wait_for_panels(page, n_panels, timeout, watch=None, server=None):
+    """Wait until the page shows its `n_panels` live panels (PANELS_READY). On a timeout, fail with
+    what the page shows instead, the page's errors and the tail of the server's log."""
+    try:
+        page.wait_for_function(PANELS_READY, arg=n_panels, timeout=timeout, polling=100)
+    except Exception as exc:  # playwright TimeoutError (or the page went away)
+        try:
+            state = page.evaluate(PAGE_STATE)
+        except Exception as inner:  # noqa: BLE001 - say that too
+            state = f"(could not read the page: {inner})"
+        log = server.log()[-3000:] if server is not None else "(no server log)"
+        errors = watch.errors if watch is not None else []
+        raise AssertionError(f"{n_panels} live panels not ready after {timeout / 1000:.0f} s ({type(exc).__name__}).\n"
+                             f"page: {state}\npage errors: {errors}\nserver log, last lines:\n{log}") from None
+
 
 # Text a learner must not see: a traceback, Voila's "error when executing cell" notice, or a
 # panel's callback error (panels.py shows those in red with the exception name).

@@ -17,8 +17,8 @@ import time
 import nbformat
 import pytest
 
-from dashboard_helpers import (BINDER_CONFIG, NOTEBOOKS, PANELS_READY, PROBLEMS, ROOT, JupyterServer,
-                               expected_panels)
+from dashboard_helpers import (BINDER_CONFIG, NOTEBOOKS, PROBLEMS, ROOT, JupyterServer, expected_panels,
+                               wait_for_panels)
 from test_dashboards import RENDER_TIMEOUT, SLIDERS, slider_step
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -73,7 +73,7 @@ def test_binder_dashboard_stored_first_then_live(binder_server, new_page, path):
         first = page.wait_for_function(FIRST_LOOK, timeout=RENDER_TIMEOUT, polling=20).json_value()
         assert first == {"stored": n_stored, "live": 0}, first
     page.wait_for_function(DONE, timeout=RENDER_TIMEOUT, polling=100)
-    page.wait_for_function(PANELS_READY, arg=n_panels, timeout=RENDER_TIMEOUT, polling=100)
+    wait_for_panels(page, n_panels, RENDER_TIMEOUT, watch, binder_server)
     time.sleep(0.5)                                   # late console errors
     after = page.evaluate(AFTER)
     assert after == {"twice": 0, "pictures": n_stored}, after

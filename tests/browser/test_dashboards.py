@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PANELS_READY, PROBLEMS, SCREENSHOTS,
-                               close_like_a_learner, expected_panels)
+from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, close_like_a_learner,
+                               expected_panels, wait_for_panels)
 
 RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
 UPDATE_TIMEOUT = 20_000      # ms for one slider step to reach the figure
@@ -81,7 +81,7 @@ def check_download(page, fmt):
 def test_dashboard(voila_server, new_page, path):
     page, watch = open_dashboard(new_page, voila_server, path.name)
     n_panels = expected_panels(path)
-    page.wait_for_function(PANELS_READY, arg=n_panels, timeout=RENDER_TIMEOUT, polling=100)
+    wait_for_panels(page, n_panels, RENDER_TIMEOUT, watch, voila_server)
     time.sleep(0.5)                                   # late console errors, widget layout
     assert page.locator(".attnlab-panel").count() == n_panels
 
@@ -116,7 +116,7 @@ def _index():
 def test_index_links_open_their_notebooks(voila_server, new_page):
     index = _index()
     page, watch = open_dashboard(new_page, voila_server, index.name)
-    page.wait_for_function(PANELS_READY, arg=expected_panels(index), timeout=RENDER_TIMEOUT, polling=100)
+    wait_for_panels(page, expected_panels(index), RENDER_TIMEOUT, watch, voila_server)
     links = page.eval_on_selector_all(
         ".jp-RenderedMarkdown a[href]:not(.anchor-link)", "as => as.map(a => [a.textContent.trim(), a.href])")
     targets = {}
@@ -132,8 +132,7 @@ def test_index_links_open_their_notebooks(voila_server, new_page):
     first = sorted(targets)[0]
     page.locator(f'.jp-RenderedMarkdown a[href$="{first}"]').first.click()
     page.wait_for_url(f"**/voila/render/{first}", timeout=RENDER_TIMEOUT)
-    page.wait_for_function(PANELS_READY, arg=expected_panels(NOTEBOOK_DIR / first),
-                           timeout=RENDER_TIMEOUT, polling=100)
+    wait_for_panels(page, expected_panels(NOTEBOOK_DIR / first), RENDER_TIMEOUT, watch, voila_server)
     assert not watch.errors, watch.errors
     assert not watch.outside, sorted(set(watch.outside))
 
@@ -142,8 +141,8 @@ def test_closing_a_tab_shuts_its_kernel_down(voila_server, new_page):
     """voila#1458: without the _xsrf cookie the shutdown beacon gets a 403 and the kernel leaks."""
     path = max(NOTEBOOKS, key=expected_panels)
     baseline = settled_kernel_count(voila_server)
-    page, _ = open_dashboard(new_page, voila_server, path.name)
-    page.wait_for_function(PANELS_READY, arg=expected_panels(path), timeout=RENDER_TIMEOUT, polling=100)
+    page, watch = open_dashboard(new_page, voila_server, path.name)
+    wait_for_panels(page, expected_panels(path), RENDER_TIMEOUT, watch, voila_server)
     assert any(c["name"] == "_xsrf" for c in page.context.cookies()), "the page did not get an _xsrf cookie"
     close_like_a_learner(page)
     after = settled_kernel_count(voila_server)
@@ -172,3 +171,13 @@ def test_notebook_list_stays_local(voila_server, new_page):
     page.get_by_text(NOTEBOOKS[0].name).first.wait_for(timeout=RENDER_TIMEOUT)
     assert not watch.outside, f"requests left 127.0.0.1: {sorted(set(watch.outside))}"
     # (Voila 0.5's own list page logs 404s from its widget manager looking for a kernel; not ours.)
+
+
+def test_a_page_without_panels_fails_saying_what_it_shows(new_page):
+    """The readiness wait of every browser test explains a timeout (a CI run once said only
+    'Timeout 120000ms exceeded')."""
+    page, watch = new_page()
+    page.set_content("<html><head><title>not a dashboard</title></head><body><p>Nothing here</p></body></html>")
+    with pytest.raises(AssertionError, match=r"(?s)1 live panels not ready after 1 s.*'title': 'not a dashboard'"
+                                             r".*'rendered_cells': 'absent'.*Nothing here.*\(no server log\)"):
+        wait_for_panels(page, 1, 1000, watch)

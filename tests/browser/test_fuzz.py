@@ -28,7 +28,7 @@ import zlib
 
 import pytest
 
-from dashboard_helpers import NOTEBOOKS, PANELS_READY, PROBLEMS, SCREENSHOTS, expected_panels
+from dashboard_helpers import NOTEBOOKS, PROBLEMS, SCREENSHOTS, expected_panels, wait_for_panels
 
 MOVES = 100                   # per notebook
 RENDER_TIMEOUT = 180_000      # ms
@@ -198,7 +198,7 @@ def test_fuzz_every_control(voila_server, new_page, path):
     page, watch = new_page()
     wire = KernelWire(page)
     page.goto(f"{voila_server.url}/voila/render/{path.name}", wait_until="commit", timeout=RENDER_TIMEOUT)
-    page.wait_for_function(PANELS_READY, arg=expected_panels(path), timeout=RENDER_TIMEOUT, polling=100)
+    wait_for_panels(page, expected_panels(path), RENDER_TIMEOUT, watch, voila_server)
     time.sleep(0.5)
     controls = page.evaluate(CONTROLS)
     assert controls, "no controls found"
