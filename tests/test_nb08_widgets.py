@@ -61,6 +61,29 @@ def test_the_scoring_toggle_shows_before_training():
     assert bytes(tr.panel.image.value) != first and tr.panel.error.value == ""
 
 
+def _ticks(ax):
+    return "".join(t.get_text() for t in ax.get_xticklabels()).replace("␣", " ")
+
+
+def test_the_trainer_follows_the_date_typed_in_the_explorer():
+    """Before and after training, the trainer's alignment shows the explorer's current date (it used to
+    keep the date of the first render as its placeholder's columns), and a refused date keeps the last
+    accepted one, as the explorer's dimmed heatmaps do."""
+    ex = _explorer()
+    tr = ap.trainer(ex, steps=10, redraws=2)
+    assert _ticks(tr.extra_ax) == "7 mar 1994"
+    ex.text.value = "31 dec 2049"
+    assert _ticks(tr.extra_ax) == "31 dec 2049" and tr.extra_ax.images[0].get_array().shape == (11, 11)
+    ex.text.value = "1 january 2000"                  # refused: both panels stay on the last accepted date
+    assert _ticks(tr.extra_ax) == "31 dec 2049" and ex.current_source() == "31 dec 2049"
+    tr.train()
+    assert tr.extra_ax.get_title().startswith("your model after 10 steps: 31 dec 2049 → ")
+    ex.text.value = "5 jan 2001"                      # after training: the trained model on the new date
+    assert _ticks(tr.extra_ax) == "5 jan 2001"
+    assert tr.extra_ax.get_title().startswith("your model after 10 steps: 5 jan 2001 → ")
+    assert tr.panel.error.value == ""
+
+
 def test_trainer_gives_the_same_model_twice_and_leaves_the_global_rng_alone():
     ex = _explorer()
     tr = ap.trainer(ex, steps=10, redraws=5)

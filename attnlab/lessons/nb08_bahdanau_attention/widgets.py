@@ -157,11 +157,12 @@ class AlignmentExplorer:
         self.panel.refresh()
 
     def current_source(self, default="17 mar 1994"):
-        """The typed date if it is valid, else ``default``."""
+        """The typed date if it is valid, else the last date accepted (what the dimmed heatmaps show),
+        else ``default``."""
         try:
             return dates.check_source(self.text.value)
         except (TypeError, ValueError):
-            return default
+            return self._last or default
 
     def _repr_mimebundle_(self, **kwargs):
         text = f"Live panel 'alignment explorer': date text box, left and right model menus ({', '.join(self.models)})"
@@ -177,7 +178,8 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     the model joins the explorer.
 
     Each press starts from the same initial weights (seed 0) and the same data (``seed``), so the
-    same settings give the same model.
+    same settings give the same model. The alignment follows the explorer's date as it is typed, before,
+    during and after training.
     """
     kind = widgets.ToggleButtons(options=["additive", "dot"], value="additive", description="scoring",
                                  style={"button_width": "80px"})
@@ -185,24 +187,24 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     def run(steps, scoring):
         model = seq2seq.DateTranslator(scoring, seed=0)
         losses = []
-        for loss in seq2seq.train_steps(model, steps, seed=seed):
+        for step, loss in enumerate(seq2seq.train_steps(model, steps, seed=seed), 1):
             losses.append(loss)
-            yield {"loss": loss, "model": model}
+            yield {"loss": loss, "model": model, "step": step}
         return model
 
     def draw_alignment(ax, latest, scoring):
         source = explorer.current_source()
         if latest is None:                   # the title names the scoring the next press trains
-            title = f"no {scoring} model yet: press “Train a fresh model”"
+            blank, title = torch.zeros(ROWS, len(source)), f"no {scoring} model yet: press “Train a fresh model”"
             if not ax.images:
-                alignment_heatmap(torch.zeros(ROWS, len(source)), source, "?" * dates.TARGET_LEN, ax=ax, title=title)
-            ax.title.set_text(title)
+                alignment_heatmap(blank, source, "?" * dates.TARGET_LEN, ax=ax, title=title)
+            update_alignment(ax, blank, source, "?" * dates.TARGET_LEN, title=title)   # the date typed now
             return None
         model = latest["model"]
         was_training = model.training
         output, w = alignment(model, source)
         model.train(was_training)
-        update_alignment(ax, w, source, output, title=f"your model while training: {source} → {output}")
+        update_alignment(ax, w, source, output, title=f"your model after {latest['step']} steps: {source} → {output}")
         return None
 
     def done(model, history, scoring):
@@ -216,6 +218,8 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
                 seconds_per_step=0.04, redraws=redraws, figsize=(12, 3.9), name="08-training")
     t.axes["loss"].set(ylabel="loss (cross-entropy, log scale)", title="training loss")
     t.panel.refresh()                        # show those labels now, not after the first move
+    # The date box is the explorer's control, not the trainer's: redraw the alignment when it changes.
+    explorer.text.observe(lambda change: t.panel.refresh(), names="value")
     return t
 
 
