@@ -1,6 +1,8 @@
 """Seed 004's cat/milk/it tables: which formula made them, and the three scalings against
 references written out by hand (plain torch.softmax), not through attnlab's kernels."""
+import json
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -319,6 +321,21 @@ def test_play_and_sliders_bad_input():
     with pytest.raises(ValueError, match="coords: expected a value for every word slider"):
         view.update("sweet", "inside", 4, 1.0, cat_x=2.0)
     assert cmi.formula("inside", 4) == "softmax(QKᵀ/(√4·T))·V"
+
+
+def test_the_scaling_menu_shows_the_title_lines_formulas_with_t():
+    """Each option of the scaling menu writes the formula of the title line above the plot (with T),
+    d_k standing for the number; the notebook's menu is that one."""
+    assert sorted(cmi.SCALING_OPTIONS.values()) == sorted(cmi.SCALINGS)
+    for label, scaling in cmi.SCALING_OPTIONS.items():
+        for d in (4, 2):
+            assert label.split(": ", 1)[1].replace("d_k", str(d)) == cmi.formula(scaling, d)
+        assert "T" in label.split(": ", 1)[1]
+    nb = json.loads((Path(__file__).parent.parent / "notebooks" / "05_cat_milk_it.ipynb").read_text())
+    menus = [m["state"]["_options_labels"] for m in nb["metadata"]["widgets"][
+        "application/vnd.jupyter.widget-state+json"]["state"].values()
+        if m["model_name"] == "DropdownModel" and m["state"].get("description") == "scaling"]
+    assert menus and all(list(labels) == list(cmi.SCALING_OPTIONS) for labels in menus)
 
 
 @pytest.mark.parametrize("it", [(2.0, 2.0), (0.5, 2.0), (1.0, 3.1), (3.0, 1.0)])

@@ -12,12 +12,17 @@ from .figures import moves_plot
 
 CONTROLS = ("sentence", "scaling", "d", "T")      # plus "<word>_x", "<word>_y" for every word
 
+# The formula of each scaling, with T: one source for the scaling menu and the live title line.
+_FORMULAS = {"none": "softmax(QKᵀ/T)·V", "after": "softmax(QKᵀ/T)·V/√{d}", "inside": "softmax(QKᵀ/(√{d}·T))·V"}
+#: The scaling menu's {label: scaling}: the formulas of the title line above the plot, with d_k for the number.
+SCALING_OPTIONS = {f"{name}: {_FORMULAS[s].format(d='d_k')}": s
+                   for name, s in (("none", "none"), ("after (seed)", "after"), ("inside (correct)", "inside"))}
+
 
 @_checks.arguments(scaling=_checks.Choice(SCALINGS), d=_checks.Real(positive=True))
 def formula(scaling, d):
     """The formula a scaling computes, for titles: "softmax(QKᵀ/(√4·T))·V" for ("inside", 4)."""
-    return {"none": "softmax(QKᵀ/T)·V", "after": f"softmax(QKᵀ/T)·V/√{d}",
-            "inside": f"softmax(QKᵀ/(√{d}·T))·V"}[scaling]
+    return _FORMULAS[scaling].format(d=d)
 
 
 class CatMilkPlay:
