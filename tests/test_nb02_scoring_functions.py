@@ -1,5 +1,8 @@
 """attnlab.score_stats against closed forms and torch's own functions."""
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -252,6 +255,69 @@ def test_scoring_play_legend_sits_under_the_figure_and_moves_redraw_no_text():
         play.controls[name].value = value
         assert play.panel.blitter.why == "", (name, play.panel.blitter.why)
         assert not [a for a in play.panel.blitter.plan if isinstance(a, (Text, Legend))], name
+
+
+def _inside(stairs):
+    """The fraction of the scores a density histogram drawn by ``stairs`` shows (its area)."""
+    heights, edges = stairs.get_data().values, stairs.get_data().edges
+    return float((heights * np.diff(edges)).sum())
+
+
+def test_the_play_histogram_shows_plain_qk_at_every_d_k_and_counts_what_falls_outside():
+    """The grey histogram (plain q·k, T = 1) spilled off the fixed ±40 axis from d_k = 1024 on (34% of
+    it outside at 2048, n = 8). The axis now steps (±40 up to d_k = 256, ±160 from 512): at every d_k and
+    n the grey histogram keeps at least 98.5% of the scores on the axis, its bins cover the axis, and the
+    text under the figure gives what falls outside, for the grey and the blue histogram."""
+    play = ss.ScoringPlay(method="dot", d_k=64)
+    for d_k in ss.D_KS:
+        for n in (2, 8, 32):
+            text = play.update(method="dot", d_k=d_k, temperature=1.0, n=n)
+            lim = ss.play_limit(d_k)
+            assert play.ax_hist.get_xlim() == (-lim, lim)
+            for stairs in (play.grey_hist, play.blue_hist):
+                assert stairs.get_data().edges[0] == -lim and stairs.get_data().edges[-1] == lim
+            assert _inside(play.grey_hist) >= 0.985, (d_k, n)
+            (q, k), _ = play.sample(d_k)
+            plain = ss.centre_rows(ss.scores(q, k[:n], "dot"))
+            outside = 100 * ((plain < -lim) | (plain >= lim)).double().mean().item()   # counted here, not by the lesson
+            assert f"outside the x axis (±{lim}): q·k {outside:.1f}%" in text
+    assert [ss.play_limit(d) for d in ss.D_KS] == [40] * 9 + [160] * 3
+    # the blue histogram too: at T = 0.01 the scaled scores spread by about 100
+    text = play.update(method="scaled_dot", d_k=64, temperature=0.01, n=8)
+    (q, k), _ = play.sample(64)
+    blue = ss.centre_rows(ss.scores(q, k[:8], "scaled_dot")) / 0.01
+    outside = 100 * ((blue < -40) | (blue >= 40)).double().mean().item()
+    assert outside > 50 and f"chosen function {outside:.1f}%" in text
+    assert _inside(play.blue_hist) == pytest.approx(1 - outside / 100, abs=1e-12)
+
+
+def test_a_d_k_move_blits_unless_the_histogram_axis_steps():
+    """Only a move across d_k = 256 | 512 rescales the histogram's axes (a full draw); the next move
+    draws in full once more to save a background (no idle loop here to plan it), then moves blit."""
+    from attnlab._blit import STRUCTURE_CHANGED
+    play = ss.ScoringPlay(method="scaled_dot", d_k=64)
+    for d_k, why in ((128, ""), (256, ""), (512, STRUCTURE_CHANGED), (2048, "no background saved"), (1024, ""),
+                     (512, ""), (256, STRUCTURE_CHANGED), (4, "no background saved"), (8, ""), (256, "")):
+        play.controls["d_k"].value = d_k
+        assert play.panel.blitter.why == why, d_k
+
+
+def test_the_play_text_names_the_shortest_key_at_every_n_and_the_prose_says_which_n():
+    """"k7, the shortest key" holds at d_k = 256 only for 7 <= n <= 11: the text under the figure names
+    the shortest of the n keys, and the notebook names k7 only beside "n = 8"."""
+    play = ss.ScoringPlay(method="gaussian", d_k=256)
+    (q, k), _ = play.sample(256)
+    for n in range(2, 33):
+        want = 2 if n <= 6 else 7 if n <= 11 else 12                  # as the notebook's Play text says
+        assert int(k[:n].norm(dim=-1).argmin()) + 1 == want
+        assert f"the shortest key, k{want} (" in play.update(method="gaussian", d_k=256, temperature=1.0, n=n)
+    nb = json.loads((Path(__file__).parent.parent / "notebooks" / "02_scoring_functions.ipynb").read_text())
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for part in re.split(r"\n\s*\n|\n\* ", "".join(cell["source"])):     # paragraphs and bullets
+            if re.search(r"k\d+\**, the shortest", part):
+                assert "n = 8" in part, part
 
 
 @pytest.mark.parametrize("fn,expected", [

@@ -92,7 +92,23 @@ def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label
 D_KS = [2 ** i for i in range(12)]                                   # 1 … 2048: the Play's d_k slider
 PLAY_METHODS = ["dot", "scaled_dot", "over_d", "over_cbrt_d", "constant", "long_sequence",
                 "normalised", "cosine", "gaussian", "additive"]
-PLAY_EDGES = torch.linspace(-40, 40, 161, dtype=torch.float64)
+#: The histogram's x axis, ±limit: plain q·k spreads by √d_k, so the axis steps out once, at d_k = 512, to keep
+#: it in view (at most 1.5% of it outside, at any d_k and n). A step redraws the whole figure; a move within a
+#: step only the moving artists. What still falls outside (the blue histogram at small T) is counted in the text.
+PLAY_LIMITS = {d_k: 40 if d_k <= 256 else 160 for d_k in D_KS}
+
+
+def play_limit(d_k):
+    """The histogram's x axis half-width at this d_k (PLAY_LIMITS)."""
+    if d_k not in PLAY_LIMITS:
+        raise ValueError(f"d_k: expected one of {D_KS}, got {d_k!r}")
+    return PLAY_LIMITS[d_k]
+
+
+def play_edges(d_k):
+    """The histogram's 160 bins across ±play_limit(d_k) (0.5 wide on ±40, 2 on ±160)."""
+    lim = play_limit(d_k)
+    return torch.linspace(-lim, lim, 161, dtype=torch.float64)
 
 
 def _row_var(s):
@@ -103,7 +119,8 @@ def _row_var(s):
 class ScoringPlay:
     """The Play panel: scoring function, d_k, temperature T and number of keys n over random N(0, 1) vectors.
 
-    Left: histogram of what the softmax sees, (score − row mean) / T, against plain q·k; middle: the
+    Left: histogram of what the softmax sees, (score − row mean) / T, against plain q·k, on an x axis that
+    steps out at d_k = 512 (PLAY_LIMITS; the text counts what falls outside); middle: the
     weights of five queries; right: entropy / log n against d_k; one legend under the three. The text
     gives the variance, entropy, the first query's weights, and how many of the 512 queries pick each key (the Gaussian prefers the
     shortest key). ``.controls``, ``.panel``; displayable.
@@ -128,10 +145,11 @@ class ScoringPlay:
             "n": widgets.IntSlider(value=n, min=2, max=32, description="n (keys)", continuous_update=False),
         }
         fig, (self.ax_hist, self.ax_w, self.ax_h) = panels.new_figure(1, 3, figsize=(12, 3.6))
-        zero = torch.zeros(len(PLAY_EDGES) - 1)
-        self.grey_hist = self.ax_hist.stairs(zero, PLAY_EDGES, color="0.8", fill=True, label="q·k (no scaling)")
-        self.blue_hist = self.ax_hist.stairs(zero, PLAY_EDGES, color="C0", linewidth=1.8, label="chosen function")
-        self.ax_hist.set(xlim=(-40, 40), ylim=(0, 0.6), xlabel="(score − row mean) / T", ylabel="density",
+        edges, lim = play_edges(d_k), play_limit(d_k)
+        zero = torch.zeros(len(edges) - 1)
+        self.grey_hist = self.ax_hist.stairs(zero, edges, color="0.8", fill=True, label="q·k (no scaling)")
+        self.blue_hist = self.ax_hist.stairs(zero, edges, color="C0", linewidth=1.8, label="chosen function")
+        self.ax_hist.set(xlim=(-lim, lim), ylim=(0, 0.6), xlabel="(score − row mean) / T", ylabel="density",
                          title="what the softmax sees")
         # No numbers in the cells: the text under the figure gives q1's weights.
         heatmap(torch.zeros(5, n), ax=self.ax_w, y_labels=[f"q{i + 1}" for i in range(5)], title="weights of 5 queries",
@@ -181,8 +199,13 @@ class ScoringPlay:
         s = scores(q, k[:n], method, additive=module).detach()                 # (512, n)
         w = masked_softmax(s, temperature=temperature)                         # (512, n)
         plain = scores(q, k[:n], "dot")                                        # (512, n): q·k, no scaling
-        self.grey_hist.set_data(histogram_density(centre_rows(plain), PLAY_EDGES))
-        self.blue_hist.set_data(histogram_density(centre_rows(s) / temperature, PLAY_EDGES))
+        edges, lim = play_edges(d_k), play_limit(d_k)
+        if self.ax_hist.get_xlim() != (-lim, lim):                     # a step of the axis: a full draw
+            self.ax_hist.set_xlim(-lim, lim)
+        grey, blue = centre_rows(plain), centre_rows(s) / temperature
+        self.grey_hist.set_data(histogram_density(grey, edges), edges)
+        self.blue_hist.set_data(histogram_density(blue, edges), edges)
+        outside = [100 * ((x < -lim) | (x >= lim)).double().mean().item() for x in (grey, blue)]
         update_heatmap(self.ax_w, w[:5], x_labels=[f"k{j + 1}" for j in range(n)])
         curve = self.entropy_curve(method, n, temperature)
         self.blue_curve.set_ydata(curve)
@@ -196,6 +219,7 @@ class ScoringPlay:
                 f"   (q·k alone: {plain.var().item():.4g} and {_row_var(plain):.4g}; closed form d_k = {d_k})\n"
                 f"entropy {entropy:.2f} of at most log n = {math.log(n):.2f}   largest weight per row, mean "
                 f"{w.max(-1).values.mean().item():.2f}\n"
+                f"outside the x axis (±{lim}): q·k {outside[0]:.1f}%, chosen function {outside[1]:.1f}% of the scores\n"
                 f"q1's weights: " + " ".join(f"{x:.2f}" for x in w[0].tolist()) + "\n"
                 f"queries (of {len(q)}) whose largest weight is on each key: "
                 + " ".join(f"k{j + 1}:{c}" for j, c in enumerate(counts.tolist())) + "\n"
