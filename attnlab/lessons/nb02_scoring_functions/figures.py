@@ -92,10 +92,11 @@ def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label
 D_KS = [2 ** i for i in range(12)]                                   # 1 … 2048: the Play's d_k slider
 PLAY_METHODS = ["dot", "scaled_dot", "over_d", "over_cbrt_d", "constant", "long_sequence",
                 "normalised", "cosine", "gaussian", "additive"]
-#: The histogram's x axis, ±limit: plain q·k spreads by √d_k, so the axis steps out once, at d_k = 512, to keep
-#: it in view (at most 1.5% of it outside, at any d_k and n). A step redraws the whole figure; a move within a
-#: step only the moving artists. What still falls outside (the blue histogram at small T) is counted in the text.
-PLAY_LIMITS = {d_k: 40 if d_k <= 256 else 160 for d_k in D_KS}
+#: The histogram's x axis, ±limit: plain q·k spreads by √d_k, so the axis is ±160 from the default d_k = 256 up
+#: (the grey histogram widens on one axis, 256 to 2048) and zooms in to ±40 below (at most 0.1% of plain q·k
+#: outside, at any d_k and n). Crossing 128 | 256 redraws the whole figure; other moves only the moving artists.
+#: What still falls outside (the blue histogram at small T) is counted in the text under the figure.
+PLAY_LIMITS = {d_k: 40 if d_k <= 128 else 160 for d_k in D_KS}
 
 
 def play_limit(d_k):
@@ -120,7 +121,7 @@ class ScoringPlay:
     """The Play panel: scoring function, d_k, temperature T and number of keys n over random N(0, 1) vectors.
 
     Left: histogram of what the softmax sees, (score − row mean) / T, against plain q·k, on an x axis that
-    steps out at d_k = 512 (PLAY_LIMITS; the text counts what falls outside); middle: the
+    zooms in below d_k = 256 (PLAY_LIMITS; the text counts what falls outside); middle: the
     weights of five queries; right: entropy / log n against d_k; one legend under the three. The text
     gives the variance, entropy, the first query's weights, and how many of the 512 queries pick each key (the Gaussian prefers the
     shortest key). ``.controls``, ``.panel``; displayable.
