@@ -251,7 +251,7 @@ def test_scoring_play_legend_sits_under_the_figure_and_moves_redraw_no_text():
     box = play.legend.get_window_extent(fig.canvas.get_renderer())
     assert 0 <= box.x0 and box.x1 <= fig.bbox.x1 and 0 <= box.y0 and box.y1 <= fig.bbox.y1
     assert not any(box.overlaps(ax.bbox) for ax in fig.axes)
-    for name, value in (("temperature", 0.1), ("d_k", 256), ("method", "gaussian"), ("temperature", 10.0)):
+    for name, value in (("temperature", 0.1), ("d_k", 128), ("method", "gaussian"), ("temperature", 10.0)):  # 128: same x axis
         play.controls[name].value = value
         assert play.panel.blitter.why == "", (name, play.panel.blitter.why)
         assert not [a for a in play.panel.blitter.plan if isinstance(a, (Text, Legend))], name
