@@ -163,3 +163,13 @@ def test_notebook_play_says_D_and_defines_i_and_m():
     assert "Change **D** (the width)" in play
     assert "chosen position $i$" in play and "every position $m$" in play
     assert any("lesson.explorer(n=60)" in s and "D, base" in s for s in cells)
+
+
+def test_notebook_writes_positions_as_i_and_m_and_j_only_numbers_pairs():
+    """"Positions are written i and m; j numbers the column pairs of P": no sum over positions j,
+    no P_j or x_j for the token at position j."""
+    text = "\n".join("".join(c["source"]) for c in notebook_cells())
+    for old in (r"\sum_j \alpha_{ij} v_j", r"(x_j + P_j)", r"x_i\cdot P_j", r"P_i\cdot P_j"):
+        assert old not in text, old
+    assert r"\sum_m \alpha_{im} v_m" in text and r"(x_i + P_i)\cdot(x_m + P_m)" in text
+    assert "d_k = D here (one head)" in text                 # section 7's query and key have the width D
