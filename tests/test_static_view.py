@@ -112,3 +112,42 @@ def test_a_panel_view_in_the_stored_state_is_drawn_as_a_widget_until_dropped():
     assert static_panels.drop_panel_views(nb) == 1 and static_panels.stored_panel_views(nb) == []
     page, drawn = render(nb)
     assert model_id not in drawn and f"data:image/png;base64,{text_of(png)}" in page.imgs
+
+
+def test_the_stored_notebooks_keep_no_model_that_no_output_reaches():
+    """A panel's picture is stored once, in its output: the Image model (and the sliders, layouts and
+    styles) that only the dropped panel view used are gone from the stored widget state too."""
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        assert static_panels.unreachable_models(nb) == [], path.name
+        for _, png, _ in live_outputs(nb):
+            assert text_of(png)[:2000] not in json.dumps(nb.metadata.get("widgets", {})), path.name
+
+
+def _model(name, **state):
+    return {"model_name": name, "model_module": "@jupyter-widgets/controls", "model_module_version": "2.0.0",
+            "state": state}
+
+
+def test_dropping_a_panel_view_drops_what_only_it_used_and_keeps_what_others_use():
+    nb = nbformat.v4.new_notebook()
+    panel = {VIEW: {"model_id": "panel", "version_major": 2, "version_minor": 0}, "image/png": "iVBOR",
+             "text/plain": "Live panel 'p' with controls: x"}
+    check = {VIEW: {"model_id": "check", "version_major": 2, "version_minor": 0}, "text/plain": "check"}
+    nb.cells = [nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output("display_data", data=panel),
+                                                   nbformat.v4.new_output("display_data", data=check)])]
+    nb.metadata["widgets"] = {static_panels.WIDGET_STATE: {"version_major": 2, "version_minor": 0, "state": {
+        "panel": _model("VBoxModel", children=["IPY_MODEL_image", "IPY_MODEL_slider"], layout="IPY_MODEL_lay1"),
+        "image": _model("ImageModel", value="iVBOR", layout="IPY_MODEL_lay2"),
+        "slider": _model("FloatSliderModel", style="IPY_MODEL_shared"),
+        "lay1": _model("LayoutModel"), "lay2": _model("LayoutModel"),
+        "check": _model("VBoxModel", children=["IPY_MODEL_out"]),
+        "out": _model("OutputModel", outputs=[{"output_type": "display_data", "data": {VIEW: {"model_id": "button"}}}]),
+        "button": _model("ButtonModel", style="IPY_MODEL_shared"),
+        "shared": _model("ButtonStyleModel"),
+        "stray": _model("HTMLModel", value="made, never shown"),
+    }}}
+    assert sorted(static_panels.unreachable_models(nb)) == ["stray"]
+    assert static_panels.drop_panel_views(nb) == 1
+    assert sorted(nb.metadata["widgets"][static_panels.WIDGET_STATE]["state"]) == ["button", "check", "out", "shared"]
+    assert static_panels.unreachable_models(nb) == [] and static_panels.stored_panel_views(nb) == []

@@ -13,6 +13,9 @@ output's text/html: the panel's picture and its text summary. Self-checks (no pi
 state (the static site draws them from it). Running live (Lab, Voila) is unchanged: a live kernel
 sends its widgets anew. Opened in JupyterLab WITHOUT running, such a panel reads "Error displaying
 widget: model not found" until its cell runs.
+
+Then every model no output reaches any more is dropped too: the models only those views used (the
+panel's picture, stored twice before, its sliders, their layouts and styles).
 """
 import argparse
 import sys
@@ -37,15 +40,54 @@ def panel_views(nb):
 
 def stored_panel_views(nb):
     """The panel views that are still in the stored widget state (a viewer would draw them as widgets)."""
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    state = _stored_state(nb)
     return [m for m in panel_views(nb) if m in state]
 
 
+def _stored_state(nb):
+    return nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+
+
+def references(value):
+    """The model ids a stored widget state refers to: "IPY_MODEL_<id>" strings (children, layout,
+    style, ...) and "model_id" keys (the outputs an Output widget holds)."""
+    found = set()
+    if isinstance(value, str):
+        if value.startswith("IPY_MODEL_"):
+            found.add(value[len("IPY_MODEL_"):])
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key == "model_id" and isinstance(item, str):
+                found.add(item)
+            found |= references(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= references(item)
+    return found
+
+
+def unreachable_models(nb):
+    """Stored models that no output of the notebook displays, directly or through other models."""
+    state = _stored_state(nb)
+    stack = [out["data"][WIDGET_VIEW]["model_id"] for cell in nb.cells for out in cell.get("outputs", [])
+             if WIDGET_VIEW in out.get("data", {})]
+    reached = set()
+    while stack:
+        model_id = stack.pop()
+        if model_id in state and model_id not in reached:
+            reached.add(model_id)
+            stack.extend(references(state[model_id].get("state", {})))
+    return [m for m in state if m not in reached]
+
+
 def drop_panel_views(nb):
-    """Remove the panel views' models from the stored widget state; returns how many were removed."""
-    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    """Remove the panel views' models from the stored widget state, and then every model no output
+    reaches any more; returns how many panel views were removed."""
+    state = _stored_state(nb)
     found = stored_panel_views(nb)
     for model_id in found:
+        del state[model_id]
+    for model_id in unreachable_models(nb):
         del state[model_id]
     return len(found)
 
@@ -59,15 +101,19 @@ def main(argv=None):
     for path in args.notebooks:
         nb = nbformat.read(path, as_version=4)
         if args.check:
-            stored = stored_panel_views(nb)
-            if stored:
+            stored, unreached = stored_panel_views(nb), unreachable_models(nb)
+            if stored or unreached:
                 needed = True
-                print(f"{path}: {len(stored)} panel view(s) in the stored widget state; run tools/static_panels.py")
+                print(f"{path}: {len(stored)} panel view(s) and {len(unreached)} model(s) no output reaches "
+                      "in the stored widget state; run tools/static_panels.py")
             continue
-        removed = drop_panel_views(nb)
-        if removed:
+        before = len(_stored_state(nb))
+        views = drop_panel_views(nb)
+        dropped = before - len(_stored_state(nb))
+        if dropped:
             nbformat.write(nb, path)
-        print(f"{path}: {removed} panel view(s) removed from the stored widget state")
+        print(f"{path}: {views} panel view(s) and {dropped - views} model(s) no output reaches removed "
+              "from the stored widget state")
     return 1 if needed else 0
 
 

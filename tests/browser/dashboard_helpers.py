@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,14 +143,25 @@ class JupyterServer:
 
 
 class PageWatch:
-    """Collects what a learner should never see: page errors, console errors, outside requests."""
+    """Collects what a learner should never see: page errors, console errors, outside requests.
+    When the page reloads itself (the attnlab template does, once, for a widget lost to
+    ipywidgets#4026), the errors so far move to `reloads` (one list per reload)."""
 
     def __init__(self, page):
-        self.errors, self.outside = [], []
+        self.errors, self.outside, self.reloads, self._url = [], [], [], None
+        page.on("framenavigated", self._navigated)
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {str(e)[:300]}"))
         page.on("console", lambda m: self.errors.append(f"console: {m.text[:300]}")
                 if m.type == "error" else None)
         page.on("request", lambda r: None if LOCAL.match(r.url) else self.outside.append(r.url))
+
+    def _navigated(self, frame):
+        if frame.parent_frame is not None:
+            return
+        if frame.url == self._url:
+            self.reloads.append(self.errors)
+            self.errors = []
+        self._url = frame.url
 
 
 def close_like_a_learner(page, timeout=10):
@@ -163,10 +175,10 @@ def close_like_a_learner(page, timeout=10):
         pass
 
 
-def settle(server, quiet=5.0, timeout=240.0, cpu_idle=0.25):
+def settle(server, quiet=5.0, timeout=240.0, cpu_idle=0.25, min_kernels=0):
     """Wait until the server's kernels have stopped coming and going and are idle (together less
-    than `cpu_idle` CPU-seconds over the last `quiet` seconds: preheated notebooks have run).
-    Returns the kernel count."""
+    than `cpu_idle` CPU-seconds over the last `quiet` seconds: preheated notebooks have run), and
+    there are at least `min_kernels` of them. Returns the kernel count."""
     import psutil
 
     def cpu(procs):
@@ -186,7 +198,7 @@ def settle(server, quiet=5.0, timeout=240.0, cpu_idle=0.25):
         time.sleep(0.5)
         procs = server.kernels()
         now_pids, c = {p.pid for p in procs}, cpu(procs)
-        if now_pids != pids:
+        if now_pids != pids or len(now_pids) < min_kernels:
             pids, c0, since = now_pids, c, time.time()
         elif time.time() - since >= quiet:
             if c - c0 < cpu_idle:
@@ -227,23 +239,35 @@ PAGE_STATE = """() => {
 
 
 def wait_for_panels(page, n_panels, timeout, watch=None, server=None):
-    """Wait until the page shows its `n_panels` live panels (PANELS_READY). On a timeout, fail with
-    what the page shows instead, the page's errors and the tail of the server's log."""
-    try:
-        page.wait_for_function(PANELS_READY, arg=n_panels, timeout=timeout, polling=100)
-    except Exception as exc:  # playwright TimeoutError (or the page went away)
+    """Wait until the page shows its `n_panels` live panels (PANELS_READY), also across a reload of
+    the page by itself (warned about). On a timeout, fail with what the page shows instead, the
+    page's errors and the tail of the server's log."""
+    deadline = time.time() + timeout / 1000
+    while True:
         try:
-            state = page.evaluate(PAGE_STATE)
-        except Exception as inner:  # noqa: BLE001 - say that too
-            state = f"(could not read the page: {inner})"
-        log = server.log()[-3000:] if server is not None else "(no server log)"
-        errors = watch.errors if watch is not None else []
-        raise AssertionError(f"{n_panels} live panels not ready after {timeout / 1000:.0f} s ({type(exc).__name__}).\n"
-                             f"page: {state}\npage errors: {errors}\nserver log, last lines:\n{log}") from None
+            page.wait_for_function(PANELS_READY, arg=n_panels, polling=100,
+                                   timeout=max(1, (deadline - time.time()) * 1000))
+            break
+        except Exception as exc:  # playwright TimeoutError, or the page navigated (a reload)
+            if "context was destroyed" in str(exc) or "navigat" in str(exc).lower():
+                if time.time() < deadline:
+                    continue
+            try:
+                state = page.evaluate(PAGE_STATE)
+            except Exception as inner:  # noqa: BLE001 - say that too
+                state = f"(could not read the page: {inner})"
+            log = server.log()[-3000:] if server is not None else "(no server log)"
+            errors = watch.errors if watch is not None else []
+            raise AssertionError(f"{n_panels} live panels not ready after {timeout / 1000:.0f} s ({type(exc).__name__}).\n"
+                                 f"page: {state}\npage errors: {errors}\nserver log, last lines:\n{log}") from None
+    if watch is not None and watch.reloads:
+        warnings.warn(f"{page.url}: the page reloaded itself {len(watch.reloads)} time(s) (a widget lost to "
+                      f"ipywidgets#4026; the attnlab template reloads once); errors before: {watch.reloads}")
 
 
-# Text a learner must not see: a traceback, Voila's "error when executing cell" notice, or a
-# panel's callback error (panels.py shows those in red with the exception name).
+# Text a learner must not see: a traceback, Voila's "error when executing cell" notice, a
+# panel's callback error (panels.py shows those in red with the exception name), or a widget
+# that did not load (ipywidgets' own message, or the attnlab template's).
 PROBLEMS = """() => {
   const found = [];
   for (const el of document.querySelectorAll('.jp-OutputArea-output, .attnlab-panel')) {
@@ -251,6 +275,9 @@ PROBLEMS = """() => {
     if (/Traceback \\(most recent call last\\)|There was an error when executing cell/.test(t)) found.push(t.slice(0, 300));
   }
   for (const el of document.querySelectorAll('.attnlab-panel div[style*="b00020"]')) found.push(el.textContent.slice(0, 300));
+  for (const el of document.querySelectorAll('.jp-OutputArea-output')) {
+    if (/^(Error displaying widget|This control did not load)/.test(el.textContent.trim())) found.push(el.textContent.trim());
+  }
   return [...new Set(found)];
 }"""
 

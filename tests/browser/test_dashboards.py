@@ -181,3 +181,33 @@ def test_a_page_without_panels_fails_saying_what_it_shows(new_page):
     with pytest.raises(AssertionError, match=r"(?s)1 live panels not ready after 1 s.*'title': 'not a dashboard'"
                                              r".*'rendered_cells': 'absent'.*Nothing here.*\(no server log\)"):
         wait_for_panels(page, 1, 1000, watch)
+
+
+# A widget output as ipywidgets leaves it when its model came too late (ipywidgets#4026).
+LOSE_A_WIDGET = """() => {
+  const out = document.createElement('div');
+  out.className = 'jp-OutputArea-output attnlab-test-lost';
+  out.textContent = 'Error displaying widget: model not found';
+  document.querySelector('#rendered_cells').appendChild(out);
+}"""
+
+
+@pytest.mark.skipif(_index() is None, reason="no 00_*.ipynb index notebook")
+def test_a_widget_lost_to_the_ipywidgets_race_reloads_the_page_once(voila_server, new_page):
+    """The attnlab template reloads a page once when a widget output says 'model not found' (the
+    kernel has the widget; ipywidgets' renderer gave up on it); a second time within two minutes
+    it says what to do instead of reloading again."""
+    index = _index()
+    page, watch = open_dashboard(new_page, voila_server, index.name)
+    wait_for_panels(page, expected_panels(index), RENDER_TIMEOUT, watch, voila_server)
+    with page.expect_navigation(timeout=UPDATE_TIMEOUT):
+        page.evaluate(LOSE_A_WIDGET)
+    with pytest.warns(UserWarning, match=r"reloaded itself 1 time\(s\)"):
+        wait_for_panels(page, expected_panels(index), RENDER_TIMEOUT, watch, voila_server)
+    assert page.evaluate(PROBLEMS) == [] and not watch.errors
+    page.evaluate(LOSE_A_WIDGET)
+    page.wait_for_function("() => document.querySelector('.attnlab-test-lost.attnlab-lost-widget')",
+                           timeout=UPDATE_TIMEOUT)
+    time.sleep(1)
+    assert len(watch.reloads) == 1, "the page reloaded a second time"
+    assert page.evaluate(PROBLEMS) == ["This control did not load. Reload the page to get it back."]
