@@ -232,7 +232,7 @@ def _set_ticks_and_text(ax, w):
         state.cells = [ax.text(j, i, "", ha="center", va="center", fontsize=8)
                        for i in range(rows) for j in range(cols)] if annotate else []
     for t, value in zip(state.cells, w.ravel()):
-        t.set_text(state.fmt.format(value))
+        t.set_text("" if np.isnan(value) else state.fmt.format(value))      # NaN cells are left blank
         t.set_color(_text_color(value, state.vmin, state.vmax))
 
 

@@ -1,6 +1,6 @@
 """Sinusoidal positional encoding (位置编码): self-attention alone ignores order, so add P to X.
 
-P[i, 2j] = sin(i / base^(2j/d)),  P[i, 2j+1] = cos(i / base^(2j/d)).
+P[i, 2j] = sin(i / base^(2j/D)),  P[i, 2j+1] = cos(i / base^(2j/D)), D = num_hiddens (the model width).
 """
 import torch
 from torch import nn

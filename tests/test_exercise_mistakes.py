@@ -168,7 +168,7 @@ EXERCISES = {
                            {"one head": "ONE head over both", "sqrt 4": "with √4",
                             "shared weights": "both heads use the same weights"}),
     "nb06 sinusoidal": (nb06.check_sinusoidal, nb06.exercises.SINUSOIDAL_MISTAKES, sinusoidal,
-                        {"swapped": "sine and cosine are swapped", "j/d": "the exponent is j/d",
+                        {"swapped": "sine and cosine are swapped", "j/d": "the exponent is j/D",
                          "halves": "all sines come first"}),
     "nb06 rope": (nb06.check_rope, nb06.exercises.ROPE_MISTAKES, rope,
                   {"other way": "turned the other way", "one speed": "every pair turned by i radians",

@@ -52,7 +52,7 @@ def test_play_panel_updates_in_place_without_the_global_rng():
     view = panel.update.__self__
     texts = list(view.figure.findobj(Text))
     assert panel.error.value == "" and "Step 4: softmax" in panel.text.value
-    assert "▶ 4  softmax" in panel.summary and list(view.marker.get_ydata()) == [4]
+    assert "▶ 4  weight aⱼ (softmax)" in panel.summary and list(view.marker.get_ydata()) == [4]
     assert [t.get_text() for t in view.word_labels[0]] == ["The", "cat", "sat", "on", "<pad>", "<pad>"]
     state = torch.random.get_rng_state()
     controls["d_k"].value = 1024
@@ -81,7 +81,7 @@ def test_play_panel_updates_in_place_without_the_global_rng():
     shown = " ".join(t.get_text() for t in view.figure.findobj(Text))
     assert "-34.75" not in shown and "32" not in shown                          # not in the figure
     controls["step"].value = 4
-    assert "Thinking 1.000" in panel.text.value                         # causal: Thinking sees only itself
+    assert "a₁ (Thinking) = 1.000" in panel.text.value                  # causal: Thinking sees only itself
     with pytest.raises(ValueError, match="controls: expected the names"):
         lesson.play({"step": controls["step"]})
     with pytest.raises(ValueError, match="step: expected 1 to 6, got 7"):
@@ -101,7 +101,7 @@ def test_step_table_text_lays_out_the_table_in_columns():
     for (n, _, row), line in zip(table, lines[2:]):
         assert line[col:].split("  ")[0].strip() == row[1] or (row[1] == "" and len(line) <= col)
         assert line.startswith("▶ ") == (n == 4)                           # the last step shown
-    assert lines[2 + 6].startswith("▶ 4  softmax") and "÷ √d_k = 8" in lines[2 + 5]
+    assert lines[2 + 6].startswith("▶ 4  weight aⱼ (softmax)") and "÷ √d_k = 8" in lines[2 + 5]
     assert lines[-1].split()[-1] == "?" and f"{s['weights'][0, 1]:.3f}" in lines[2 + 6]
     assert "▶" not in wt.step_table_text(table, d["words"], current=0)
     assert wt.step_table_text(table, d["words"], current=2).count("▶") == 1   # row 2: score
@@ -122,3 +122,74 @@ def test_cost_and_path_plots():
     assert len(ax.lines) == 4 and ax.get_yscale() == "log"
     np.testing.assert_allclose(ax.lines[1].get_ydata(), ax.lines[1].get_xdata())   # RNN: path n
     assert wtp.path_plot(n=[1, 8], ax=ax2) is ax2
+
+
+# ---- one notation for one thing: the prose's symbols in the figure, the text table and the line under it ----
+
+PROSE_SYMBOLS = ("q₁·kⱼ", "aⱼ", "aⱼ vⱼ", "z₁")      # the notebook's prose (cells 15, 19, 23) writes these
+
+
+def test_step_table_text_uses_the_prose_symbols():
+    """The text under the Play figure writes the weights aⱼ (as the figure's step list and the prose do),
+    never "softmax × v_j", and subscripts as the prose does (z₁, not z1)."""
+    d = thinking_machines()
+    s = wt.self_attention_steps(d["X"], d["W_Q"], d["W_K"], d["W_V"])
+    text = wt.step_table_text(wt.step_table(s, d["words"], step=6), d["words"])
+    labels = {line[2:].split("  ")[0]: line for line in text.splitlines()[1:]}
+    assert "2  score q₁·kⱼ" in text and "4  weight aⱼ (softmax)" in text
+    assert "5  aⱼ vⱼ" in text and "6  sum z₁" in text
+    for wrong in ("softmax ×", "z1", "q1", "v_j", "k_j", "a_j", "$"):
+        assert wrong not in text, (wrong, labels)
+    assert "÷ √d_k = 8" in text                                       # d_k stays as the prose writes it
+    assert wt.step_table(s, d["words"], query=1)[-1][1] == "sum z$_{2}$"     # another query, its own z
+    assert "sum z₂" in wt.step_table_text(wt.step_table(s, d["words"], query=1), d["words"])
+
+
+def test_the_lines_under_the_table_use_the_prose_symbols():
+    d = thinking_machines()
+    s = wt.self_attention_steps(d["X"], d["W_Q"], d["W_K"], d["W_V"])
+    lines = [wt.describe_step(s, d["words"], step) for step in range(1, 7)]
+    assert "q₁ = [" in lines[0] and "q₁·k₂ (Machines) = 2.57" in lines[1]
+    assert f"a₁ (Thinking) = {s['weights'][0, 0]:.3f}, a₂ (Machines) = {s['weights'][0, 1]:.3f}" in lines[3]
+    assert lines[4].startswith(f"Step 5: a₁ v₁ = {s['weights'][0, 0]:.3f} × v₁ = ")
+    assert lines[5].startswith("Step 6: z₁ = a₁ v₁ + a₂ v₂ = ")
+    for line in lines:
+        assert not any(f"{c}{n}" in line for c in "qkvz" for n in "12"), line   # no q1, v2, z1
+
+
+def test_the_figure_step_list_and_the_table_write_the_same_symbols():
+    """Each symbol the Play figure's step list writes (mathtext) is in the text table (plain)."""
+    import ipywidgets as widgets
+    from attnlab.lessons import nb04_self_attention_walkthrough as lesson
+
+    controls = {"step": widgets.IntSlider(value=6, min=1, max=6),
+                "d_k": widgets.SelectionSlider(options=[4, 64], value=64),
+                "causal": widgets.Checkbox(value=False), "padding": widgets.IntSlider(value=0, min=0, max=5)}
+    view = lesson.play(controls).update.__self__
+    ladder = " ".join(t.get_text() for t in view.ax_steps.texts)
+    for mathtext, plain in (("q$_1$·k$_j$", "q₁·kⱼ"), ("$a_j$ v$_j$", "aⱼ vⱼ"), ("z$_1$", "z₁")):
+        assert mathtext in ladder
+        assert plain in view.update(6, 64, False, 0)
+
+
+@pytest.mark.parametrize("padding, title", [
+    (0, '"The cat sat on the mat" (no padding)'),
+    (2, '"The cat sat on" + 2 <pad> (valid length 4)'),
+    (5, '"The" + 5 <pad> (valid length 1)')])
+def test_play_heatmap_title_says_which_words_are_padding(padding, title):
+    import ipywidgets as widgets
+    from attnlab.lessons import nb04_self_attention_walkthrough as lesson
+
+    controls = {"step": widgets.IntSlider(value=4, min=1, max=6),
+                "d_k": widgets.SelectionSlider(options=[4, 64], value=64),
+                "causal": widgets.Checkbox(value=False), "padding": widgets.IntSlider(value=3, min=0, max=5)}
+    panel = lesson.play(controls)
+    view = panel.update.__self__
+    controls["padding"].value = padding
+    assert view.heatmap_title.get_text() == title == lesson.sentence_title(padding)
+    words = [t.get_text() for t in view.word_labels[0]]
+    assert words.count("<pad>") == padding and title.startswith('"' + " ".join(words[:6 - padding]) + '"')
+    assert view.ax_mask.get_title() == ""                              # one title, the live one
+    assert panel.blitter.why == ""                                     # the title blits with the move
+    with pytest.raises(ValueError, match="padding: expected at most 6, got 7"):
+        lesson.sentence_title(7)

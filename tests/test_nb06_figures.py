@@ -30,7 +30,7 @@ def test_encoding_heatmap_fixed_signed_scale_and_update_changes_shape():
 
 
 def test_encoding_heatmap_rejects_non_matrix():
-    with pytest.raises(ValueError, match=r"P: expected a 2-D \(n, d\) matrix"):
+    with pytest.raises(ValueError, match=r"P: expected a 2-D \(n, D\) matrix"):
         lesson.encoding_heatmap(np.zeros((2, 3, 4)), ax=Figure().subplots())
 
 
@@ -102,7 +102,7 @@ def test_rotation_circle_figure_and_bad_input():
     assert len(f.arrows) == 3
     np.testing.assert_allclose(f.arrows[1].xy, P[17, 6:8].numpy())
     plt.close(f.figure)
-    with pytest.raises(ValueError, match=r"pair: expected 0 <= pair < d/2 = 16, got 16"):
+    with pytest.raises(ValueError, match=r"pair: expected 0 <= pair < D/2 = 16, got 16"):
         lesson.rotation_circle_figure(P, pair=16)
     with pytest.raises(ValueError, match=r"starts: expected positions with s \+ delta <= 59, got \[0, 57\]"):
         lesson.rotation_circle_figure(P, starts=(0, 57), delta=5)
@@ -150,12 +150,12 @@ def test_explorer_moves_redraw_no_title_or_legend_and_the_text_carries_the_numbe
         assert not [a for a in e.panel.blitter.plan if isinstance(a, (Text, Legend))], name
     assert [ax.get_title() for ax in e.figure.axes] == titles
     text = e.panel.summary
-    omega = 100.0 ** (-10 / 32)                                            # ω_5 = base^(-2j/d), d = 32
-    assert "d = 32 columns, base = 100" in text and "pair j = 5 (columns 10, 11)" in text
-    assert f"ω_j = base^(−2j/d) = {omega:.3g} rad" in text and f"every {2 * math.pi / omega:.2f} positions" in text
-    assert "peak P_i·P_i = d/2 = 16" in text
+    omega = 100.0 ** (-10 / 32)                                            # ω_5 = base^(-2j/D), D = 32
+    assert "D = 32 columns, base = 100" in text and "pair j = 5 (columns 10, 11)" in text
+    assert f"ω_j = base^(−2j/D) = {omega:.3g} rad" in text and f"every {2 * math.pi / omega:.2f} positions" in text
+    assert "peak P_i·P_i = D/2 = 16" in text
     e.controls["width"].value = 20                                         # a full draw; the text follows
-    assert "d = 20 columns" in e.panel.summary and "peak P_i·P_i = d/2 = 10" in e.panel.summary
+    assert "D = 20 columns" in e.panel.summary and "peak P_i·P_i = D/2 = 10" in e.panel.summary
     _boxes_clear(e.figure)
 
 
@@ -193,7 +193,7 @@ def test_exercises_not_written_yet(capsys):
     (lambda n, d: torch.cat([my_sinusoidal(n, d)[:, 0::2], my_sinusoidal(n, d)[:, 1::2]], 1), "all sines come first"),
     (lambda n, d: torch.stack([(torch.arange(n)[:, None] * 10000.0 ** (-torch.arange(d // 2) / d)).sin(),
                                (torch.arange(n)[:, None] * 10000.0 ** (-torch.arange(d // 2) / d)).cos()], -1).reshape(n, d),
-     "the exponent is j/d"),
+     "the exponent is j/D"),
 ])
 def test_sinusoidal_mistakes_recognised(wrong, message, capsys):
     assert not lesson.check_sinusoidal(wrong)

@@ -68,9 +68,9 @@ def test_mask_explorer_shows_the_mask_and_its_weights():
     assert start == 9 and torch.equal(mask, lesson.causal_mask_bottom_right(3, 12))
     shown = e.ax_mask.images[0].get_array()                                      # the fixed 12 x 12 grid
     np.testing.assert_array_equal(shown[9:].data, mask.float().numpy())
-    assert "keys seen per query: [10, 11, 12]" in text
+    assert "sees keys   0–9   0–10  0–11" in text and "how many    10    11    12" in text
     text = e.update("causal bottom-right", 12, 5, 0)                              # Tq > Tk: empty rows
-    assert "7 row(s) with no visible key: weights all 0" in text
+    assert "7 queries see no key: weights all 0" in text
     w = e.ax_weights.images[0].get_array()
     assert not np.isnan(w.data).any() and (w.data[:7, :5] == 0).all()
     mask, start = e.mask("local", 4, 12, 1)                                      # windows follow the positions
@@ -122,18 +122,131 @@ def test_mask_explorer_draws_masked_cells_in_the_colour_its_key_names():
     plt.close(e.figure)
 
 
-def test_mask_explorer_summary_is_the_same_as_before_the_fixed_grid():
-    """The text under the figure, as the panel printed it before the grid was fixed (copied from there)."""
+def test_mask_explorer_summary_keeps_the_numbers_of_before_the_fixed_grid():
+    """The text under the figure: the counts and largest weights the panel printed before the grid was
+    fixed (copied from there: 9→0 1.00, 10→1 0.80, ...), now with the keys each query sees."""
     e = lesson.MaskExplorer()
     assert e.update("causal top-left", 3, 12, 2) == (
-        "keys seen per query: [1, 2, 3]\nlargest weight, query→key: 9→0 1.00  10→1 0.80  11→1 0.77")
+        "query       9     10    11\n"
+        "sees keys   0     0–1   0–2\n"
+        "how many    1     2     3\n"
+        "top key     0     1     1\n"
+        "its weight  1.00  0.80  0.77")
     assert e.update("padding", 2, 5, 5) == (
-        "keys seen per query: [0, 0]   ·   2 row(s) with no visible key: weights all 0\n"
-        "largest weight, query→key: 3: none  4: none")
-    assert e.update("local", 12, 12, 2) == (
-        "keys seen per query: [3, 4, 5, 5, 5, 5, 5, 5, 5, 5, 4, 3]\nlargest weight, query→key: 0→1 0.52  1→1 0.53  "
-        "2→1 0.35  3→3 0.48  4→4 0.44  5→5 0.66\n    6→5 0.51  7→8 0.28  8→8 0.35  9→10 0.51  10→10 0.82  11→10 0.68")
+        "query       3     4\n"
+        "sees keys   none  none\n"
+        "how many    0     0\n"
+        "top key     –     –\n"
+        "its weight  0     0\n"
+        "2 queries see no key: weights all 0")
+    lines = e.update("local", 12, 12, 2).splitlines()
+    assert lines[2].split()[2:] == "3 4 5 5 5 5 5 5 5 5 4 3".split()
+    assert lines[3].split()[2:] == "1 1 1 3 4 5 5 8 8 10 10 10".split()
+    assert lines[4].split()[2:] == "0.52 0.53 0.35 0.48 0.44 0.66 0.51 0.28 0.35 0.51 0.82 0.68".split()
     plt.close(e.figure)
+
+
+def positions_by_loop(row):
+    """Key positions of a bool row as "a–b" runs, by a plain loop (not lesson.key_positions)."""
+    out, j, n = [], 0, len(row)
+    while j < n:
+        if row[j]:
+            a = j
+            while j + 1 < n and row[j + 1]:
+                j += 1
+            out.append(str(a) if a == j else f"{a}–{j}")
+        j += 1
+    return ", ".join(out) or "none"
+
+
+@pytest.mark.parametrize("kind, Tq, Tk, w", [("local", 12, 12, 2), ("block", 12, 12, 5), ("block", 4, 9, 3),
+                                             ("causal top-left", 3, 12, 0), ("causal bottom-right", 12, 5, 0),
+                                             ("padding", 6, 8, 3), ("local", 1, 2, 0)])
+def test_mask_explorer_text_says_which_keys_each_query_sees(kind, Tq, Tk, w):
+    """The counts line and the largest-weight line read the same way: one column per query position,
+    with the key positions it sees, their number, and the top key, which is one of them."""
+    e = lesson.MaskExplorer()
+    for name, value in (("kind", kind), ("Tk", Tk), ("Tq", Tq), ("w", w)):
+        e.controls[name].value = value
+    mask, start = e.mask(kind, Tq, Tk, w)
+    rows = {line[:12].strip(): line[12:].split("  ") for line in e.panel.summary.splitlines()[:5]}
+    cells = {label: [c.strip() for c in row if c.strip()] for label, row in rows.items()}
+    assert cells["query"] == [str(start + i) for i in range(Tq)]
+    assert cells["sees keys"] == [positions_by_loop(r.tolist()) for r in mask]
+    assert cells["how many"] == [str(int(r.sum())) for r in mask]
+    for r, top in zip(mask, cells["top key"]):
+        assert (top == "–") if not r.any() else r[int(top)]
+    assert lesson.key_positions(torch.tensor([True, False, True, True, False, True])) == "0, 2–3, 5"
+    plt.close(e.figure)
+
+
+def test_mask_explorer_block_size_is_at_least_one():
+    """w is the block size for "block": the slider starts at 1 there (w = 0 moves to 1) and at 0 for the
+    other kinds; a block size of 0 is refused, not taken as 1."""
+    e = lesson.MaskExplorer(kind="local", w=0)
+    w = e.controls["w"]
+    assert w.min == 0 and w.value == 0
+    e.controls["kind"].value = "block"
+    assert w.min == 1 and w.value == 1 and not e.panel.error.value
+    mask, _ = e.mask("block", 12, 12, 1)
+    assert torch.equal(mask, torch.eye(12, dtype=torch.bool))                     # blocks of 1: itself only
+    assert "sees keys   0     1     2" in e.panel.summary
+    w.value = 4
+    assert "sees keys   0–3   0–3" in e.panel.summary
+    e.controls["kind"].value = "local"
+    assert w.min == 0 and w.value == 4
+    w.value = 0
+    assert e.controls["w"].value == 0
+    with pytest.raises(ValueError, match="w: expected a block size of at least 1 for kind 'block', got 0"):
+        e.mask("block", 12, 12, 0)
+    with pytest.raises(ValueError, match="w: expected a block size of at least 1 for kind 'block', got 0"):
+        lesson.MaskExplorer(kind="block", w=0)
+    assert lesson.MaskExplorer(kind="block", w=2).controls["w"].min == 1
+    plt.close("all")
+
+
+def test_grey_means_only_not_in_this_sequence():
+    """One colour, one meaning: the tile panel draws a tile not visited yet hatched, over a transparent
+    NaN cell, never grey (grey is the mask panel's "not in this sequence"), and its key says so."""
+    q, k, v = lesson.toy_problem()
+    t = lesson.TileExplorer(q, k, v)
+    t.update(tile=2, block=2, causal=False)
+    labels = [x.get_text() for x in t.key.get_texts()]
+    assert labels == ["orange box = the current tile", "hatched = not visited yet (no score computed)"]
+    assert t.key.legend_handles[1].get_hatch() == lesson.NOT_VISITED_HATCH
+    assert not any("grey" in label for label in labels)
+    grey = matplotlib.colors.to_rgba(lesson.OUTSIDE_COLOUR)
+    for image, background in ((t.steps.scores_image, t.steps.not_visited[0]),
+                              (plotting_image(t.steps.ax_weights), t.steps.not_visited[1])):
+        data = image.get_array()
+        rgba = image.to_rgba(data)
+        unvisited = np.isnan(np.ma.getdata(data))
+        assert unvisited[2:].all() and not unvisited[:2, :4].any()
+        assert (rgba[unvisited][:, 3] == 0).all()                                  # transparent: the hatch shows
+        assert background.get_hatch() == lesson.NOT_VISITED_HATCH and background.get_zorder() < image.get_zorder()
+        assert not (rgba[..., :3] == grey[:3]).all(axis=-1).any()
+    # In the rendered figure an unvisited cell shows white and the hatch's lines, and no grey of the mask panel.
+    t.figure.canvas.draw()
+    pixels = np.asarray(t.figure.canvas.buffer_rgba())[..., :3].astype(int)
+    x, y = t.steps.ax_scores.transData.transform((5, 5))
+    h = pixels.shape[0]
+    patch = pixels[int(h - y) - 6:int(h - y) + 6, int(x) - 6:int(x) + 6].reshape(-1, 3)
+    assert (patch == 255).all(axis=-1).any() and (patch < 200).all(axis=-1).any()
+    assert not (np.abs(patch - np.array(grey[:3]) * 255) < 3).all(axis=-1).any()
+    so_far = lesson.weights_so_far_figure(list(lesson.tiled_attention_steps(q, k, v, block_size=2)), 8)
+    assert [x.get_text() for x in so_far.key.get_texts()] == ["hatched = not visited yet (no score computed)"]
+    assert [c.get_text() for c in plotting_cells(so_far.axes[0])][2:8] == [""] * 6   # no "nan" over the hatch
+    plt.close("all")
+
+
+def plotting_image(ax):
+    from attnlab import plotting
+    return plotting.heatmap_state(ax).image
+
+
+def plotting_cells(ax):
+    from attnlab import plotting
+    return plotting.heatmap_state(ax).cells
 
 
 def test_step_figure_and_tile_explorer_move_named_artists():

@@ -100,7 +100,7 @@ def test_nb06_wavelength_mistakes_are_what_the_mistakes_give():
     omega = math.atan2(P[1, 16].item(), P[1, 17].item())                      # row 1 is (sin ω, cos ω)
     assert abs(2 * math.pi / omega - 2 * math.pi * 100) < 1e-6                 # the answer, 628.3
     assert _value(pairs, "1/ω, positions per radian") == pytest.approx(1 / omega)
-    assert _value(pairs, "the exponent j/d = 8/32") == pytest.approx(2 * math.pi / 10000 ** (-8 / 32))
+    assert _value(pairs, "the exponent j/D = 8/32") == pytest.approx(2 * math.pi / 10000 ** (-8 / 32))
     assert _value(pairs, "column 17 in the exponent") == pytest.approx(2 * math.pi / 10000 ** (-17 / 32))
     assert _value(pairs, "π for a full cycle") == pytest.approx(math.pi / omega)
     assert _value(pairs, "that is ω, the frequency") == pytest.approx(omega)
@@ -127,7 +127,7 @@ def test_nb07_visible_keys_mistakes_are_what_the_mistakes_give():
     (lambda: nb04.softmax_weight_mistakes(14), TypeError, "scores: expected a pair of numbers"),
     (lambda: nb04.softmax_weight_mistakes(words="Thinking"), TypeError, "words: expected a pair of str"),
     (lambda: nb05.similarity_mistakes("sour"), ValueError, r"sentence: expected one of \['hungry', 'sweet'\], got 'sour'"),
-    (lambda: nb06.wavelength_mistakes(16, 32), ValueError, "j: expected a pair index below d/2 = 16, got 16"),
+    (lambda: nb06.wavelength_mistakes(16, 32), ValueError, "j: expected a pair index below D/2 = 16, got 16"),
     (lambda: nb06.wavelength_mistakes(8, 31), ValueError, "num_hiddens: expected an even number"),
     (lambda: nb07.visible_keys_mistakes(2, 2, 5), ValueError, "query: expected a query index below num_queries = 2"),
     (lambda: nb07.visible_keys_mistakes(1, 2, 2), ValueError, "num_keys: expected an int >= 3, got 2"),

@@ -150,3 +150,14 @@ def test_live_title_bad_arguments():
     _, ax = plt.subplots()
     with pytest.raises(TypeError, match="text: expected a str, got int"):
         plotting.live_title(ax, 3)
+
+
+def test_heatmap_leaves_nan_cells_blank_when_annotated():
+    """A NaN cell gets no text (it was "nan", invisible on white but not over a hatched background)."""
+    w = torch.tensor([[0.25, float("nan")], [float("nan"), 0.75]])
+    ax = plotting.heatmap(w, annotate=True)
+    texts = [t.get_text() for t in plotting.heatmap_state(ax).cells]
+    assert texts == ["0.25", "", "", "0.75"]
+    plotting.update_heatmap(ax, torch.tensor([[float("nan"), 0.5], [0.5, float("nan")]]))
+    assert [t.get_text() for t in plotting.heatmap_state(ax).cells] == ["", "0.50", "0.50", ""]
+    plt.close(ax.figure)

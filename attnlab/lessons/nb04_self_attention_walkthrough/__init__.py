@@ -6,7 +6,7 @@ from .figures import (
 from .steps import (
     self_attention_steps, short, step_table, step_table_text, describe_step, SENTENCE, sentence_attention,
     LAYER_TYPES, COMPLEXITY, layer_cost, path_length, crossover, complexity_table)
-from .play import CONTROLS, WalkthroughPlay, play
+from .play import CONTROLS, WalkthroughPlay, play, sentence_title
 from .exercises import (
     attention_cases, masked_cases, check_attention, check_masked_softmax, divisor_mistakes, softmax_weight_mistakes,
     ATTENTION_MISTAKES, MASKED_MISTAKES)

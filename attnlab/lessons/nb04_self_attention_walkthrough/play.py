@@ -4,8 +4,8 @@ the controls; ``play(controls)`` builds the figure and wires them. The figure's 
 returned ``WalkthroughPlay``.
 
 What a move redraws is small on purpose (a move should reach the browser in a few tens of ms): the
-orange marker of the current step, the heatmap's image and the words along its axes that padding
-can turn into <pad>. Everything with numbers (the table of the six steps, the mask, the largest
+orange marker of the current step, the heatmap's image, its title (what the sentence is now) and
+the words along its axes that padding can turn into <pad>. Everything with numbers (the table of the six steps, the mask, the largest
 weights) is text under the figure, which costs next to nothing to update."""
 import matplotlib
 import torch
@@ -14,17 +14,30 @@ from ... import _checks
 from ...data import thinking_machines
 from ...masking import causal_mask
 from ...panels import Panel, new_figure
-from ...plotting import heatmap, heatmap_state, update_heatmap, weights_summary
+from ...plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
 from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text
 
 CONTROLS = ("step", "d_k", "causal", "padding")
-# The six steps of seed 000, as the left panel lists them (the numbers are in the table under the figure).
+# The six steps of seed 000, as the left panel lists them (the numbers are in the table under the figure),
+# in the notebook's symbols: q₁·kⱼ, the weights aⱼ, aⱼ vⱼ, z₁ (step_table and describe_step use the same).
 _LADDER = ("q, k, v = x $W^Q$, x $W^K$, x $W^V$",
           "scores  q$_1$·k$_j$",
           "÷ $\\sqrt{d_k}$",
           "softmax: weights $a_j$, sum 1",
           "weight the values  $a_j$ v$_j$",
           "sum  z$_1$ = Σ$_j$ $a_j$ v$_j$")
+
+
+def sentence_title(padding):
+    """The Play heatmap's title: the sentence as shown with its last ``padding`` words made <pad>,
+    e.g. '"The cat sat on" + 2 <pad> (valid length 4)'."""
+    padding = _checks.count(padding, "padding")
+    if padding > len(SENTENCE):
+        raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
+    real = " ".join(SENTENCE[:len(SENTENCE) - padding])
+    if not padding:
+        return f'"{real}" (no padding)'
+    return f'"{real}" + {padding} <pad> (valid length {len(SENTENCE) - padding})'
 
 
 class WalkthroughPlay:
@@ -52,12 +65,14 @@ class WalkthroughPlay:
         n = len(SENTENCE)
         # No numbers in the cells: the text under the figure gives the largest weight per query.
         heatmap(torch.zeros(n, n), x_labels=SENTENCE, y_labels=SENTENCE, ax=self.ax_mask,
-                xlabel="keys (attended to)", ylabel="queries", annotate=False,
-                title="The cat sat on the mat")
+                xlabel="keys (attended to)", ylabel="queries", annotate=False)
+        # The heatmap's title says what the sentence is now ("The cat sat on" + 2 <pad>); a live title,
+        # so a move redraws it alone.
+        self.heatmap_title = live_title(self.ax_mask, sentence_title(0))
         self.word_labels = self._word_labels(n)
-        # What a move changes: the marker, the weights, and the words padding makes <pad> (the first
-        # word, The, is never a pad). The tick labels and the titles stay as drawn.
-        self.moving = [self.marker, heatmap_state(self.ax_mask).image,
+        # What a move changes: the marker, the weights, the sentence's title and the words padding makes
+        # <pad> (the first word, The, is never a pad). The tick labels and the other titles stay as drawn.
+        self.moving = [self.marker, heatmap_state(self.ax_mask).image, self.heatmap_title,
                        self.word_labels[0][1:], self.word_labels[1][1:]]
         self._steps, self._sentence = {}, {}       # results per (d_k, causal...): a drag comes back
 
@@ -95,6 +110,7 @@ class WalkthroughPlay:
         words2, s, words, A = self._computed(d_k, causal, padding)
         self.marker.set_ydata([step])
         update_heatmap(self.ax_mask, A)
+        self.heatmap_title.set_text(sentence_title(padding))
         for texts in self.word_labels:
             for text, w in zip(texts, words):
                 if text.get_text() != w:

@@ -8,6 +8,7 @@ Shape legend: n tokens, D model width, d_k query/key size, dv value size.
 """
 import math
 import numbers
+import re
 
 import numpy as np
 import torch
@@ -86,25 +87,42 @@ def step_table(steps, words, query=0, step=6):
     if not 0 <= query < n:
         raise ValueError(f"query: expected an index in [0, {n}), got {query}")
     i, s = query, steps
-    qi = f"q{i + 1}"
+    sub = f"$_{{{i + 1}}}$"                           # the query's number as a subscript: q$_{1}$ is q₁
     rows = [
         (0, "x (embedding)", [short(x) for x in s["X"]]),
         (1, "q = x $W^Q$", [short(s["q"][j]) for j in range(n)]),
         (1, "k = x $W^K$", [short(s["k"][j]) for j in range(n)]),
         (1, "v = x $W^V$", [short(s["v"][j]) for j in range(n)]),
-        (2, f"score {qi}·k$_j$", [f"{s['scores'][i, j]:.2f}" for j in range(n)]),
+        (2, f"score q{sub}·k$_j$", [f"{s['scores'][i, j]:.2f}" for j in range(n)]),
         (3, f"÷ $\\sqrt{{d_k}}$ = {s['sqrt_d_k']:g}", [f"{s['scaled'][i, j]:.3f}" if _visible(s, i, j)
                                                      else "−∞ (masked)" for j in range(n)]),
-        (4, "softmax", [f"{s['weights'][i, j]:.3f}" for j in range(n)]),
-        (5, "softmax × v$_j$", [short(s["weighted"][i, j]) for j in range(n)]),
-        (6, f"sum z{i + 1}", [short(s["output"][i])] + [""] * (n - 1)),
+        (4, "weight $a_j$ (softmax)", [f"{s['weights'][i, j]:.3f}" for j in range(n)]),
+        (5, "$a_j$ v$_j$", [short(s["weighted"][i, j]) for j in range(n)]),
+        (6, f"sum z{sub}", [short(s["output"][i])] + [""] * (n - 1)),
     ]
     return [(k, label, [c if k <= step else "?" for c in cells]) for k, label, cells in rows]
 
 
+_SUBSCRIPT_OF = dict(zip("0123456789aeijkmnosvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₘₙₒₛᵥₓ"))
+
+
+def _subscript(text):
+    """``text`` in Unicode subscripts ("1" -> "₁", "j" -> "ⱼ", as the notebook's prose writes them), or
+    "_" + text where a character has none."""
+    if all(c in _SUBSCRIPT_OF for c in text):
+        return "".join(_SUBSCRIPT_OF[c] for c in text)
+    return "_" + text
+
+
 def _plain(label):
-    """A ``step_table`` label without mathtext: "÷ $\\sqrt{d_k}$ = 8" -> "÷ √d_k = 8", "q = x $W^Q$" -> "q = x W^Q"."""
-    return label.replace("$\\sqrt{d_k}$", "√d_k").replace("$", "")
+    """A ``step_table`` label without mathtext, in the symbols of the notebook's prose:
+    "÷ $\\sqrt{d_k}$ = 8" -> "÷ √d_k = 8", "q = x $W^Q$" -> "q = x W^Q", "score q$_{1}$·k$_j$" -> "score q₁·kⱼ",
+    "$a_j$ v$_j$" -> "aⱼ vⱼ"."""
+    label = label.replace("$\\sqrt{d_k}$", "√d_k")                     # d_k as the prose writes it
+
+    def plain_math(m):
+        return re.sub(r"_\{(\w+)\}|_(\w)", lambda sub: _subscript(sub.group(1) or sub.group(2)), m.group(1))
+    return re.sub(r"\$([^$]*)\$", plain_math, label)
 
 
 @_checks.arguments(table=_checks.Items(min_len=1), words=_WORDS, title=_checks.Optional(_checks.Text()))
@@ -134,30 +152,34 @@ def _visible(steps, i, j):
 
 @_checks.arguments(steps=_STEPS, words=_WORDS, step=_checks.Int(1, 6, why="the six steps"), query=_checks.Int(0))
 def describe_step(steps, words, step, query=0):
-    """One or two lines of numbers saying what step ``step`` (1..6) did for query ``query``."""
+    """One or two lines of numbers saying what step ``step`` (1..6) did for query ``query``, in the
+    prose's symbols: q₁·k₂, the weights aⱼ, aⱼ vⱼ, z₁."""
     s, i, n = steps, query, len(words)
     if i >= n:
         raise ValueError(f"query: expected an index in [0, {n}), got {i}")
-    w = words[i]
+    w, qi = words[i], "q" + _subscript(str(i + 1))
+    sub = [_subscript(str(j + 1)) for j in range(n)]
     if step <= 1:
         return (f"Step 1: each word's x times W^Q, W^K, W^V gives q, k, v of {s['d_k']} numbers "
-                f"(first 4 shown). q{i + 1} = {short(s['q'][i])}")
+                f"(first 4 shown). {qi} = {short(s['q'][i])}")
     if step == 2:
         return f"Step 2: scores of {w}: " + ", ".join(
-            f"q{i + 1}·k{j + 1} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(n))
+            f"{qi}·k{sub[j]} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(n))
     if step == 3:
         return f"Step 3: ÷ √{s['d_k']} = {s['sqrt_d_k']:g}: " + ", ".join(
             f"{s['scores'][i, j]:.2f} / {s['sqrt_d_k']:g} = {s['scaled'][i, j]:.3f}" if _visible(s, i, j)
             else f"{words[j]} is masked (−∞)" for j in range(n))
     if step == 4:
         raw = masked_softmax(s["scores"][i], None if s.get("mask") is None else s["mask"][i])
-        return "Step 4: softmax: " + ", ".join(f"{words[j]} {s['weights'][i, j]:.3f}" for j in range(n)) + \
-            " (they sum to 1). Without ÷ √d_k it would be " + ", ".join(f"{x:.3f}" for x in raw.tolist())
+        return "Step 4: softmax, the weights aⱼ: " + ", ".join(
+            f"a{sub[j]} ({words[j]}) = {s['weights'][i, j]:.3f}" for j in range(n)) + \
+            " (they sum to 1). Without ÷ √d_k they would be " + ", ".join(f"{x:.3f}" for x in raw.tolist())
     if step == 5:
-        return "Step 5: " + "; ".join(f"{s['weights'][i, j]:.3f} × v{j + 1} = {short(s['weighted'][i, j], 3)}"
-                                      for j in range(n))
-    return f"Step 6: z{i + 1} = " + " + ".join(f"{s['weights'][i, j]:.3f}·v{j + 1}" for j in range(n)) + \
-        f" = {short(s['output'][i])}"
+        return "Step 5: " + "; ".join(f"a{sub[j]} v{sub[j]} = {s['weights'][i, j]:.3f} × v{sub[j]} = "
+                                      f"{short(s['weighted'][i, j], 3)}" for j in range(n))
+    z = "z" + _subscript(str(i + 1))
+    return f"Step 6: {z} = " + " + ".join(f"a{sub[j]} v{sub[j]}" for j in range(n)) + " = " + \
+        " + ".join(f"{s['weights'][i, j]:.3f}·v{sub[j]}" for j in range(n)) + f" = {short(s['output'][i])}"
 
 
 SENTENCE = ("The", "cat", "sat", "on", "the", "mat")

@@ -2,15 +2,15 @@
 encoding (moving δ steps is a rotation) and the rotary encoding RoPE that applies it to queries and keys.
 
 Column pair j of P (columns 2j and 2j+1) holds (sin(i ω_j), cos(i ω_j)) with the frequency
-ω_j = base^(-2j/d). By the angle-addition formulas, going from row i to row i+δ rotates every pair
+ω_j = base^(-2j/D), D the width of P (the model width; ``num_hiddens`` in code). By the angle-addition formulas, going from row i to row i+δ rotates every pair
 by the angle δ ω_j, whatever i is:
 
     P_{i+δ} = M_δ P_i,   M_δ = blockdiag( [[cos δω_j,  sin δω_j],
-                                            [-sin δω_j, cos δω_j]] )  for j = 0 .. d/2-1,
+                                            [-sin δω_j, cos δω_j]] )  for j = 0 .. D/2-1,
 
 so M_δ is orthogonal, depends only on δ, and P_i · P_{i+δ} = Σ_j cos(δ ω_j) depends only on δ.
-Here P_i is row i of ``attnlab.sinusoidal_encoding`` (a vector of size d). d must be even: with an
-odd d the last sine column has no cosine partner, and no matrix maps row i to row i+δ for every i.
+Here P_i is row i of ``attnlab.sinusoidal_encoding`` (a vector of size D). D must be even: with an
+odd D the last sine column has no cosine partner, and no matrix maps row i to row i+δ for every i.
 """
 import math
 
@@ -27,21 +27,24 @@ def _even_width(num_hiddens):
 
 
 def frequencies(num_hiddens, base=10000.0, *, dtype=torch.float64):
-    """ω_j = base^(-2j/d) for j = 0 .. ceil(d/2)-1, in radians per position: shape (ceil(d/2),)."""
+    """ω_j = base^(-2j/D) for j = 0 .. ceil(D/2)-1, D = num_hiddens, in radians per position:
+    shape (ceil(D/2),). RoPE (``rope``) uses the same frequencies with D replaced by the size of the
+    query or key it turns."""
     d = _checks.count(num_hiddens, "num_hiddens", low=1)
     _checks.fits(((d + 1) // 2,), 8, "num_hiddens", "frequencies")
     base = _checks.real(base, "base", positive=True)
-    two_j = torch.arange(0, d, 2, dtype=torch.float64)                 # (ceil(d/2),)
+    two_j = torch.arange(0, d, 2, dtype=torch.float64)                 # (ceil(D/2),)
     return (base ** (-two_j / d)).to(dtype)
 
 
 def wavelengths(num_hiddens, base=10000.0, *, dtype=torch.float64):
-    """λ_j = 2π / ω_j = 2π · base^(2j/d): positions per full turn of pair j, shape (ceil(d/2),)."""
+    """λ_j = 2π / ω_j = 2π · base^(2j/D), D = num_hiddens: positions per full turn of pair j, shape (ceil(D/2),)."""
     return (2 * math.pi / frequencies(num_hiddens, base)).to(dtype)
 
 
 def rotation_matrix(delta, num_hiddens, base=10000.0, *, dtype=torch.float64):
-    """M_δ of shape (d, d): M_δ @ P[i] == P[i + δ] for every row i (δ may be negative or fractional).
+    """M_δ of shape (D, D), D = num_hiddens: M_δ @ P[i] == P[i + δ] for every row i (δ may be negative
+    or fractional).
 
     Block-diagonal with one 2x2 rotation by the angle δ ω_j per column pair j.
     Raises ValueError for an odd num_hiddens.
@@ -49,8 +52,8 @@ def rotation_matrix(delta, num_hiddens, base=10000.0, *, dtype=torch.float64):
     d = _even_width(num_hiddens)
     _checks.fits((d, d), 8, "num_hiddens", "a matrix M_δ")
     delta = _checks.real(delta, "delta")
-    angles = delta * frequencies(d, base)                              # (d/2,)
-    c, s = torch.cos(angles), torch.sin(angles)                        # (d/2,)
+    angles = delta * frequencies(d, base)                              # (D/2,)
+    c, s = torch.cos(angles), torch.sin(angles)                        # (D/2,)
     M = torch.zeros(d, d, dtype=torch.float64)
     idx = torch.arange(0, d, 2)
     M[idx, idx] = c                                                    # sin' = cos·sin + sin·cos
@@ -64,7 +67,7 @@ def offset_similarity(deltas, num_hiddens, base=10000.0, *, dtype=torch.float64)
     """The closed form of P_i · P_{i+δ} = Σ_j cos(δ ω_j), the same for every i.
 
     deltas: int, float or a tensor of offsets (any shape) -> a tensor of that shape.
-    Its largest value, at δ = 0, is d/2 (each pair is a unit vector). Raises for an odd num_hiddens.
+    Its largest value, at δ = 0, is D/2 (each pair is a unit vector), D = num_hiddens. Raises for an odd num_hiddens.
     """
     d = _even_width(num_hiddens)
     if isinstance(deltas, torch.Tensor):
@@ -73,7 +76,7 @@ def offset_similarity(deltas, num_hiddens, base=10000.0, *, dtype=torch.float64)
         _checks.Array()(deltas, "deltas") if not isinstance(deltas, (int, float)) or isinstance(deltas, bool) else None
     deltas = torch.as_tensor(deltas, dtype=torch.float64)
     _checks.fits((deltas.numel(), d // 2), 8, "deltas, num_hiddens", "cosines")
-    omega = frequencies(d, base)                                       # (d/2,)
+    omega = frequencies(d, base)                                       # (D/2,)
     return torch.cos(deltas[..., None] * omega).sum(-1).to(dtype)     # (...,)
 
 
@@ -81,12 +84,12 @@ def similarity_by_offset(P, max_offset):
     """Read P Pᵀ along its diagonals: for δ = 0 .. max_offset, the mean and the spread (max − min)
     of P_i · P_{i+δ} over all rows i that have a partner.
 
-    P: (n, d) -> (mean (max_offset+1,), spread (max_offset+1,)). A spread of ~0 means the dot
+    P: (n, D) -> (mean (max_offset+1,), spread (max_offset+1,)). A spread of ~0 means the dot
     product depends only on the offset δ.
     """
     _checks.tensor(P, "P", min_dim=2)
     if P.dim() != 2:
-        raise ValueError(f"P: expected a 2-D (n, d) matrix, got shape {tuple(P.shape)}")
+        raise ValueError(f"P: expected a 2-D (n, D) matrix, got shape {tuple(P.shape)}")
     n = P.shape[0]
     max_offset = _checks.count(max_offset, "max_offset")
     if max_offset >= n:
@@ -101,7 +104,7 @@ def similarity_by_offset(P, max_offset):
 def rope(x, positions=None, base=10000.0):
     """The rotary position encoding (RoPE, 旋转位置编码): turn each column pair of row i by i·ω_j.
 
-    x: float (..., n, d) with d even, one row per position; positions: n positions (int or float,
+    x: float (..., n, d) with d even, one row per position: queries or keys, so d is the query/key size; positions: n positions (int or float,
     default 0 .. n-1). Row i becomes M_{positions[i]} x_i, the rotation of section 6 of the notebook
     (pair (a, b) -> (a cos θ + b sin θ, -a sin θ + b cos θ), θ = i ω_j), so for a query q at position
     i and a key k at position j:  rope(q)_i · rope(k)_j = q · M_{j-i} k, a function of j - i only.
@@ -131,21 +134,21 @@ def rope(x, positions=None, base=10000.0):
 
 
 def wavelength_mistakes(j, num_hiddens, base=10000.0):
-    """The wrong answers a learner gives for the wavelength λ_j = 2π · base^(2j/d) of pair ``j``
+    """The wrong answers a learner gives for the wavelength λ_j = 2π · base^(2j/D) of pair ``j``
     (columns 2j and 2j+1), each computed from its mistake and paired with why it is wrong:
     ``selfcheck.numeric(mistakes=...)``."""
     d = _even_width(num_hiddens)
     j = _checks.count(j, "j", low=1)
     if j >= d // 2:
-        raise ValueError(f"j: expected a pair index below d/2 = {d // 2}, got {j}")
+        raise ValueError(f"j: expected a pair index below D/2 = {d // 2}, got {j}")
     base = _checks.real(base, "base", positive=True)
     omega = frequencies(d, base)[j].item()                           # radians per position
     return [
         (1 / omega, f"that is {base:g}^({2 * j}/{d}) = 1/ω, positions per radian. A full cycle is 2π radians: "
                     f"multiply by 2π."),
-        (2 * math.pi * base ** (j / d), f"you used the exponent j/d = {j}/{d}. It is 2j/d = {2 * j}/{d}: 2j is the column."),
+        (2 * math.pi * base ** (j / d), f"you used the exponent j/D = {j}/{d}. It is 2j/D = {2 * j}/{d}: 2j is the column."),
         (2 * math.pi * base ** ((2 * j + 1) / d), f"you put column {2 * j + 1} in the exponent. Both columns of pair "
-                                                  f"{j} share the exponent 2j/d = {2 * j}/{d}."),
+                                                  f"{j} share the exponent 2j/D = {2 * j}/{d}."),
         (math.pi / omega, "you used π for a full cycle. A full cycle is 2π radians."),
         (omega, "that is ω, the frequency in radians per position. The wavelength is 2π / ω."),
     ]

@@ -1,6 +1,9 @@
 """The two "write it yourself" exercises of notebook 06: references, test cases, and the common
 mistakes written out as functions (``SINUSOIDAL_MISTAKES``, ``ROPE_MISTAKES``), which
-``selfcheck.check_function`` recognises in the learner's output."""
+``selfcheck.check_function`` recognises in the learner's output.
+
+Exercise 1 builds P, whose width is the model width D; exercise 2 turns a query or key vector, whose
+size is the query/key size d (the suite's shape letters)."""
 import torch
 
 from ...positional import sinusoidal_encoding
@@ -8,18 +11,18 @@ from ...selfcheck import check_function, mistake
 from .encoding import frequencies, rope
 
 
-def _swapped(n, d):
-    P = sinusoidal_encoding(n, d, dtype=torch.float64)
-    return torch.stack([P[:, 1::2], P[:, 0::2]], -1).reshape(n, d)
+def _swapped(n, D):
+    P = sinusoidal_encoding(n, D, dtype=torch.float64)
+    return torch.stack([P[:, 1::2], P[:, 0::2]], -1).reshape(n, D)
 
 
-def _exponent_j(n, d):
-    angles = torch.arange(n, dtype=torch.float64)[:, None] * 10000.0 ** (-torch.arange(d // 2) / d)
-    return torch.stack([angles.sin(), angles.cos()], -1).reshape(n, d)
+def _exponent_j(n, D):
+    angles = torch.arange(n, dtype=torch.float64)[:, None] * 10000.0 ** (-torch.arange(D // 2) / D)
+    return torch.stack([angles.sin(), angles.cos()], -1).reshape(n, D)
 
 
-def _halves(n, d):
-    P = sinusoidal_encoding(n, d, dtype=torch.float64)
+def _halves(n, D):
+    P = sinusoidal_encoding(n, D, dtype=torch.float64)
     return torch.cat([P[:, 0::2], P[:, 1::2]], -1)
 
 
@@ -27,17 +30,18 @@ def _halves(n, d):
 SINUSOIDAL_MISTAKES = [
     mistake(_swapped, "sine and cosine are swapped: column 2j holds sin(i ω_j), column 2j+1 holds cos(i ω_j).",
             atol=1e-5),
-    mistake(_exponent_j, "the exponent is j/d; it should be 2j/d (j counts pairs, 2j is the column): "
-                         "ω_j = 10000^(-2j/d).", atol=1e-5),
+    mistake(_exponent_j, "the exponent is j/D; it should be 2j/D (j counts pairs, 2j is the column): "
+                         "ω_j = 10000^(-2j/D).", atol=1e-5),
     mistake(_halves, "all sines come first and all cosines after; here they alternate: sin, cos, sin, cos, ...",
             atol=1e-5),
 ]
 
 
 def check_sinusoidal(fn):
-    """Check the learner's ``fn(n, d)`` against ``al.sinusoidal_encoding``; prints a report."""
+    """Check the learner's ``fn(n, D)`` (P with n rows and width D) against ``al.sinusoidal_encoding``;
+    prints a report."""
     cases = [(8, 8), (60, 32), (1, 2), (5, 6)]
-    return check_function(fn, lambda n, d: sinusoidal_encoding(n, d, dtype=torch.float64), cases,
+    return check_function(fn, lambda n, D: sinusoidal_encoding(n, D, dtype=torch.float64), cases,
                           atol=1e-5, hints=SINUSOIDAL_MISTAKES)
 
 
@@ -74,7 +78,8 @@ ROPE_MISTAKES = [
 
 
 def check_rope(fn):
-    """Check the learner's ``fn(x, i)`` (x a vector (d,), i its position) against ``lesson.rope``."""
+    """Check the learner's ``fn(x, i)`` (x a query or key vector (d,), d the query/key size, i its
+    position) against ``lesson.rope``."""
     x = torch.tensor([1.0, 2.0, -0.5, 0.3, 0.7, -1.2, 2.0, 0.1], dtype=torch.float64)
     cases = [(x, 3), (x, 0), (x[:2], 10), (x, 25)]
     return check_function(fn, _rope_one, cases, atol=1e-8, hints=ROPE_MISTAKES)

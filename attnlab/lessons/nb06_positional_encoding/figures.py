@@ -2,7 +2,8 @@
 sine columns, similarity by offset, the rotation circle, and the Play explorer.
 
 Each figure function builds its own figure and returns a small NamedTuple of named artists, so the
-notebook never looks an artist up by position. Shape letters: n positions, d columns of P.
+notebook never looks an artist up by position. Shape letters: n positions, D columns of P (the model
+width, as in the suite's notation); in the Play, i is the chosen position and m any position.
 """
 import math
 from typing import NamedTuple
@@ -29,17 +30,17 @@ _P = _checks.Array(2)
 
 
 def _matrix(P, name="P"):
-    """P as a 2-D float array (n, d), or a ValueError naming ``name``."""
+    """P as a 2-D float array (n, D), or a ValueError naming ``name``."""
     _checks.Array()(P, name)
     M = to_numpy(P)
     if M.ndim != 2:
-        raise ValueError(f"{name}: expected a 2-D (n, d) matrix, got shape {M.shape}")
+        raise ValueError(f"{name}: expected a 2-D (n, D) matrix, got shape {M.shape}")
     return M
 
 
 @_checks.arguments(ax=_AX)
 def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
-    """Draw a signed (n, d) matrix such as P into ``ax``; returns its AxesImage (for in-place updates)."""
+    """Draw a signed (n, D) matrix such as P into ``ax``; returns its AxesImage (for in-place updates)."""
     M = _matrix(P)
     vmax = _checks.real(vmax, "vmax", positive=True)
     im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
@@ -56,7 +57,7 @@ def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=No
 
 @_checks.arguments(ax=_checks.Optional(_AX))
 def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
-    """A signed (n, d) matrix such as the positional encoding P: rows = positions, columns =
+    """A signed (n, D) matrix such as the positional encoding P: rows = positions, columns =
     dimensions, diverging colours fixed to [-vmax, vmax] with 0 in white; returns the Axes.
 
     For live panels, change it in place with ``update_encoding_heatmap``.
@@ -69,7 +70,7 @@ def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, t
 
 @_checks.arguments(ax=_AX)
 def update_encoding_heatmap(ax, P, image=None):
-    """Put a new (n, d) matrix into an ``encoding_heatmap`` in place (its shape may change).
+    """Put a new (n, D) matrix into an ``encoding_heatmap`` in place (its shape may change).
 
     ``image``: the AxesImage returned by ``encoding_image``; default: the only image of ``ax``.
     """
@@ -89,7 +90,7 @@ def update_encoding_heatmap(ax, P, image=None):
 
 @_checks.arguments(ax=_checks.Optional(_AX))
 def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
-    """Columns of a positional encoding P (n, d) against position, as in seed 000; returns the Axes."""
+    """Columns of a positional encoding P (n, D) against position, as in seed 000; returns the Axes."""
     P = _matrix(P)
     if isinstance(columns, (str, bytes)) or not isinstance(columns, (list, tuple, range)) or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
                                                     for c in columns):
@@ -146,7 +147,8 @@ class CounterFigure(NamedTuple):
                    pairs=_checks.Items(_checks.Int(0), min_len=1, max_len=10))
 def counter_vs_columns_figure(n=60, d=32, pairs=(0, 2, 4), *, base=10000.0, figsize=(12, 3.4)):
     """Left: the bits of 0..7. Right: the sine column of each pair j in ``pairs`` against position, as
-    dots at whole positions (what P holds) on the smooth wave sin(x ω_j) they are samples of."""
+    dots at whole positions (what P holds) on the smooth wave sin(x ω_j) they are samples of.
+    ``d``: the width D of P (num_hiddens); n: its number of positions."""
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=figsize, layout="constrained")
     binary_counter_plot(3, ax=ax0)
     ax0.set_title("bits of 0–7: each bit is 2× slower than the one below")
@@ -204,7 +206,7 @@ def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6
     move of ``delta`` positions from each start: the same clockwise turn from any start."""
     n, j = P.shape[0], pair
     if not 0 <= j < P.shape[1] // 2:
-        raise ValueError(f"pair: expected 0 <= pair < d/2 = {P.shape[1] // 2}, got {pair}")
+        raise ValueError(f"pair: expected 0 <= pair < D/2 = {P.shape[1] // 2}, got {pair}")
     if any(not 0 <= s <= n - 1 - delta for s in starts):
         raise ValueError(f"starts: expected positions with s + delta <= {n - 1}, got {list(starts)}")
     fig, ax = plt.subplots(figsize=figsize, layout="constrained")
@@ -228,12 +230,13 @@ class Explorer:
     unit circle, and the similarity of the chosen position to every other. ``.panel`` is the live panel;
     the artists it moves are attributes (``row_box``, ``sin_line``, ``trail`` ...).
 
-    The titles say what each view shows and do not change; the numbers (d, base, the pair's columns,
-    ω_j, λ_j, the similarity's peak d/2) are in the text under the figure. The legends sit outside the
+    The titles say what each view shows and do not change; the numbers (D, base, the pair's columns,
+    ω_j, λ_j, the similarity's peak D/2) are in the text under the figure. i is the chosen position;
+    the axes that run over every position say m (as the similarity's P_i · P_m does). The legends sit outside the
     axes, where nothing that moves covers them, so a move redraws neither a title nor a legend."""
 
     @_checks.arguments(n=_checks.Int(2, 1024, why="positions drawn in the explorer"), position=_checks.Int(0),
-                       pair=_checks.Int(0), width=_checks.Int(4, 64, why="the d slider's range"),
+                       pair=_checks.Int(0), width=_checks.Int(4, 64, why="the D slider's range"),
                        base=_checks.Real(low=10.0, at_most=1e5, why="the base slider's range"))
     def __init__(self, n=60, *, position=10, pair=3, width=32, base=10000.0):
         if position >= n or pair >= width // 2 or width % 2:
@@ -245,13 +248,14 @@ class Explorer:
         self.controls = {
             "position": widgets.IntSlider(value=position, min=0, max=n - 1, description="position i"),
             "pair": widgets.IntSlider(value=pair, min=0, max=width // 2 - 1, description="pair j"),
-            "width": widgets.IntSlider(value=width, min=4, max=64, step=2, description="d"),
+            "width": widgets.IntSlider(value=width, min=4, max=64, step=2, description="D"),
             "base": widgets.FloatLogSlider(value=base, base=10, min=1, max=5, step=1, readout_format=".0f",
                                            description="base")}
         self.controls["width"].observe(self._keep_pair_valid, names="value")
         fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = panels.new_figure(2, 2, figsize=(11, 7))
         self.figure, self.ax_P, self.ax_pair, self.ax_circle, self.ax_sim = fig, ax_P, ax_pair, ax_circle, ax_sim
         self.image = encoding_image(sinusoidal_encoding(n, width), ax_P)
+        ax_P.set_ylabel("position m (row of P)")                        # every row; i is the boxed one
         ax_P.set_title("P: position i (black box), pair j (green box)")
         self.row_box = ax_P.add_patch(Rectangle((-0.5, 0), 1, 1, fill=False, edgecolor="black", linewidth=2))
         self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor="lime", linewidth=2))
@@ -259,7 +263,7 @@ class Explorer:
         self.cos_line, = ax_pair.plot(positions, zeros, color="C1", label="cos column 2j+1")
         self.pair_marker = ax_pair.axvline(0, color="black", linewidth=1)
         self.pair_dots, = ax_pair.plot([0, 0], [0, 0], "ko", markersize=5)
-        ax_pair.set(xlabel="position i", ylabel="P[i, column]", ylim=(-1.15, 1.15),
+        ax_pair.set(xlabel="position m", ylabel="P[m, column]", ylim=(-1.15, 1.15),
                     title="pair j (columns 2j, 2j+1) against position")
         angle = np.linspace(0, 2 * math.pi, 200)
         ax_circle.plot(np.sin(angle), np.cos(angle), color="0.85")
@@ -267,7 +271,7 @@ class Explorer:
         self.here, = ax_circle.plot([0], [0], "o", color="black", markersize=8, fillstyle="none", markeredgewidth=2)
         ax_circle.set(xlabel="sin column 2j", ylabel="cos column 2j+1", xlim=(-1.2, 1.2), ylim=(-1.2, 1.2), aspect="equal",
                       title="pair j on the unit circle: one step turns it by ω_j")
-        fig.colorbar(self.trail, ax=ax_circle, label="position i")
+        self.trail_colorbar = fig.colorbar(self.trail, ax=ax_circle, label="position m")
         self.sim_dots, = ax_sim.plot(positions, zeros, "o", color="C1", markersize=3, label="P_i · P_m")
         self.sim_line, = ax_sim.plot(positions, zeros, color="C0", label="Σ cos((m−i) ω_j)")
         self.sim_marker = ax_sim.axvline(0, color="black", linewidth=1)
@@ -284,19 +288,19 @@ class Explorer:
                                    loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax_sim.transAxes,
                                    fontsize=9))
         self.sim_ylim = None
-        # What a move changes: P, the boxes, lines, dots and markers. The width d changes P's shape (its
-        # limits and ticks) and the similarity's y range, so a move of d draws the whole figure.
+        # What a move changes: P, the boxes, lines, dots and markers. The width D changes P's shape (its
+        # limits and ticks) and the similarity's y range, so a move of D draws the whole figure.
         self.moving = [self.image, self.row_box, self.col_box, self.sin_line, self.cos_line, self.pair_marker,
                        self.pair_dots, self.trail, self.here, self.sim_dots, self.sim_line, self.sim_marker]
         self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving, name="06_positional_encoding")
 
     def _keep_pair_valid(self, change):
-        self.controls["pair"].max = change["new"] // 2 - 1                 # keep j < d/2
+        self.controls["pair"].max = change["new"] // 2 - 1                 # keep j < D/2
 
     def update(self, position, pair, width, base):
         """Redraw for the control values; returns the numbers shown under the figure."""
         n, j = self.n, min(pair, width // 2 - 1)
-        P = sinusoidal_encoding(n, width, base, dtype=torch.float64)                # (n, d)
+        P = sinusoidal_encoding(n, width, base, dtype=torch.float64)                # (n, D)
         omega, lam = frequencies(width, base)[j].item(), wavelengths(width, base)[j].item()
         update_encoding_heatmap(self.ax_P, P, self.image)
         self.row_box.set_bounds(-0.5, position - 0.5, width, 1)
@@ -312,18 +316,18 @@ class Explorer:
         self.sim_line.set_ydata(offset_similarity(torch.arange(n) - position, width, base).numpy())
         self.sim_marker.set_xdata([position, position])
         ylim = (-0.5 * width / 2 - 0.5, width / 2 + 1)
-        if ylim != self.sim_ylim:                                   # set only when d changed it
+        if ylim != self.sim_ylim:                                   # set only when D changed it
             self.ax_sim.set_ylim(*ylim)
             self.sim_ylim = ylim
-        M1 = rotation_matrix(1, width, base)                                         # (d, d)
+        M1 = rotation_matrix(1, width, base)                                         # (D, D)
         rotated = bool((P[:-1] @ M1.T - P[1:]).abs().max() < 1e-12)                  # every row i at once
-        return (f"P: n = {n} positions, d = {width} columns, base = {base:g}\n"
+        return (f"P: n = {n} positions, D = {width} columns, base = {base:g}\n"
                 f"position i = {position}, pair j = {j} (columns {2 * j}, {2 * j + 1}): "
                 f"P[i, {2 * j}] = sin({position}·{omega:.4g}) = {s[position]:.3f}, P[i, {2 * j + 1}] = {c[position]:.3f}\n"
-                f"one step turns pair j by ω_j = base^(−2j/d) = {omega:.3g} rad: a full turn (wavelength 2π/ω_j) "
+                f"one step turns pair j by ω_j = base^(−2j/D) = {omega:.3g} rad: a full turn (wavelength 2π/ω_j) "
                 f"every {lam:.2f} positions\n"
                 f"each pair is {base ** (2 / width):.2f}× slower than the one before (bits: 2×)\n"
-                f"similarity: peak P_i·P_i = d/2 = {width // 2}, P_i·P_(i+1) = {offset_similarity(1, width, base).item():.3f}, "
+                f"similarity: peak P_i·P_i = D/2 = {width // 2}, P_i·P_(i+1) = {offset_similarity(1, width, base).item():.3f}, "
                 f"P_i·P_(i+10) = {offset_similarity(10, width, base).item():.3f} (same for every i)\n"
                 f"rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 10⁻¹²): {rotated}")
 

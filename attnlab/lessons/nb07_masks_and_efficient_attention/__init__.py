@@ -24,8 +24,9 @@ from . import tiles
 from .tiles import tiled_attention_steps, implied_weights, toy_problem
 from . import figures
 from .figures import (
-    MASK_CMAP, SCORE_CMAP, OUTSIDE_COLOUR, MASK_CMAP_OUTSIDE, WEIGHT_CMAP_OUTSIDE,
-    mask_heatmap, mask_key, Gallery, mask_gallery, ErrorPlot, error_plot, SoFarFigure, weights_so_far_figure, MemoryPlot,
+    MASK_CMAP, SCORE_CMAP, OUTSIDE_COLOUR, MASK_CMAP_OUTSIDE, WEIGHT_CMAP_OUTSIDE, NOT_VISITED_HATCH, NOT_VISITED_EDGE,
+    not_visited_background, not_visited_patch,
+    mask_heatmap, mask_key, key_positions, visible_keys_table, Gallery, mask_gallery, ErrorPlot, error_plot, SoFarFigure, weights_so_far_figure, MemoryPlot,
     memory_plot, MaskExplorer, StepFigure, TileExplorer)
 from . import exercises
 from .exercises import BOTTOM_RIGHT_MISTAKES, MASKED_SOFTMAX_MISTAKES, check_bottom_right, check_masked_softmax

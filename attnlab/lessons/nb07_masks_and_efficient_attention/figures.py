@@ -25,8 +25,12 @@ from .masks import MASK_KINDS, make_mask
 from .tiles import implied_weights, tiled_attention_steps
 
 MASK_CMAP = "Greys"          # black = may attend
-SCORE_CMAP = plt.get_cmap("RdBu_r").with_extremes(bad="#eeeeee")   # signed scores; grey = not computed yet
+# One colour, one meaning in notebook 07: grey (OUTSIDE_COLOUR) is only "not in this sequence" (the mask
+# panel); a tile not visited yet is hatched (NOT_VISITED_HATCH, drawn under a transparent NaN cell).
+SCORE_CMAP = plt.get_cmap("RdBu_r").with_extremes(bad=(0.0, 0.0, 0.0, 0.0))   # signed scores; NaN = not computed yet
 OUTSIDE_COLOUR = "#b8b8b8"   # MaskExplorer: a cell whose row is no query or whose column is no key now
+NOT_VISITED_HATCH = "///"    # the tile figures: a cell no tile has reached yet (no score computed)
+NOT_VISITED_EDGE = "0.55"    # the hatch lines' colour (on white)
 MASK_CMAP_OUTSIDE = plt.get_cmap(MASK_CMAP).with_extremes(bad=OUTSIDE_COLOUR)
 WEIGHT_CMAP_OUTSIDE = plt.get_cmap(plotting.WEIGHT_CMAP).with_extremes(bad=OUTSIDE_COLOUR)
 
@@ -52,6 +56,21 @@ def mask_key(figure):
     handles = [Patch(facecolor="black", edgecolor="0.3", label="black = may attend (True)"),
                Patch(facecolor="white", edgecolor="0.3", label="white = masked (False)")]
     return figure.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=9, frameon=False)
+
+
+@_checks.arguments(ax=_AX)
+def not_visited_background(ax, shape):
+    """A hatched white rectangle under the (Tq, Tk) cells of a heatmap on ``ax``: a NaN cell (drawn
+    transparent) shows the hatching, i.e. "not visited yet". Returns the Rectangle."""
+    Tq, Tk = shape
+    return ax.add_patch(Rectangle((-0.5, -0.5), Tk, Tq, facecolor="white", edgecolor=NOT_VISITED_EDGE,
+                                  hatch=NOT_VISITED_HATCH, linewidth=0, zorder=-1))
+
+
+def not_visited_patch():
+    """The legend handle of ``not_visited_background``."""
+    return Patch(facecolor="white", edgecolor=NOT_VISITED_EDGE, hatch=NOT_VISITED_HATCH,
+                 label="hatched = not visited yet (no score computed)")
 
 
 class Gallery(NamedTuple):
@@ -114,13 +133,14 @@ class SoFarFigure(NamedTuple):
     figure: object
     axes: list         # one Axes per tile shown
     colorbar: object
+    key: object = None  # the Legend saying hatched = not visited yet
 
 
 @_checks.arguments(states=_checks.Items(_checks.Dict(), min_len=1), num_keys=_checks.Int(1),
                    tiles=_checks.Int(1, 16), queries=_checks.Int(1, 64))
 def weights_so_far_figure(states, num_keys, *, tiles=4, queries=2):
     """The weights implied after each of the first ``tiles`` states, for the first ``queries`` queries
-    (blank = key not seen yet), with one shared 0-1 colour bar."""
+    (hatched = key not visited yet), with one shared 0-1 colour bar and a key."""
     fig, axes = plt.subplots(tiles, 1, figsize=(7, 1.15 * tiles + 0.0), layout="constrained")
     axes = list(axes) if tiles > 1 else [axes]
     for i, ax in enumerate(axes):
@@ -129,8 +149,10 @@ def weights_so_far_figure(states, num_keys, *, tiles=4, queries=2):
         plotting.heatmap(w, ax=ax, colorbar=False, y_labels=[f"q{r}" for r in range(queries)],
                          xlabel="keys" if i == tiles - 1 else "", ylabel="",
                          title=f"after tile {i + 1} (keys {k0}–{k1 - 1} added)")
+        not_visited_background(ax, w.shape)
     bar = fig.colorbar(ScalarMappable(Normalize(0, 1), cmap=plotting.WEIGHT_CMAP), ax=axes, label="weight", shrink=0.8)
-    return SoFarFigure(fig, axes, bar)
+    key = fig.legend(handles=[not_visited_patch()], loc="outside lower center", fontsize=9, frameon=False)
+    return SoFarFigure(fig, axes, bar, key)
 
 
 class MemoryPlot(NamedTuple):
@@ -154,6 +176,39 @@ def memory_plot(lengths, d=64, *, methods=("dense", "tiled", "linear"), block_si
     return MemoryPlot(fig, ax, lines)
 
 
+def key_positions(row):
+    """The key positions where a bool row is True, as ranges: "0–2", "0, 4–5", "9", or "none"."""
+    keys = [int(j) for j in torch.nonzero(row).flatten().tolist()]
+    runs = []
+    for j in keys:
+        if runs and j == runs[-1][1] + 1:
+            runs[-1][1] = j
+        else:
+            runs.append([j, j])
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs) or "none"
+
+
+def visible_keys_table(mask, weights, start=0):
+    """The text under the mask panel: one column per query (its position start + i), saying which keys
+    it sees (positions), how many, the key of its largest weight and that weight; a query that sees
+    no key gets "none", 0 and "–". Returns a str of aligned lines."""
+    _checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
+    if mask.dim() != 2 or tuple(weights.shape) != tuple(mask.shape):
+        raise ValueError(f"weights: expected the mask's shape {tuple(mask.shape)}, got {tuple(weights.shape)}")
+    seen = mask.sum(-1).tolist()
+    rows = [("query", [str(start + i) for i in range(mask.shape[0])]),
+            ("sees keys", [key_positions(r) for r in mask]),
+            ("how many", [str(n) for n in seen]),
+            ("top key", [str(int(w.argmax())) if n else "–" for w, n in zip(weights, seen)]),
+            ("its weight", [f"{float(w.max()):.2f}" if n else "0" for w, n in zip(weights, seen)])]
+    widths = [max(len(cells[c]) for _, cells in rows) for c in range(mask.shape[0])]
+    lines = [(label.ljust(12) + "  ".join(c.ljust(wd) for c, wd in zip(cells, widths))).rstrip() for label, cells in rows]
+    empty = seen.count(0)
+    if empty:
+        lines.append(f"{empty} {'query sees' if empty == 1 else 'queries see'} no key: weights all 0")
+    return "\n".join(lines)
+
+
 class MaskExplorer:
     """Play panel 1: a mask (left, black = may attend) and the weights it allows on mostly local data
     (right). The queries are the last Tq of Tk positions, as when decoding with a cache.
@@ -168,6 +223,8 @@ class MaskExplorer:
         if max(num_queries, num_keys, w) > max_len:
             raise ValueError(f"num_queries, num_keys, w: expected at most max_len = {max_len}, got "
                              f"{num_queries}, {num_keys}, {w}")
+        if kind == "block" and w < 1:
+            raise ValueError(f"w: expected a block size of at least 1 for kind 'block', got {w}")
         self.max_len = max_len
         self.q_all, self.k_all, _ = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
         self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.6))
@@ -194,12 +251,25 @@ class MaskExplorer:
             "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description="queries Tq",
                                     continuous_update=False),
             "Tk": widgets.IntSlider(value=num_keys, min=2, max=max_len, description="keys Tk", continuous_update=False),
-            "w": widgets.IntSlider(value=w, min=0, max=max_len, description="w", continuous_update=False)}
+            "w": widgets.IntSlider(value=w, min=self.w_min(kind), max=max_len, description="w",
+                                   continuous_update=False)}
+        # A block size is at least 1: with "block" picked the slider starts at 1 (w = 0 moves to 1).
+        # Observed before the panel's own observer, so the panel draws the menu's new kind with a valid w.
+        self.controls["kind"].observe(lambda change: setattr(self.controls["w"], "min", self.w_min(change["new"])),
+                                      names="value")
         self.panel = panels.Panel(self.figure, self.controls, self.update, moving=self.moving, name="07-masks")
+
+    @staticmethod
+    def w_min(kind):
+        """The smallest w the slider offers for ``kind``: 1 for "block" (a block size), else 0 (a window of
+        half-width 0 is the query alone; 0 pads is no padding; the causal masks ignore w)."""
+        return 1 if kind == "block" else 0
 
     def mask(self, kind, Tq, Tk, w):
         """The (Tq, Tk) mask shown, and the position of the first query."""
         start = max(Tk - Tq, 0)                                                     # queries = the last Tq positions
+        if kind == "block" and w < 1:
+            raise ValueError(f"w: expected a block size of at least 1 for kind 'block', got {w}")
         sizes = dict(window=w, block_size=max(w, 1), valid_len=max(Tk - w, 0))
         if kind in ("local", "block") and Tq <= Tk:                                 # windows follow the positions
             return make_mask(kind, Tk, Tk, **sizes)[start:], start
@@ -221,12 +291,7 @@ class MaskExplorer:
         plotting.heatmap_state(self.ax_mask).image.set_data(self.on_grid(mask.float(), start))
         plotting.heatmap_state(self.ax_weights).image.set_data(self.on_grid(weights, start))
         self.mask_title.set_text(f"{kind} mask")
-        seen = mask.sum(-1).tolist()
-        empty = seen.count(0)
-        top = [f"{start + i}→{int(r.argmax())} {float(r.max()):.2f}" if r.sum() > 0 else f"{start + i}: none"
-               for i, r in enumerate(weights)]
-        return (f"keys seen per query: {seen}" + (f"   ·   {empty} row(s) with no visible key: weights all 0" if empty else "")
-                + "\nlargest weight, query→key: " + "  ".join(top[:6]) + ("\n    " + "  ".join(top[6:]) if top[6:] else ""))
+        return visible_keys_table(mask, weights, start)
 
     def _repr_mimebundle_(self, **kwargs):
         return self.panel._repr_mimebundle_(**kwargs)
@@ -251,6 +316,9 @@ class StepFigure:
                                                            linewidth=3))
         plotting.heatmap(torch.full((Tq, Tk), float("nan")), ax=self.ax_weights, annotate=False,
                          title="weights implied by m and l", xlabel="keys", ylabel="queries")
+        # Cells no tile has reached are NaN, drawn transparent over a hatched background (not grey: in
+        # this notebook grey means "not in this sequence", in the mask panel).
+        self.not_visited = [not_visited_background(ax, (Tq, Tk)) for ax in (self.ax_scores, self.ax_weights)]
         rows = list(range(Tq))
         self.exact, = self.ax_out.plot(exact, rows, "o", mfc="none", mec="black", ms=9, label="exact (dense)")
         self.partial, = self.ax_out.plot([0.0] * Tq, rows, "o", color="#ff7f0e", ms=6, label="acc / l so far")
@@ -304,6 +372,9 @@ class TileExplorer:
         exact = scaled_dot_product_attention(q, k, v)[0][:, 0]
         self.figure, axes = panels.new_figure(1, 3, figsize=(12.5, 4.1))
         self.steps = StepFigure(axes, self.scores, exact)
+        self.key = self.figure.legend(
+            handles=[Patch(facecolor="none", edgecolor="#ff7f0e", linewidth=3, label="orange box = the current tile"),
+                     not_visited_patch()], loc="outside lower center", ncols=2, fontsize=9, frameon=False)
         self.controls = {
             "tile": widgets.IntSlider(value=tile, min=1, max=16, description="tile", continuous_update=False),
             "block": widgets.SelectionSlider(options=[1, 2, 4, 8], value=block, description="block",
