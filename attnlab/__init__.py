@@ -13,6 +13,7 @@ from . import _checks
 from .attention import (AdditiveAttention, DotProductAttention, nadaraya_watson,
                         scaled_dot_product_attention)
 from .efficient import linear_attention, tiled_attention
+from .i18n import get_language, language, set_language
 from .masking import causal_mask, local_mask, masked_softmax, sequence_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads
 from .positional import PositionalEncoding, sinusoidal_encoding
@@ -26,6 +27,7 @@ __all__ = [
     "gaussian_scores", "linear_attention", "local_mask", "masked_softmax", "merge_heads",
     "nadaraya_watson", "scaled_dot_product_attention", "scaled_dot_scores", "sequence_mask",
     "sinusoidal_encoding", "split_heads", "tiled_attention",
+    "get_language", "language", "set_language",
 ]
 
 

@@ -1,0 +1,103 @@
+"""The learner's language: one gettext catalog for every string a learner reads.
+
+Drawing and lessons write ``from attnlab.i18n import gettext as _`` and wrap each learner-facing
+string, with named fields for values: ``_("{n} keys").format(n=n)``, never concatenation. A string
+defined at import time (a module-level label table) is marked with ``N_`` and looked up with ``_``
+where it is shown, so it follows the language chosen later.
+
+The catalog is ``attnlab/locale/zh/LC_MESSAGES/attnlab.po`` (compiled beside it as ``.mo``),
+extracted from the package and the English notebooks by ``tools/catalog.py``. English is the
+source language: its strings are the msgids themselves. The core's exception messages are an API
+and stay English; they never go through this module.
+
+Choosing the language: ``set_language("zh")``, the context manager ``language("zh")`` (tests, tools),
+or the environment variable ``ATTNLAB_LANG`` read at import (servers). English by default. A figure
+or panel built after a switch is all in the new language; one built before keeps its own (panels
+remember the language they were built in).
+
+This module uses the standard library only, so the core may import it (``set_language`` is part
+of ``import attnlab``); the shipped CJK font is registered by ``attnlab.plotting``.
+"""
+import contextlib
+import gettext as _gettext
+import os
+import threading
+from pathlib import Path
+
+__all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "N_", "set_language", "get_language",
+           "language", "catalog_path"]
+
+LANGUAGES = ("en", "zh")
+ENVIRONMENT_VARIABLE = "ATTNLAB_LANG"
+DOMAIN = "attnlab"
+LOCALE_DIR = Path(__file__).parent / "locale"
+
+_lock = threading.Lock()
+_loaded = {"en": _gettext.NullTranslations()}
+
+
+def catalog_path(lang, suffix=".mo"):
+    """Where the compiled (``.mo``) or source (``.po``) catalog of ``lang`` lives."""
+    return LOCALE_DIR / lang / "LC_MESSAGES" / (DOMAIN + suffix)
+
+
+def _checked(lang, name):
+    if not isinstance(lang, str):
+        raise TypeError(f"{name}: expected a language code, one of {', '.join(map(repr, LANGUAGES))}, "
+                        f"got {type(lang).__name__}")
+    if lang not in LANGUAGES:
+        raise ValueError(f"{name}: expected one of {', '.join(map(repr, LANGUAGES))}, got {lang!r}")
+    return lang
+
+
+def _translations(lang):
+    with _lock:
+        if lang not in _loaded:
+            with open(catalog_path(lang), "rb") as f:
+                _loaded[lang] = _gettext.GNUTranslations(f)
+        return _loaded[lang]
+
+
+_current = _checked(os.environ.get(ENVIRONMENT_VARIABLE) or "en", ENVIRONMENT_VARIABLE)
+
+
+def get_language():
+    """The language strings are looked up in now: "en" or "zh"."""
+    return _current
+
+
+def set_language(lang):
+    """Choose the language of every figure, widget and message built from now on: "en" or "zh".
+
+    Returns the language that was in force before. Figures and panels built earlier keep theirs.
+    """
+    global _current
+    _checked(lang, "language")
+    _translations(lang)                   # load now, so a missing catalog fails here, not mid-figure
+    previous, _current = _current, lang
+    return previous
+
+
+@contextlib.contextmanager
+def language(lang):
+    """``with language("zh"): ...`` builds in that language and restores the previous one after."""
+    previous = set_language(lang)
+    try:
+        yield lang
+    finally:
+        set_language(previous)
+
+
+def gettext(message):
+    """``message`` (an English msgid) in the current language; English where the catalog has none."""
+    return _translations(_current).gettext(message)
+
+
+def ngettext(singular, plural, n):
+    """The singular or plural form for ``n``, in the current language (Chinese has one form)."""
+    return _translations(_current).ngettext(singular, plural, n)
+
+
+def N_(message):
+    """Marks ``message`` for the catalog without looking it up: translate it with ``_`` where shown."""
+    return message
