@@ -14,6 +14,7 @@ Strings are marked in code with ``_("…")`` (``from attnlab.i18n import gettext
 and ``ngettext("…", "…", n)``; in the notebooks' code cells the same way. Translators edit the .po.
 """
 import argparse
+import datetime
 import io
 import json
 import string
@@ -57,7 +58,7 @@ def _notebook_messages(path):
 
 def extract():
     """A Catalog of every marked string, in a stable order (file, then first appearance)."""
-    catalog = Catalog(project="attnlab", header_comment="# " + HEADER, fuzzy=False)
+    catalog = _stable(Catalog(project="attnlab", header_comment="# " + HEADER, fuzzy=False))
     method_map = [("**.py", "python")]
     for filename, _lineno, message, comments, _context in extract_from_dir(
             str(PACKAGE), method_map, keywords=KEYWORDS, comment_tags=("translators:",), strip_comment_tags=True):
@@ -77,15 +78,28 @@ def _po_text(catalog):
     return "\n".join(line for line in text.split("\n") if not line.startswith(('"POT-Creation-Date', '"PO-Revision-Date')))
 
 
+FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _stable(catalog):
+    """Babel stamps 'now' into the header (and so the .mo) when a date is missing: use a fixed one."""
+    catalog.creation_date = catalog.revision_date = FIXED_DATE
+    return catalog
+
+
 def _read(path, locale=None):
     with open(path, "rb") as f:
-        return read_po(f, locale=locale)
+        return _stable(read_po(f, locale=locale))
 
 
 def _mo_bytes(catalog):
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()
+
+
+def _shown(path):
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
 def po_path(lang):
@@ -102,7 +116,7 @@ def update():
             catalog = _read(path, locale=lang)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            catalog = Catalog(locale=lang, project="attnlab", header_comment="# " + HEADER, fuzzy=False)
+            catalog = _stable(Catalog(locale=lang, project="attnlab", header_comment="# " + HEADER, fuzzy=False))
         catalog.update(template, no_fuzzy_matching=True, update_header_comment=False)
         catalog.obsolete.clear()
         path.write_text(_po_text(catalog), encoding="utf-8")
@@ -132,7 +146,7 @@ def problems():
     out = []
     extracted = extract()
     if not TEMPLATE.exists() or TEMPLATE.read_text(encoding="utf-8") != _po_text(extracted):
-        out.append(f"{TEMPLATE.relative_to(ROOT)} is out of date with the code: run python tools/catalog.py update")
+        out.append(f"{_shown(TEMPLATE)} is out of date with the code: run python tools/catalog.py update")
     wanted = {m.id for m in extracted if m.id}
     for lang in LANGUAGES:
         path = po_path(lang)
@@ -154,7 +168,7 @@ def problems():
                     out.append(f"{lang}: fields {sorted(fields(s))} differ from the msgid's {sorted(fields(ids[0]))}: {ids[0]!r}")
         mo = path.with_suffix(".mo")
         if not mo.exists() or mo.read_bytes() != _mo_bytes(catalog):
-            out.append(f"{lang}: {mo.relative_to(ROOT)} differs from what its .po compiles to: run python tools/catalog.py compile")
+            out.append(f"{lang}: {_shown(mo)} differs from what its .po compiles to: run python tools/catalog.py compile")
     return out
 
 
