@@ -70,6 +70,8 @@ site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
 test: test-setup site test-ipywidgets7
+	$(PY) tools/translations.py --check
+	$(PY) tools/catalog.py check
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
 

@@ -157,3 +157,17 @@ def test_stored_notebooks_have_current_links():
     out = subprocess.run([sys.executable, str(ROOT / "tools" / "notebook_links.py"), "--check"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout
+
+
+def test_every_notebook_links_its_twin_and_chinese_ones_run_live_from_their_own_folder():
+    """English <-> 中文 at the top of every notebook; a Chinese notebook's Colab and Binder links open
+    notebooks/zh/<same name>, from the same single address."""
+    r = repo_links.repo()
+    for path in NOTEBOOKS:
+        en = nbformat.read(path, as_version=4).cells[0].source
+        zh_path = ROOT / "notebooks" / "zh" / path.name
+        assert zh_path.exists(), f"{path.name} has no Chinese twin"
+        zh = nbformat.read(zh_path, as_version=4).cells[0].source
+        assert f"[中文](zh/{path.name})" in en and f"[English](../{path.name})" in zh
+        assert r.colab(f"zh/{path.name}") in zh and r.binder_voila(f"zh/{path.name}") in zh
+        assert r.binder_lab(f"zh/{path.name}") in zh and "notebooks%2Fzh%2F" in r.binder_lab(f"zh/{path.name}")

@@ -203,6 +203,77 @@ def title_of(nb, fallback):
     return fallback
 
 
+LANGUAGES = ("en", "zh")
+# The words of the site's own frame, per language (the notebooks bring their own).
+WORDS = {
+    "en": {"all": "← all notebooks", "run": "Run it live:", "colab": "Open in Colab", "lab": "Binder (JupyterLab)",
+           "voila": "Binder (dashboard)", "source": "source", "other": "中文", "other_lang": "zh",
+           "note": "A static copy: figures and panels are pictures of the stored run; sliders and self-checks work "
+                   "in the live versions above.",
+           "title": "attnlab: attention you can move",
+           "intro": "Notebooks on attention, from kernel regression to multi-head self-attention, masks and a small "
+                    "translator. These pages are a static copy of the stored notebooks (figures and panels as pictures, "
+                    "self-checks with their solutions folded). To move the sliders, run them live:",
+           "dashboards": "Binder (dashboards)"},
+    "zh": {"all": "← 全部笔记本", "run": "在线运行：", "colab": "在 Colab 中打开", "lab": "Binder（JupyterLab）",
+           "voila": "Binder（仪表盘）", "source": "源代码", "other": "English", "other_lang": "en",
+           "note": "这是静态副本：图和面板都是保存时运行结果的图片；滑块和自测题请在上面的在线版本中使用。",
+           "title": "attnlab：可以动手拖动的注意力机制",
+           "intro": "一组讲注意力机制的笔记本：从核回归到多头自注意力、掩码，再到一个小小的翻译模型。"
+                    "这些页面是已保存笔记本的静态副本（图和面板是图片，自测题的答案折叠起来）。想拖动滑块，请在线运行：",
+           "dashboards": "Binder（仪表盘）"},
+}
+
+
+def _notebook_path(lang, name):
+    """The notebook's path under notebooks/, as the Colab and Binder links want it."""
+    return name if lang == "en" else f"{lang}/{name}"
+
+
+def build_language(out, lang, r, katex, notebooks=None):
+    """The pages of one language: out/NN.html for English, out/zh/NN.html for Chinese, each with an index."""
+    words, root = WORDS[lang], "" if lang == "en" else "../"
+    folder = out if lang == "en" else out / lang
+    folder.mkdir(parents=True, exist_ok=True)
+    source_dir = ROOT / "notebooks" if lang == "en" else ROOT / "notebooks" / lang
+    exporter = HTMLExporter(template_name="attnlab-site", extra_template_basedirs=[str(ROOT / "tools" / "site_template")],
+                            exclude_input_prompt=True, exclude_output_prompt=True, language_code=lang)
+    entries = []
+    for path in sorted(notebooks or source_dir.glob("*.ipynb")):
+        nb = static_outputs(nbformat.read(path, as_version=4))
+        title = title_of(nb, path.stem)
+        where = _notebook_path(lang, path.name)
+        other = f"zh/{path.stem}.html" if lang == "en" else f"../{path.stem}.html"
+        resources = {"metadata": {"name": title}, "language_code": lang,
+                     "attnlab": {"katex": bool(katex), "colab": r.colab(where), "binder_lab": r.binder_lab(where),
+                                 "binder_voila": r.binder_voila(where), "source": r.source(where), "root": root,
+                                 "words": words, "other": other}}
+        body, _ = exporter.from_notebook_node(nb, resources=resources)
+        (folder / f"{path.stem}.html").write_text(body, encoding="utf-8")
+        entries.append((path, title))
+    items = "\n".join(
+        f"<li><a href='{p.stem}.html'>{html.escape(t)}</a> — <a href='{r.colab(_notebook_path(lang, p.name))}'>Colab</a> · "
+        f"<a href='{r.binder_lab(_notebook_path(lang, p.name))}'>{words['lab']}</a> · "
+        f"<a href='{r.binder_voila(_notebook_path(lang, p.name))}'>{words['voila']}</a></li>"
+        for p, t in entries)
+    other_index = "zh/index.html" if lang == "en" else "../index.html"
+    index_path = "00_index.ipynb" if lang == "en" else f"{lang}/00_index.ipynb"
+    (folder / "index.html").write_text(f"""<!DOCTYPE html>
+<html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>{words['title']}</title><link rel="stylesheet" href="{root}_static/site.css"></head>
+<body class="attnlab-index"><main>
+<p class="attnlab-lang"><a href="{other_index}" hreflang="{words['other_lang']}">{words['other']}</a></p>
+<h1>{words['title']}</h1>
+<p>{words['intro']}
+<a href="{r.binder_voila(index_path)}">{words['dashboards']}</a> · <a href="{r.binder_lab(index_path)}">{words['lab']}</a> ·
+<a href="{r.colab(index_path)}">Colab</a> · <a href="{r.url}">{words['source']}</a>.</p>
+<ol start="0">
+{items}
+</ol></main></body></html>
+""", encoding="utf-8")
+    return len(entries)
+
+
 def build(out, katex=None, notebooks=None):
     t0 = time.time()
     r = repo()
@@ -221,37 +292,10 @@ def build(out, katex=None, notebooks=None):
         shutil.copytree(katex / "fonts", dest / "fonts", ignore=shutil.ignore_patterns("*.ttf", "*.woff"))
     else:
         print("warning: no --katex given: LaTeX stays as text on the pages", file=sys.stderr)
-    exporter = HTMLExporter(template_name="attnlab-site", extra_template_basedirs=[str(ROOT / "tools" / "site_template")],
-                            exclude_input_prompt=True, exclude_output_prompt=True)
-    entries = []
-    for path in sorted(notebooks or (ROOT / "notebooks").glob("*.ipynb")):
-        nb = static_outputs(nbformat.read(path, as_version=4))
-        title = title_of(nb, path.stem)
-        resources = {"metadata": {"name": title},
-                     "attnlab": {"katex": bool(katex), "colab": r.colab(path.name), "binder_lab": r.binder_lab(path.name),
-                                 "binder_voila": r.binder_voila(path.name), "source": r.source(path.name)}}
-        body, _ = exporter.from_notebook_node(nb, resources=resources)
-        (out / f"{path.stem}.html").write_text(body, encoding="utf-8")
-        entries.append((path, title))
-    items = "\n".join(
-        f"<li><a href='{p.stem}.html'>{html.escape(t)}</a> — <a href='{r.colab(p.name)}'>Colab</a> · "
-        f"<a href='{r.binder_lab(p.name)}'>Binder (JupyterLab)</a> · <a href='{r.binder_voila(p.name)}'>Binder (dashboard)</a></li>"
-        for p, t in entries)
-    (out / "index.html").write_text(f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>attnlab: attention you can move</title><link rel="stylesheet" href="_static/site.css"></head>
-<body class="attnlab-index"><main>
-<h1>attnlab: attention you can move</h1>
-<p>Notebooks on attention, from kernel regression to multi-head self-attention, masks and a small
-translator. These pages are a static copy of the stored notebooks (figures and panels as pictures,
-self-checks with their solutions folded). To move the sliders, run them live:
-<a href="{r.binder_voila()}">Binder (dashboards)</a> · <a href="{r.binder_lab()}">Binder (JupyterLab)</a> ·
-<a href="{r.colab()}">Colab</a> · <a href="{r.url}">source</a>.</p>
-<ol start="0">
-{items}
-</ol></main></body></html>
-""", encoding="utf-8")
-    print(f"built {len(entries)} pages and index.html in {out} in {time.time() - t0:.1f} s")
+    pages = 0
+    for lang in LANGUAGES:
+        pages += build_language(out, lang, r, katex, notebooks if lang == "en" else None)
+    print(f"built {pages} pages and index.html in {out} (and zh/) in {time.time() - t0:.1f} s")
     return out
 
 

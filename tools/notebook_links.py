@@ -6,8 +6,10 @@ badges in the README, all built from the one repository address in pyproject.tom
     python tools/notebook_links.py --check    # exit 1, naming the files, if anything is out of date
 
 In each notebook it keeps exactly two cells at the top, found by their cell ids:
-  "attnlab-links"  markdown: Open in Colab · Binder (JupyterLab) · Binder (dashboard). Plain links,
-                   no badge images, so a page served offline loads nothing from outside.
+  "attnlab-links"  markdown: Open in Colab · Binder (JupyterLab) · Binder (dashboard) · English / 中文
+                   (the twin in the other language: notebooks/zh/ holds the Chinese notebooks under the
+                   same names). Plain links, no badge images, so a page served offline loads nothing
+                   from outside.
   "attnlab-colab"  code: installs attnlab from the repository ONLY when `import attnlab` fails
                    (Colab). In JupyterLab, Voila and Binder attnlab imports, so the cell does
                    nothing and prints nothing; Voila strips its source.
@@ -29,10 +31,20 @@ LINKS_ID, INSTALL_ID = "attnlab-links", "attnlab-colab"
 README_START, README_END = "<!-- links: start (tools/notebook_links.py writes this block) -->", "<!-- links: end -->"
 
 
-def links_source(r, name):
+def links_source(r, name, lang="en"):
+    """The top cell: run it live (Colab, Binder Lab, Binder Voila) and the twin in the other language.
+
+    ``name`` is the notebook's file name; a Chinese notebook lives in notebooks/zh/ under the same name."""
+    if lang == "zh":
+        path = f"zh/{name}"
+        return (f"*在线运行：*[在 Colab 中打开]({r.colab(path)}) · "
+                f"[Binder（JupyterLab）]({r.binder_lab(path)}) · "
+                f"[Binder（仪表盘）]({r.binder_voila(path)}) · "
+                f"**中文** / [English](../{name})")
     return (f"*Run it live:* [Open in Colab]({r.colab(name)}) · "
             f"[Binder (JupyterLab)]({r.binder_lab(name)}) · "
-            f"[Binder (dashboard)]({r.binder_voila(name)})")
+            f"[Binder (dashboard)]({r.binder_voila(name)}) · "
+            f"**English** / [中文](zh/{name})")
 
 
 def install_source(r):
@@ -44,13 +56,13 @@ def install_source(r):
             "    import importlib; importlib.invalidate_caches()   # so the next import finds it")
 
 
-def update_notebook(nb, r, name):
+def update_notebook(nb, r, name, lang="en"):
     """Return True when nb changed. The two cells are put at positions 0 and 1."""
     cells = {c.get("id"): c for c in nb.cells if c.get("id") in (LINKS_ID, INSTALL_ID)}
     links = cells.get(LINKS_ID) or nbformat.v4.new_markdown_cell(id=LINKS_ID)
     install = cells.get(INSTALL_ID) or nbformat.v4.new_code_cell(id=INSTALL_ID)
     before = nbformat.writes(nb)
-    links.source = links_source(r, name)
+    links.source = links_source(r, name, lang)
     install.source = install_source(r)
     install.metadata.setdefault("tags", [])
     if "attnlab-colab-install" not in install.metadata["tags"]:
@@ -63,20 +75,21 @@ def update_notebook(nb, r, name):
     return nbformat.writes(nb) != before
 
 
-def readme_block(r):
+def readme_block(r, lang="en"):
+    index = "00_index.ipynb" if lang == "en" else "zh/00_index.ipynb"
     return "\n".join([
         README_START,
-        f"[![Binder: JupyterLab](https://mybinder.org/badge_logo.svg)]({r.binder_lab()})",
-        f"[![Binder: dashboards (Voila)](https://img.shields.io/badge/launch-dashboards%20(Voila)-579ACA.svg)]({r.binder_voila()})",
-        f"[![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)]({r.colab()})",
+        f"[![Binder: JupyterLab](https://mybinder.org/badge_logo.svg)]({r.binder_lab(index)})",
+        f"[![Binder: dashboards (Voila)](https://img.shields.io/badge/launch-dashboards%20(Voila)-579ACA.svg)]({r.binder_voila(index)})",
+        f"[![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)]({r.colab(index)})",
         README_END])
 
 
-def update_readme(text, r):
+def update_readme(text, r, lang="en"):
     pattern = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
     if not pattern.search(text):
-        raise ValueError(f"README.md: expected a block between {README_START!r} and {README_END!r}")
-    return pattern.sub(lambda _: readme_block(r), text)
+        raise ValueError(f"README: expected a block between {README_START!r} and {README_END!r}")
+    return pattern.sub(lambda _: readme_block(r, lang), text)
 
 
 def main(argv=None):
@@ -88,23 +101,27 @@ def main(argv=None):
     a = ap.parse_args(argv)
     r = repo(a.pyproject)
     stale = []
-    for path in sorted(Path(a.notebooks).glob("*.ipynb")):
+    paths = [(p, "en") for p in sorted(Path(a.notebooks).glob("*.ipynb"))]
+    paths += [(p, "zh") for p in sorted((Path(a.notebooks) / "zh").glob("*.ipynb"))]
+    for path, lang in paths:
         text = path.read_text(encoding="utf-8")
         nb = nbformat.reads(text, as_version=4)
-        update_notebook(nb, r, path.name)
+        update_notebook(nb, r, path.name, lang)
         new = nbformat.writes(nb) + "\n"
         if new != text:
             stale.append(path)
             if not a.check:
                 path.write_text(new, encoding="utf-8")
     readme = Path(a.readme)
-    if readme.exists():
-        text = readme.read_text(encoding="utf-8")
-        new = update_readme(text, r)
+    for path, lang in ((readme, "en"), (readme.with_name("README.zh.md"), "zh")):
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+        new = update_readme(text, r, lang)
         if new != text:
-            stale.append(readme)
+            stale.append(path)
             if not a.check:
-                readme.write_text(new, encoding="utf-8")
+                path.write_text(new, encoding="utf-8")
     for p in stale:
         print(("out of date: " if a.check else "updated: ") + str(p))
     return 1 if (a.check and stale) else 0
