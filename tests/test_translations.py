@@ -106,3 +106,15 @@ def test_status_counts_translated_stale_and_missing(pair, capsys):
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(pair[0].stem))
     prose, translated, stale, missing = map(int, row.split()[1:])
     assert (stale, missing) == (1, 0) and translated == prose
+
+
+@pytest.mark.parametrize("source, left", [
+    ("**下一步：**从这里开始。", True), ("**下一步**：从这里开始。", False), ("$a**b$ 与 `x**2`，正常。", False),
+    ("看 **T → 0** 时的权重。", False)])
+def test_unrendered_bold_markers_are_found(source, left):
+    assert bool(translations.unrendered_emphasis(source)) is left
+
+
+def test_a_bold_marker_that_would_show_as_text_is_a_problem(pair):
+    edit(pair[1], lambda nb: setattr(first(nb, "markdown"), "source", "**下一步：**从这里开始。"))
+    assert kinds(pair[0]) == ["markdown"]

@@ -18,7 +18,8 @@ Every Chinese markdown cell carries ``metadata.attnlab_translation = {"source": 
 cell is
   stale         when its English cell's text changed since (the sha differs),
   untranslated  when it has no Chinese character though its English twin has prose,
-  an orphan     when its English cell is gone;
+  an orphan     when its English cell is gone,
+  markdown      when bold/italic markers would show as text (``**下一步：**从``: see unrendered_emphasis);
 an English cell is missing when no Chinese cell translates it. Code cells keep the English cell's
 id and must equal its source, except the first code cell after the Colab install cell, which
 begins with LANGUAGE_LINE. The two "run it live" cells at the top (attnlab-links, attnlab-colab)
@@ -90,6 +91,18 @@ def is_untranslated(zh_cell, en_cell):
     return zh_cell.source == en_cell.source or not CJK.search(zh_cell.source)
 
 
+def unrendered_emphasis(source):
+    """Bold/italic markers a Markdown renderer leaves as text: in CommonMark ``**下一步：**从`` does not
+    close (a closing ``**`` after punctuation must be followed by a space or punctuation), which
+    Chinese text meets often; write ``**下一步**：从`` instead. Checked as nbconvert (Voila, the site)
+    renders, outside math and code."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+    rendered = markdown2html_mistune(source)
+    text = re.sub(r"<code>.*?</code>|<pre>.*?</pre>|\$\$.*?\$\$|\$[^$\n]*\$", " ", rendered, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", text)
+    return re.findall(r".{0,12}(?:\*\*|__).{0,12}", text)
+
+
 def _translation_cell(en_cell):
     cell = nbformat.v4.new_markdown_cell(source=en_cell.source, id=en_cell.id)
     cell.metadata = copy.deepcopy(en_cell.metadata)
@@ -125,6 +138,9 @@ def compare(en_path):
                 problems.append(("stale", cell.id, "its English cell changed since it was translated"))
             if is_untranslated(cell, source):
                 problems.append(("untranslated", cell.id, "still English"))
+            elif CJK.search(cell.source) and (left := unrendered_emphasis(cell.source)):
+                problems.append(("markdown", cell.id, f"bold/italic markers left as text: {left[0]!r} "
+                                                      "(put the punctuation outside the ** markers)"))
         elif cell.cell_type == "code":
             source = en_cells.get(cell.id)
             if source is None or source.cell_type != "code":
