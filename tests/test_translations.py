@@ -110,7 +110,7 @@ def test_status_counts_translated_stale_and_missing(pair, capsys):
 
 @pytest.mark.parametrize("source, left", [
     ("**下一步：**从这里开始。", True), ("**下一步**：从这里开始。", False), ("$a**b$ 与 `x**2`，正常。", False),
-    ("看 **T → 0** 时的权重。", False)])
+    ("看 **T → 0** 时的权重。", False), ("填空：the ___ drank the milk。", False), ("__下一步：__从这里。", True)])
 def test_unrendered_bold_markers_are_found(source, left):
     assert bool(translations.unrendered_emphasis(source)) is left
 

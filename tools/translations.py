@@ -100,7 +100,7 @@ def unrendered_emphasis(source):
     rendered = markdown2html_mistune(source)
     text = re.sub(r"<code>.*?</code>|<pre>.*?</pre>|\$\$.*?\$\$|\$[^$\n]*\$", " ", rendered, flags=re.S)
     text = re.sub(r"<[^>]+>", " ", text)
-    return re.findall(r".{0,12}(?:\*\*|__).{0,12}", text)
+    return re.findall(r".{0,12}(?<![*_])(?:\*\*|__)(?![*_]).{0,12}", text)     # not a ___ blank
 
 
 def _translation_cell(en_cell):
