@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+import attnlab
+from attnlab.i18n import gettext as _
 from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, close_like_a_learner,
                                expected_panels, wait_for_panels)
 
@@ -61,9 +63,11 @@ def slider_step(page, panel, slider):
         return False
 
 
-def check_download(page, fmt):
+def check_download(page, fmt, lang="en"):
     panel = page.locator(".attnlab-panel").first
-    panel.get_by_role("button", name=f"Download {fmt.upper()}").click()
+    with attnlab.language(lang):                    # the button's words come from the catalog
+        name = _("Download {format}").format(format=fmt.upper())
+    panel.get_by_role("button", name=name).click()
     mime = "image/png" if fmt == "png" else "image/svg+xml"
     link = panel.locator(f'a.attnlab-download[href^="data:{mime};base64,"]')
     link.wait_for(timeout=UPDATE_TIMEOUT)
@@ -77,9 +81,15 @@ def check_download(page, fmt):
     assert download.value.suggested_filename.endswith(f".{fmt}")
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_dashboard(voila_server, new_page, path):
-    page, watch = open_dashboard(new_page, voila_server, path.name)
+# Every Chinese twin (notebooks/zh/, served from the same folder) gets the same checks.
+ZH_NOTEBOOKS = sorted((NOTEBOOK_DIR / "zh").glob("[0-9][0-9]_*.ipynb"))
+ALL = [(p, "en") for p in NOTEBOOKS] + [(p, "zh") for p in ZH_NOTEBOOKS]
+
+
+@pytest.mark.parametrize("path, lang", ALL, ids=[p.stem if lang == "en" else f"zh-{p.stem}" for p, lang in ALL])
+def test_dashboard(voila_server, new_page, path, lang):
+    name = path.name if lang == "en" else f"{lang}/{path.name}"
+    page, watch = open_dashboard(new_page, voila_server, name)
     n_panels = expected_panels(path)
     wait_for_panels(page, n_panels, RENDER_TIMEOUT, watch, voila_server)
     time.sleep(0.5)                                   # late console errors, widget layout
@@ -92,13 +102,13 @@ def test_dashboard(voila_server, new_page, path):
                 unchanged.append(f"panel {p + 1}, slider {label!r}")
     if n_panels:
         assert page.evaluate(ICON_FONT) == "ok"
-        check_download(page, "png")
-        check_download(page, "svg")
+        check_download(page, "png", lang)
+        check_download(page, "svg", lang)
     SCREENSHOTS.mkdir(exist_ok=True)
     # Voila's lab template scrolls inside its own panel: grow the viewport to show the whole page.
     tallest = page.evaluate("Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollHeight))")
     page.set_viewport_size({"width": 1280, "height": min(12000, max(1000, tallest))})
-    page.screenshot(path=str(SCREENSHOTS / f"{path.stem}.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{'' if lang == 'en' else lang + '-'}{path.stem}.png"), full_page=True)
 
     problems = page.evaluate(PROBLEMS)
     assert not problems, f"shown to the learner: {problems}"
@@ -113,24 +123,30 @@ def _index():
 
 
 @pytest.mark.skipif(_index() is None, reason="no 00_*.ipynb index notebook")
-def test_index_links_open_their_notebooks(voila_server, new_page):
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_index_links_open_their_notebooks(voila_server, new_page, lang):
+    """Each language's index links every notebook of its language and its twin index in the other."""
     index = _index()
-    page, watch = open_dashboard(new_page, voila_server, index.name)
-    wait_for_panels(page, expected_panels(index), RENDER_TIMEOUT, watch, voila_server)
+    prefix = "" if lang == "en" else f"{lang}/"
+    names = {p.name for p in (NOTEBOOKS if lang == "en" else ZH_NOTEBOOKS)}
+    page, watch = open_dashboard(new_page, voila_server, prefix + index.name)
+    wait_for_panels(page, expected_panels(NOTEBOOK_DIR / (prefix + index.name)), RENDER_TIMEOUT, watch, voila_server)
     links = page.eval_on_selector_all(
         ".jp-RenderedMarkdown a[href]:not(.anchor-link)", "as => as.map(a => [a.textContent.trim(), a.href])")
     targets = {}
     for text, href in links:
         m = re.match(rf"^{re.escape(voila_server.url)}/voila/render/([^?#]+\.ipynb)", href)
-        if m and m.group(1) != index.name:
+        if m and m.group(1) != prefix + index.name:
             targets[m.group(1)] = text
-    stems = {p.name for p in NOTEBOOKS if p != index}
+    twin = "zh/" + index.name if lang == "en" else index.name
+    assert targets.pop(twin, None) is not None, f"no link to the index in the other language: {links}"
+    stems = {prefix + n for n in names if n != index.name}
     assert targets, f"the index links to no notebook: {links}"
-    assert set(targets) <= {p.name for p in NOTEBOOKS}, f"links to missing notebooks: {set(targets) - stems}"
+    assert set(targets) <= {prefix + n for n in names}, f"links to missing notebooks: {set(targets) - stems}"
     assert stems <= set(targets), f"notebooks the index does not link: {sorted(stems - set(targets))}"
     # Follow one link the way a learner does and see the notebook come up.
     first = sorted(targets)[0]
-    page.locator(f'.jp-RenderedMarkdown a[href$="{first}"]').first.click()
+    page.locator(f'.jp-RenderedMarkdown a[href$="{first.split("/")[-1]}"]').first.click()
     page.wait_for_url(f"**/voila/render/{first}", timeout=RENDER_TIMEOUT)
     wait_for_panels(page, expected_panels(NOTEBOOK_DIR / first), RENDER_TIMEOUT, watch, voila_server)
     assert not watch.errors, watch.errors
