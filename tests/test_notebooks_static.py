@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+_DIR = Path(__file__).parents[1] / "notebooks"
+NOTEBOOKS = sorted(_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted((_DIR / "zh").glob("[0-9][0-9]_*.ipynb"))   # both languages
 # A number in scientific notation below 1e-11 is round-off: it changes from machine to machine
 # (a bound the notebook states, "< 1e-12", is not: it is written, not measured).
 ROUND_OFF = re.compile(r"(?<![\w.<])(?<!< )\d(?:\.\d+)?e-(?:1[1-9]|[2-9]\d|\d{3})\b")
@@ -24,7 +25,7 @@ def output_text(cell):
     return "".join(parts)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: ("zh-" if p.parent.name == "zh" else "") + p.stem)
 def test_no_round_off_level_number_is_printed(path):
     for i, cell in enumerate(cells(path)):
         found = ROUND_OFF.findall(output_text(cell))
@@ -41,7 +42,7 @@ ZERO_DIFF = re.compile(r"(?:\|[^|\n]*\s[-−]\s[^|\n]*\||\bdiff(?:erence)?s?\b)[
                        r"(?:0\.0+(?:e[+-]\d+)?|0e[+-]\d+)(?![\d.])", re.IGNORECASE)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: ("zh-" if p.parent.name == "zh" else "") + p.stem)
 def test_no_difference_is_printed_as_a_formatted_zero(path):
     for i, cell in enumerate(cells(path)):
         found = ZERO_DIFF.findall(output_text(cell))
@@ -58,7 +59,7 @@ def test_the_zero_difference_pattern_can_fail():
     assert not [text for text in fine if ZERO_DIFF.search(text)]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: ("zh-" if p.parent.name == "zh" else "") + p.stem)
 def test_executed_without_errors(path):
     for i, cell in enumerate(cells(path)):
         if "".join(cell["source"]).strip():
@@ -66,7 +67,7 @@ def test_executed_without_errors(path):
         assert not [o for o in cell.get("outputs", []) if o["output_type"] == "error"], f"{path.name} cell {i}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: ("zh-" if p.parent.name == "zh" else "") + p.stem)
 def test_imports_its_own_lesson_and_no_other(path):
     source = "\n".join("".join(c["source"]) for c in cells(path))
     assert f"from attnlab.lessons import nb{path.stem} as lesson" in source
@@ -82,7 +83,7 @@ def code_lines(source):
     return [line for line in source.splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: ("zh-" if p.parent.name == "zh" else "") + p.stem)
 def test_cells_are_short_and_find_no_artist_by_position(path):
     for i, cell in enumerate(cells(path)):
         source = "".join(cell["source"])

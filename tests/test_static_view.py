@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import static_panels  # noqa: E402
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 VIEW = "application/vnd.jupyter.widget-view+json"
 
 
@@ -73,7 +73,7 @@ def render(nb):
     return page, {json.loads(v)["model_id"] for v in page.views if v.strip()}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[("zh-" if p.parent.name == "zh" else "") + p.stem for p in NOTEBOOKS])
 def test_every_live_panel_shows_its_picture_and_summary_in_nbconvert_html(path):
     nb = nbformat.read(path, as_version=4)
     panels = live_outputs(nb)
