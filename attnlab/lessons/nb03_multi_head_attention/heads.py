@@ -137,7 +137,8 @@ def readout_table(readout, tokens, titles):
                          f"of shape {tuple(readout.shape)}, got {len(tokens)} and {len(titles)}")
     V = readout[0, 0, 0].numel()
     names = [re.split(": |：", t)[-1] for t in titles]            # "head 1: previous word" -> "previous word"
-    lines = [f"{_('query'):<6} | " + " | ".join(f"{t:>15}" for t in names)]
+    query = _("query")
+    lines = [f"{query:<6} | " + " | ".join(f"{t:>15}" for t in names)]
     for t, tok in enumerate(tokens):
         cells = []
         for h in range(len(titles)):
