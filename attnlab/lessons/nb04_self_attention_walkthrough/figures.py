@@ -12,10 +12,17 @@ from ...attention import scaled_dot_product_attention
 from ...i18n import N_, gettext as _
 from ...masking import causal_mask
 from ...plotting import heatmap, heatmap_state
-from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length
+from .steps import COMPLEXITY, LAYER_TYPES, _plain, crossover, layer_cost, path_length
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 _LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _(); RNN and CNN stay as they are
+
+
+def _drawable(label):
+    """A step label as drawn: mathtext ("$W^Q$"), unless it holds CJK characters, which mathtext's
+    fonts do not have; then in the prose's Unicode symbols ("W^Q", "q₁·kⱼ"), as ``_plain`` writes them."""
+    return _plain(label) if "$" in label and any("\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef"
+                                                    for c in label) else label
 
 
 # ---- figures (take data and an optional ax, return the Axes; update in place for the panels) ----
@@ -39,7 +46,7 @@ class StepTable:
         for r, (n, label, row) in enumerate(table):
             hidden = any(c == "?" for c in row)
             color = "0.6" if hidden else ("C1" if n == current else "black")
-            self.labels[r].set_text(f"{n}  {label}" if n else f"   {label}")
+            self.labels[r].set_text(_drawable(f"{n}  {label}" if n else f"   {label}"))
             self.labels[r].set_color(color)
             self.labels[r].set_fontweight("bold" if n == current and not hidden else "normal")
             for text, c in zip(self.cells[r], row):
@@ -68,7 +75,7 @@ def draw_step_table(table, words, *, ax=None, title=None, current=None):
         ax.text(x_cells[j], -0.5, w, ha="center", va="center", fontsize=11, fontweight="bold")
     handle = StepTable(ax)
     for r, (_step, label, row) in enumerate(table):
-        handle.labels.append(ax.text(0.0, r + 0.5, label, ha="left", va="center", fontsize=9.5))
+        handle.labels.append(ax.text(0.0, r + 0.5, _drawable(label), ha="left", va="center", fontsize=9.5))
         handle.cells.append([ax.text(x_cells[j], r + 0.5, c, ha="center", va="center", fontsize=9,
                                      family="monospace") for j, c in enumerate(row)])
     if title:

@@ -25,7 +25,8 @@ class _ScalingOptions(Mapping):
     menu built after ``set_language("zh")`` is Chinese, though this module was imported before)."""
 
     def _labels(self):
-        return {f"{_(name)}: {_FORMULAS[s].format(d='d_k')}": s for name, s in _SCALING_NAMES}
+        return {_("{name}: {formula}").format(name=_(name), formula=_FORMULAS[s].format(d="d_k")): s
+                for name, s in _SCALING_NAMES}
 
     def __getitem__(self, label):
         return self._labels()[label]

@@ -104,7 +104,7 @@ def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     for c in columns:
         ax.plot(np.arange(P.shape[0]), P[:, c], label=_("col {c}").format(c=c))
     ax.set_xlabel(_("position i"))
-    ax.set_ylabel("P[i, col]")
+    ax.set_ylabel(_("P[i, col]"))
     ax.legend(loc="upper right", fontsize=8)
     return ax
 
