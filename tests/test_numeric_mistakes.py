@@ -160,7 +160,8 @@ def _build(stem, source):
 
     lesson = importlib.import_module(f"attnlab.lessons.nb{stem}")
     tree = ast.parse(source)
-    namespace = {"selfcheck": selfcheck, "lesson": lesson, "math": math, "al": al, "torch": torch, "np": np}
+    namespace = {"selfcheck": selfcheck, "lesson": lesson, "math": math, "al": al, "torch": torch, "np": np,
+                 "_": al.i18n.gettext}                                  # the notebooks import it as _
     exec(compile(ast.Module(tree.body[:-1], []), "<cell>", "exec"), namespace)
     return eval(compile(ast.Expression(tree.body[-1].value), "<cell>", "eval"), namespace)
 

@@ -8,7 +8,8 @@ import torch
 from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...multihead import merge_heads, split_heads
-from ...selfcheck import check_function, mistake
+from ...i18n import N_, gettext as _
+from ...selfcheck import Hint, check_function, mistake
 
 
 @_checks.arguments(X=_checks.Tensor(3), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), W_v=_checks.Tensor(2),
@@ -56,18 +57,25 @@ def _heads_in_batch(X, H):
 
 SPLIT_MISTAKES = [
     mistake(_reshaped_straight,
-            "you reshaped straight to (B, H, n, D/H). The shape is right but each 'head' now holds whole "
-            "tokens: reshape to (B, n, H, D/H) first, then swap the n and H axes (transpose(1, 2))."),
-    mistake(_no_transpose, "you stopped at (B, n, H, D/H): the head axis must come before the tokens, transpose(1, 2)."),
+            N_("you reshaped straight to (B, H, n, D/H). The shape is right but each 'head' now holds whole "
+               "tokens: reshape to (B, n, H, D/H) first, then swap the n and H axes (transpose(1, 2)).")),
+    mistake(_no_transpose,
+            N_("you stopped at (B, n, H, D/H): the head axis must come before the tokens, transpose(1, 2).")),
     mistake(_heads_in_batch,
-            "you folded the heads into the batch as seed 000's transpose_qkv does, (B·H, n, D/H). "
-            "Keep a separate head axis: (B, H, n, D/H)."),
+            N_("you folded the heads into the batch as seed 000's transpose_qkv does, (B·H, n, D/H). "
+               "Keep a separate head axis: (B, H, n, D/H).")),
 ]
+
+
+def _in_language(hints):
+    """The hints with their messages looked up now (the lists above hold the English msgids)."""
+    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
 
 
 def check_split_heads(fn):
     """Exercise 1: fn(X (B, n, D), num_heads) -> (B, H, n, D/H), the same as ``al.split_heads``."""
-    return check_function(fn, split_heads, split_cases(), name="my_split_heads", hints=SPLIT_MISTAKES)
+    return check_function(fn, split_heads, split_cases(), name="my_split_heads",
+                          hints=_in_language(SPLIT_MISTAKES))
 
 
 def multihead_cases():
@@ -100,20 +108,21 @@ def _merged_without_transpose(X, W_q, W_k, W_v, W_o, H):
 
 
 MULTIHEAD_MISTAKES = [
-    mistake(_no_w_o, "no W_o: the heads' outputs are side by side but never mixed (seed 004's code). "
-                     "Multiply the merged heads by W_o."),
+    mistake(_no_w_o, N_("no W_o: the heads' outputs are side by side but never mixed (seed 004's code). "
+                        "Multiply the merged heads by W_o.")),
     mistake(_scaled_by_full_width,
-            "you scaled by √D, the whole width. Each head's scores are divided by √(D/H), its own d_k."),
+            N_("you scaled by √D, the whole width. Each head's scores are divided by √(D/H), its own d_k.")),
     mistake(_merged_without_transpose,
-            "seed 004's merge: reshape (B, H, n, d) to (B, n, D) without transposing back, so the numbers "
-            "land on the wrong tokens. Use merge_heads, or transpose(1, 2) before the reshape."),
+            N_("seed 004's merge: reshape (B, H, n, d) to (B, n, D) without transposing back, so the numbers "
+               "land on the wrong tokens. Use merge_heads, or transpose(1, 2) before the reshape.")),
 ]
 
 
 def check_multihead(fn):
     """Exercise 2: fn(X, W_q, W_k, W_v, W_o, num_heads) -> (B, n, D), multi-head self-attention
     with the output projection W_o (what seed 004's code leaves out)."""
-    return check_function(fn, multihead, multihead_cases(), name="my_multihead", hints=MULTIHEAD_MISTAKES)
+    return check_function(fn, multihead, multihead_cases(), name="my_multihead",
+                          hints=_in_language(MULTIHEAD_MISTAKES))
 
 
 def head_size_mistakes(d_model=512, num_heads=8):
@@ -122,8 +131,10 @@ def head_size_mistakes(d_model=512, num_heads=8):
     d_model = _checks.count(d_model, "d_model", low=1)
     num_heads = _checks.count(num_heads, "num_heads", low=2)
     return [
-        (d_model, f"that is d_model, the width of all {num_heads} heads together. Each head gets an equal share."),
-        (d_model * num_heads, f"that is {num_heads} heads of the full width {d_model}. The heads share the "
-                              f"{d_model} columns between them; they do not each get all of them."),
-        (num_heads, "that is h, the number of heads, not the size of each head."),
+        (d_model, _("that is d_model, the width of all {h} heads together. Each head gets an equal "
+                    "share.").format(h=num_heads)),
+        (d_model * num_heads, _("that is {h} heads of the full width {d_model}. The heads share the {d_model} "
+                                "columns between them; they do not each get all of them.").format(h=num_heads,
+                                                                                            d_model=d_model)),
+        (num_heads, _("that is h, the number of heads, not the size of each head.")),
     ]

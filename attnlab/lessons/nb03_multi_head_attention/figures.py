@@ -8,6 +8,7 @@ from matplotlib.patches import Rectangle
 
 from ... import _checks
 from ...attention import scaled_dot_product_attention
+from ...i18n import gettext as _
 from ...plotting import to_numpy
 
 HEAD_COLORS = ("#fbb4ae", "#b3cde3", "#ccebc5", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd", "#fddaec")
@@ -38,16 +39,16 @@ def head_blocks_plot(X, num_heads, *, ax=None):
         raise ValueError(f"X: expected last dim divisible by num_heads={H}, got {D}")
     d = D // H
     if ax is None:
-        _, ax = plt.subplots(figsize=(0.45 * (2 * D + H + 4), 0.5 * (T + 2)))
+        _fig, ax = plt.subplots(figsize=(0.45 * (2 * D + H + 4), 0.5 * (T + 2)))
     col_colors = [HEAD_COLORS[j // d % len(HEAD_COLORS)] for j in range(D)]
     _cells(ax, X, 0, 0, col_colors, f"X[b]: (n, D) = ({T}, {D})")
     ax.annotate("", xy=(D + 2.3, T / 2), xytext=(D + 0.4, T / 2),
                 arrowprops=dict(arrowstyle="->", lw=1.5))
-    ax.text(D + 1.35, T / 2 - 0.3, "split", ha="center", va="bottom", fontsize=8)
+    ax.text(D + 1.35, T / 2 - 0.3, _("split"), ha="center", va="bottom", fontsize=8)
     x = D + 2.8
     for h in range(H):
         _cells(ax, X[:, h * d:(h + 1) * d], x, 0, [HEAD_COLORS[h % len(HEAD_COLORS)]] * d,
-               f"head {h + 1}: ({T}, {d})")
+               _("head {h}: ({n}, {d})").format(h=h + 1, n=T, d=d))
         x += d + 1
     ax.set_xlim(-0.3, x - 0.7)
     ax.set_ylim(T + 0.3, -1.2)
@@ -80,15 +81,15 @@ def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     g = torch.Generator().manual_seed(1)
     q, k = torch.randn(2, 3, 5, 8, generator=g)
-    _, w = scaled_dot_product_attention(q, k, k, temperature=0.3)
+    _out, w = scaled_dot_product_attention(q, k, k, temperature=0.3)
     im = ax.imshow(torch.cat(list(w), dim=1).numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     for h in (1, 2):
         ax.axvline(5 * h - 0.5, color="white", linewidth=2)
-    ax.set_xticks([2, 7, 12], ["head 1", "head 2", "head 3"], fontsize=6)
+    ax.set_xticks([2, 7, 12], [_("head {h}").format(h=h) for h in (1, 2, 3)], fontsize=6)
     ax.set_yticks([])
-    ax.set_xlabel("keys, per head", fontsize=6)
-    ax.set_ylabel("queries", fontsize=6)
+    ax.set_xlabel(_("keys, per head"), fontsize=6)
+    ax.set_ylabel(_("queries"), fontsize=6)
     cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
     cbar.ax.tick_params(labelsize=5)
-    cbar.set_label("weight", fontsize=6)
+    cbar.set_label(_("weight"), fontsize=6)
 

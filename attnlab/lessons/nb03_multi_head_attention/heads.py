@@ -15,10 +15,12 @@ is the one-hot word of the key, so a head's slice of the output says which word 
 Shape legend: B batch, H heads, n tokens, D = H * HEAD_SIZE.
 """
 import math
+import re
 
 import torch
 
 from ... import _checks
+from ...i18n import N_, gettext as _
 from ...multihead import MultiHeadAttention
 
 VOCAB = ("<pad>", "the", "cat", "sat", "on", "mat")
@@ -26,8 +28,8 @@ MAX_LEN = 8                                   # positions the one-hot position c
 HEAD_SIZE = 8                                 # d_k = d_v of every toy head (>= MAX_LEN, >= len(VOCAB))
 INPUT_SIZE = MAX_LEN + len(VOCAB) + 1         # position | word | constant 1
 HEAD_KINDS = ("previous", "self", "word", "next")
-HEAD_TITLES = {"previous": "previous word", "self": "same word", "word": "the word '{target}'",
-               "next": "next word"}
+HEAD_TITLES = {"previous": N_("previous word"), "self": N_("same word"), "word": N_("the word '{target}'"),
+               "next": N_("next word")}                # looked up with _() where shown
 SENTENCES = ("the cat sat on the mat", "the cat sat")
 
 
@@ -113,7 +115,8 @@ def toy_multihead(num_heads=4, *, target="cat", strength=4.0, dtype=torch.float6
 @_checks.arguments(num_heads=_checks.Int(1, len(HEAD_KINDS), why="one per toy head"), target=_checks.Choice(VOCAB))
 def head_titles(num_heads, target="cat"):
     """Short names of the first ``num_heads`` toy heads, e.g. "head 1: previous word"."""
-    return [f"head {h + 1}: " + HEAD_TITLES[k].format(target=target) for h, k in enumerate(HEAD_KINDS[:num_heads])]
+    return [_("head {h}: {title}").format(h=h + 1, title=_(HEAD_TITLES[k]).format(target=target))
+            for h, k in enumerate(HEAD_KINDS[:num_heads])]
 
 
 @_checks.arguments(num_heads=_checks.Int(1, len(HEAD_KINDS), why="one per toy head"))
@@ -133,7 +136,9 @@ def readout_table(readout, tokens, titles):
         raise ValueError(f"tokens, titles: expected {readout.shape[0]} tokens and {readout.shape[1]} titles for readout "
                          f"of shape {tuple(readout.shape)}, got {len(tokens)} and {len(titles)}")
     V = readout[0, 0, 0].numel()
-    lines = ["query  | " + " | ".join(f"{t.split(': ')[-1]:>15}" for t in titles)]
+    names = [re.split(": |：", t)[-1] for t in titles]            # "head 1: previous word" -> "previous word"
+    query = _("query")
+    lines = [f"{query:<6} | " + " | ".join(f"{t:>15}" for t in names)]
     for t, tok in enumerate(tokens):
         cells = []
         for h in range(len(titles)):

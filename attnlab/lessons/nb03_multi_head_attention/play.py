@@ -5,9 +5,12 @@ and wires them. All figure state (axes, hatches, slots, colour bar) lives in the
 The toy modules are built once, up front, for 1..MAX_HEADS heads: a move of a control computes,
 it never builds a module, and nothing reads or advances torch's global RNG.
 """
+import re
+
 import torch
 
 from ... import _checks
+from ...i18n import gettext as _
 from ...panels import Panel, new_figure
 from ...plotting import heatmap, heatmap_state, update_heatmap, weights_summary
 from .figures import mark_padding
@@ -25,7 +28,7 @@ class HeadsPlay:
 
     @_checks.arguments(sentences=_checks.Items(_checks.Text()))
     def __init__(self, sentences=SENTENCES):
-        self.X, _, self.tokens = embed(list(sentences))                     # (2, n, 15)
+        self.X, _valid_lens, self.tokens = embed(list(sentences))                     # (2, n, 15)
         if len(self.tokens) != 2:
             raise ValueError(f"sentences: expected 2 sentences (one per row), got {len(self.tokens)}")
         n = self.X.shape[1]
@@ -34,13 +37,14 @@ class HeadsPlay:
         for b in range(2):
             for c in range(MAX_HEADS + 1):
                 heatmap(torch.zeros(n, n), x_labels=self.tokens[b], y_labels=self.tokens[b], ax=self.axes[b, c],
-                        colorbar=False, annotate=False, xlabel="keys" if b == 1 else "",
+                        colorbar=False, annotate=False, xlabel=_("keys") if b == 1 else "",
                         title=" \n " if b == 0 else None,
-                        ylabel=f"sentence {b} ({'top' if b == 0 else 'bottom'})\nqueries" if c == 0 else "")
+                        ylabel=(_("sentence {b} (top)\nqueries") if b == 0 else
+                                _("sentence {b} (bottom)\nqueries")).format(b=b) if c == 0 else "")
                 if c > 0:                       # a row's queries are its first heatmap's: named once, at the left
                     self.axes[b, c].tick_params(labelleft=False)
         self.padding = [[mark_padding(ax, n) for ax in row] for row in self.axes]   # hatches, moved in place
-        self.colorbar = self.figure.colorbar(self.axes[0, 0].images[0], ax=self.axes, shrink=0.8, label="weight")
+        self.colorbar = self.figure.colorbar(self.axes[0, 0].images[0], ax=self.axes, shrink=0.8, label=_("weight"))
         self.figure.canvas.draw()
         self.figure.set_layout_engine("none")                              # lay out once, then keep the slots
         self.slots = [[ax.get_position() for ax in row] for row in self.axes]
@@ -72,11 +76,11 @@ class HeadsPlay:
             for h in range(MAX_HEADS):
                 self.axes[b, h].set_visible(h < heads)
                 if h < heads:
-                    update_heatmap(self.axes[b, h], W[b, h], title=names[h].replace(": ", "\n") if b == 0 else "")
+                    update_heatmap(self.axes[b, h], W[b, h], title=re.sub(": |：", "\n", names[h], count=1) if b == 0 else "")
                     mark_padding(self.axes[b, h], valid[b], patch=self.padding[b][h])
             average = self.axes[b, MAX_HEADS]
             _place(average, self.slots[b][heads])                              # right after the last head
-            update_heatmap(average, W[b].mean(0), title=f"average of {heads} head(s)" if b == 0 else "")
+            update_heatmap(average, W[b].mean(0), title=_("average of {n} head(s)").format(n=heads) if b == 0 else "")
             mark_padding(average, valid[b], patch=self.padding[b][MAX_HEADS])
         _place(self.colorbar.ax, self.colorbar_box.translated(
             self.slots[0][heads].x1 + self.colorbar_gap - self.colorbar_box.x0, 0))
@@ -88,14 +92,16 @@ class HeadsPlay:
         lines = []
         for b in range(2):
             pad = [f"{j} {self.tokens[b][j]}" for j in range(valid[b], n)]
-            lines.append(f"sentence {b} (valid_len = {valid[b]}): padding keys: {', '.join(pad) if pad else 'none'}")
+            lines.append(_("sentence {b} (valid_len = {valid_len}): padding keys: {keys}").format(
+                b=b, valid_len=valid[b], keys=", ".join(pad) if pad else _("none")))
         q = self.tokens[0].index(QUERY)
         heads = W.shape[1]
         rows = [(name, W[0, h, q:q + 1], 2) for h, name in enumerate(head_titles(heads))]
-        rows.append((f"average of {heads} head(s)", W[0, :, q:q + 1].mean(0), 3))
+        rows.append((_("average of {n} head(s)").format(n=heads), W[0, :, q:q + 1].mean(0), 3))
         for name, w, top in rows:
             summary = weights_summary(w, self.tokens[0], [QUERY], top=top)[len(QUERY) + 2:]
-            lines.append(f"'{QUERY}' in sentence 0, {name:<24}: {summary}")
+            lines.append(_("'{query}' in sentence 0, {name:<24}: {summary}").format(query=QUERY, name=name,
+                                                                                      summary=summary))
         return "\n".join(lines)
 
 

@@ -9,7 +9,8 @@ from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...data import thinking_machines
 from ...masking import causal_mask, masked_softmax
-from ...selfcheck import check_function, mistake
+from ...i18n import N_, gettext as _
+from ...selfcheck import Hint, check_function, mistake
 
 
 def attention_cases():
@@ -27,19 +28,25 @@ def _scores(Q, K):
 
 ATTENTION_MISTAKES = [
     mistake(lambda Q, K, V: torch.softmax(_scores(Q, K), -1) @ V,
-            "no ÷ √d_k: the scores grow with d_k and the softmax saturates."),
-    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K) / Q.shape[-1], -1) @ V, "you divided by d_k, not by √d_k."),
+            N_("no ÷ √d_k: the scores grow with d_k and the softmax saturates.")),
+    mistake(lambda Q, K, V: torch.softmax(_scores(Q, K) / Q.shape[-1], -1) @ V,
+            N_("you divided by d_k, not by √d_k.")),
     mistake(lambda Q, K, V: torch.softmax(_scores(Q, K) / math.sqrt(Q.shape[-1]), -2) @ V,
-            "the softmax ran over the queries (dim=-2). Each query's row must sum to 1: dim=-1."),
+            N_("the softmax ran over the queries (dim=-2). Each query's row must sum to 1: dim=-1.")),
     mistake(lambda Q, K, V: torch.softmax(_scores(Q, K), -1) @ V / math.sqrt(Q.shape[-1]),
-            "you divided the output by √d_k after the softmax (seed 004's slip, notebook 05)."),
+            N_("you divided the output by √d_k after the softmax (seed 004's slip, notebook 05).")),
 ]
+
+
+def _in_language(hints):
+    """The hints with their messages looked up now (the lists hold the English msgids)."""
+    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
 
 
 def check_attention(fn):
     """Exercise 1: fn(Q (..., Tq, d_k), K (..., Tk, d_k), V (..., Tk, dv)) -> softmax(QKᵀ/√d_k)V."""
     return check_function(fn, lambda Q, K, V: scaled_dot_product_attention(Q, K, V)[0], attention_cases(),
-                          name="my_attention", hints=ATTENTION_MISTAKES)
+                          name="my_attention", hints=_in_language(ATTENTION_MISTAKES))
 
 
 def masked_cases():
@@ -53,20 +60,22 @@ def masked_cases():
 
 MASKED_MISTAKES = [
     mistake(lambda S, mask: torch.softmax(S.masked_fill(~mask, float("-inf")), -1),
-            "the query with no visible key got NaN: a softmax over only −∞ is 0/0. Give that row zeros."),
+            N_("the query with no visible key got NaN: a softmax over only −∞ is 0/0. Give that row zeros.")),
     mistake(lambda S, mask: torch.softmax(S.masked_fill(~mask, -1e6), -1),
-            "the query with no visible key got uniform weights (d2l's −1e6 trick): it silently averages "
-            "keys it may not see. Give that row zeros."),
+            N_("the query with no visible key got uniform weights (d2l's −1e6 trick): it silently averages "
+               "keys it may not see. Give that row zeros.")),
     mistake(lambda S, mask: masked_softmax(S, ~mask),
-            "the mask is the wrong way round: True means MAY attend (as in torch's SDPA)."),
-    mistake(lambda S, mask: torch.softmax(S, -1), "the mask was not applied: masked keys must get weight 0."),
+            N_("the mask is the wrong way round: True means MAY attend (as in torch's SDPA).")),
+    mistake(lambda S, mask: torch.softmax(S, -1),
+            N_("the mask was not applied: masked keys must get weight 0.")),
 ]
 
 
 def check_masked_softmax(fn):
     """Exercise 2: fn(scores (Tq, Tk), mask bool (Tq, Tk), True = may attend) -> weights, 0 on masked
     keys, and all zeros (never NaN) for a query whose keys are all masked: ``al.masked_softmax``."""
-    return check_function(fn, masked_softmax, masked_cases(), name="my_masked_softmax", hints=MASKED_MISTAKES)
+    return check_function(fn, masked_softmax, masked_cases(), name="my_masked_softmax",
+                          hints=_in_language(MASKED_MISTAKES))
 
 
 def divisor_mistakes(d_k=128, known_d_k=64):
@@ -76,11 +85,12 @@ def divisor_mistakes(d_k=128, known_d_k=64):
     known_d_k = _checks.count(known_d_k, "known_d_k", low=2)
     known = math.sqrt(known_d_k)
     return [
-        (d_k / known, f"you divided {d_k} by {known:g}. The {known:g} was √{known_d_k}, for d_k = {known_d_k}; "
-                      f"here take √{d_k}."),
-        (float(d_k), "that is d_k itself. The scores are divided by the square root of d_k."),
-        (d_k / 2, f"you halved {d_k}. The square root is the number that, times itself, gives {d_k}."),
-        (known, f"that is √{known_d_k}, the divisor for d_k = {known_d_k}. It changes with d_k."),
+        (d_k / known, _("you divided {d_k} by {known:g}. The {known:g} was √{known_d_k}, for d_k = {known_d_k}; "
+                        "here take √{d_k}.").format(d_k=d_k, known=known, known_d_k=known_d_k)),
+        (float(d_k), _("that is d_k itself. The scores are divided by the square root of d_k.")),
+        (d_k / 2, _("you halved {d_k}. The square root is the number that, times itself, gives {d_k}.").format(d_k=d_k)),
+        (known, _("that is √{known_d_k}, the divisor for d_k = {known_d_k}. It changes with d_k.").format(
+            known_d_k=known_d_k)),
     ]
 
 
@@ -98,12 +108,18 @@ def softmax_weight_mistakes(scores=(14.0, 12.0), scale=8.0, words=("Thinking", "
         raise TypeError(f"words: expected a pair of str, got {words!r}")
     s = torch.tensor([first, second], dtype=torch.float64)
     return [
-        (first / (first + second), f"you divided {first:g} by {first:g} + {second:g}. The softmax exponentiates "
-                                   f"first: e^{first:g} / (e^{first:g} + e^{second:g})."),
-        (torch.softmax(s, 0)[1].item(), f"that is the weight of {words[1]}. {words[0]} has the larger score, so it "
-                                        f"gets the larger weight."),
-        (torch.softmax(s * scale, 0)[0].item(), f"you used the unscaled scores {first * scale:g} and {second * scale:g}. "
-                                                f"{first:g} and {second:g} are already divided by {scale:g}."),
-        (torch.softmax(s / scale, 0)[0].item(), f"you divided by {scale:g} a second time. {first:g} and {second:g} "
-                                                f"are already the scaled scores."),
+        (first / (first + second), _("you divided {first:g} by {first:g} + {second:g}. The softmax exponentiates "
+                                     "first: e^{first:g} / (e^{first:g} + e^{second:g}).").format(first=first,
+                                                                                                 second=second)),
+        (torch.softmax(s, 0)[1].item(), _("that is the weight of {second_word}. {first_word} has the larger score, "
+                                          "so it gets the larger weight.").format(first_word=words[0],
+                                                                                  second_word=words[1])),
+        (torch.softmax(s * scale, 0)[0].item(), _("you used the unscaled scores {first_unscaled:g} and "
+                                                  "{second_unscaled:g}. {first:g} and {second:g} are already divided "
+                                                  "by {scale:g}.").format(first_unscaled=first * scale,
+                                                                          second_unscaled=second * scale,
+                                                                          first=first, second=second, scale=scale)),
+        (torch.softmax(s / scale, 0)[0].item(), _("you divided by {scale:g} a second time. {first:g} and {second:g} "
+                                                  "are already the scaled scores.").format(scale=scale, first=first,
+                                                                                           second=second)),
     ]

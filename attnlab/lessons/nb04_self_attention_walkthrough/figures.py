@@ -9,11 +9,20 @@ from matplotlib.axes import Axes
 
 from ... import _checks
 from ...attention import scaled_dot_product_attention
+from ...i18n import N_, gettext as _
 from ...masking import causal_mask
 from ...plotting import heatmap, heatmap_state
-from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length
+from .steps import COMPLEXITY, LAYER_TYPES, _plain, crossover, layer_cost, path_length
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
+_LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _(); RNN and CNN stay as they are
+
+
+def _drawable(label):
+    """A step label as drawn: mathtext ("$W^Q$"), unless it holds CJK characters, which mathtext's
+    fonts do not have; then in the prose's Unicode symbols ("W^Q", "q₁·kⱼ"), as ``_plain`` writes them."""
+    return _plain(label) if "$" in label and any("\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef"
+                                                    for c in label) else label
 
 
 # ---- figures (take data and an optional ax, return the Axes; update in place for the panels) ----
@@ -37,7 +46,7 @@ class StepTable:
         for r, (n, label, row) in enumerate(table):
             hidden = any(c == "?" for c in row)
             color = "0.6" if hidden else ("C1" if n == current else "black")
-            self.labels[r].set_text(f"{n}  {label}" if n else f"   {label}")
+            self.labels[r].set_text(_drawable(f"{n}  {label}" if n else f"   {label}"))
             self.labels[r].set_color(color)
             self.labels[r].set_fontweight("bold" if n == current and not hidden else "normal")
             for text, c in zip(self.cells[r], row):
@@ -55,18 +64,18 @@ def draw_step_table(table, words, *, ax=None, title=None, current=None):
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 3.6))
+        _fig, ax = plt.subplots(figsize=(7.5, 3.6))
     ax.set_axis_off()
     ax.set_xlim(0, 1)
     ax.set_ylim(len(table) + 0.5, -1)
     n = len(words)
     x_cells = [0.24 + (0.76 / n) * (j + 0.5) for j in range(n)]
-    ax.text(0.0, -0.5, "step", ha="left", va="center", fontsize=9.5, color="0.35")
+    ax.text(0.0, -0.5, _("step"), ha="left", va="center", fontsize=9.5, color="0.35")
     for j, w in enumerate(words):
         ax.text(x_cells[j], -0.5, w, ha="center", va="center", fontsize=11, fontweight="bold")
     handle = StepTable(ax)
-    for r, (_, label, row) in enumerate(table):
-        handle.labels.append(ax.text(0.0, r + 0.5, label, ha="left", va="center", fontsize=9.5))
+    for r, (_step, label, row) in enumerate(table):
+        handle.labels.append(ax.text(0.0, r + 0.5, _drawable(label), ha="left", va="center", fontsize=9.5))
         handle.cells.append([ax.text(x_cells[j], r + 0.5, c, ha="center", va="center", fontsize=9,
                                      family="monospace") for j, c in enumerate(row)])
     if title:
@@ -85,21 +94,21 @@ def cost_plot(d=512, k=3, n=None, *, ax=None):
 
     n = np.logspace(0, 5, 200) if n is None else np.asarray(n, dtype=float)
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.6))
+        _fig, ax = plt.subplots(figsize=(6, 3.6))
     styles = {"self-attention": ("C0", "-"), "RNN": ("C1", "--"), "CNN": ("C2", ":")}
     for kind in LAYER_TYPES:
         color, ls = styles[kind]
         ax.loglog(n, layer_cost(kind, n, d, k), color=color, linestyle=ls, linewidth=2,
-                  label=f"{kind}  {COMPLEXITY[kind][0]}")
+                  label=f"{_(_LAYER_NAMES.get(kind, kind))}  {COMPLEXITY[kind][0]}")
     for x, text, color in ((crossover(d, k, "RNN"), f"n = D = {d}", "C1"),
                            (crossover(d, k, "CNN"), f"n = κ·D = {k * d}", "C2")):
         ax.axvline(x, color="0.5", linewidth=0.8)
         ax.plot([x], [layer_cost("self-attention", x, d, k)], "o", color=color, markersize=6)
         ax.text(x * 1.15, 0.03, text, transform=ax.get_xaxis_transform(), rotation=90,
                 va="bottom", ha="left", fontsize=8)
-    ax.set_xlabel("sequence length n (tokens)")
-    ax.set_ylabel("multiply-adds per layer (constants dropped)")
-    ax.set_title(f"cost per layer, D = {d}, κ = {k}", fontsize=10)
+    ax.set_xlabel(_("sequence length n (tokens)"))
+    ax.set_ylabel(_("multiply-adds per layer (constants dropped)"))
+    ax.set_title(_("cost per layer, D = {d}, κ = {k}").format(d=d, k=k), fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     return ax
 
@@ -111,15 +120,15 @@ def path_plot(k=3, n=None, *, ax=None):
 
     n = np.logspace(0, 5, 200) if n is None else np.asarray(n, dtype=float)
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.6))
-    ax.loglog(n, path_length("self-attention", n), color="C0", linewidth=2, label="self-attention  O(1)")
+        _fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.loglog(n, path_length("self-attention", n), color="C0", linewidth=2, label=_("self-attention  O(1)"))
     ax.loglog(n, path_length("RNN", n), color="C1", linestyle="--", linewidth=2, label="RNN  O(n)")
-    ax.loglog(n, path_length("CNN", n, k), color="C2", linestyle=":", linewidth=2, label="CNN, contiguous  O(n/κ)")
+    ax.loglog(n, path_length("CNN", n, k), color="C2", linestyle=":", linewidth=2, label=_("CNN, contiguous  O(n/κ)"))
     ax.loglog(n, path_length("CNN", n, k, dilated=True), color="C2", linestyle="-.",
-              linewidth=2, label="CNN, dilated  O(log_κ n)")
-    ax.set_xlabel("sequence length n (tokens)")
-    ax.set_ylabel("maximum path length")
-    ax.set_title(f"longest path between two tokens, κ = {k}", fontsize=10)
+              linewidth=2, label=_("CNN, dilated  O(log_κ n)"))
+    ax.set_xlabel(_("sequence length n (tokens)"))
+    ax.set_ylabel(_("maximum path length"))
+    ax.set_title(_("longest path between two tokens, κ = {k}").format(k=k), fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     return ax
 
@@ -129,13 +138,13 @@ def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     g = torch.Generator().manual_seed(2)
     x = torch.randn(6, 8, generator=g)
-    _, w = scaled_dot_product_attention(x, x, x, causal_mask(6, 6))
-    heatmap(w, ax=ax, colorbar=False, annotate=False, xlabel="keys (j)", ylabel="queries (i)")
+    _out, w = scaled_dot_product_attention(x, x, x, causal_mask(6, 6))
+    heatmap(w, ax=ax, colorbar=False, annotate=False, xlabel=_("keys (j)"), ylabel=_("queries (i)"))
     ax.set_xticks([])
     ax.set_yticks([])
     ax.xaxis.label.set_fontsize(6)
     ax.yaxis.label.set_fontsize(6)
     cbar = ax.figure.colorbar(heatmap_state(ax).image, ax=ax, fraction=0.05, pad=0.03)
     cbar.ax.tick_params(labelsize=5)
-    cbar.set_label("weight", fontsize=6)
+    cbar.set_label(_("weight"), fontsize=6)
 

@@ -12,6 +12,7 @@ import torch
 
 from ... import _checks
 from ...data import thinking_machines
+from ...i18n import N_, gettext as _
 from ...masking import causal_mask
 from ...panels import Panel, new_figure
 from ...plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
@@ -20,12 +21,13 @@ from .steps import SENTENCE, describe_step, self_attention_steps, sentence_atten
 CONTROLS = ("step", "d_k", "causal", "padding")
 # The six steps of seed 000, as the left panel lists them (the numbers are in the table under the figure),
 # in the notebook's symbols: q₁·kⱼ, the weights aⱼ, aⱼ vⱼ, z₁ (step_table and describe_step use the same).
+# The rows with words are looked up with _() where drawn.
 _LADDER = ("q, k, v = x $W^Q$, x $W^K$, x $W^V$",
-          "scores  q$_1$·k$_j$",
+          N_("scores  q$_1$·k$_j$"),
           "÷ $\\sqrt{d_k}$",
-          "softmax: weights $a_j$, sum 1",
-          "weight the values  $a_j$ v$_j$",
-          "sum  z$_1$ = Σ$_j$ $a_j$ v$_j$")
+          N_("softmax: weights $a_j$, sum 1"),
+          N_("weight the values  $a_j$ v$_j$"),
+          N_("sum  z$_1$ = Σ$_j$ $a_j$ v$_j$"))
 
 
 def sentence_title(padding):
@@ -36,8 +38,9 @@ def sentence_title(padding):
         raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
     real = " ".join(SENTENCE[:len(SENTENCE) - padding])
     if not padding:
-        return f'"{real}" (no padding)'
-    return f'"{real}" + {padding} <pad> (valid length {len(SENTENCE) - padding})'
+        return _('"{sentence}" (no padding)').format(sentence=real)
+    return _('"{sentence}" + {padding} <pad> (valid length {valid_len})').format(
+        sentence=real, padding=padding, valid_len=len(SENTENCE) - padding)
 
 
 class WalkthroughPlay:
@@ -53,11 +56,11 @@ class WalkthroughPlay:
         ax_steps.set_axis_off()
         ax_steps.set_xlim(0, 1)
         ax_steps.set_ylim(len(_LADDER) + 1.2, 0.3)
-        ax_steps.set_title("the six steps for the query Thinking", fontsize=10)
+        ax_steps.set_title(_("the six steps for the query Thinking"), fontsize=10)
         for i, label in enumerate(_LADDER, start=1):
             ax_steps.text(0.10, i, f"{i}", ha="right", va="center", fontsize=10, fontweight="bold", color="0.35")
-            ax_steps.text(0.14, i, label, ha="left", va="center", fontsize=10)
-        ax_steps.text(0.0, len(_LADDER) + 0.9, "the numbers of every step: in the table under the figure",
+            ax_steps.text(0.14, i, _(label), ha="left", va="center", fontsize=10)
+        ax_steps.text(0.0, len(_LADDER) + 0.9, _("the numbers of every step: in the table under the figure"),
                       ha="left", va="center", fontsize=8.5, color="0.35", style="italic")
         # The one thing the step slider moves in the figure: an orange marker at the current step.
         (self.marker,) = ax_steps.plot([0.02], [1], marker=">", markersize=11, color="C1", linestyle="",
@@ -65,7 +68,7 @@ class WalkthroughPlay:
         n = len(SENTENCE)
         # No numbers in the cells: the text under the figure gives the largest weight per query.
         heatmap(torch.zeros(n, n), x_labels=SENTENCE, y_labels=SENTENCE, ax=self.ax_mask,
-                xlabel="keys (attended to)", ylabel="queries", annotate=False)
+                xlabel=_("keys (attended to)"), ylabel=_("queries"), annotate=False)
         # The heatmap's title says what the sentence is now ("The cat sat on" + 2 <pad>); a live title,
         # so a move redraws it alone.
         self.heatmap_title = live_title(self.ax_mask, sentence_title(0))
@@ -115,13 +118,14 @@ class WalkthroughPlay:
             for text, w in zip(texts, words):
                 if text.get_text() != w:
                     text.set_text(w)
-        mask_name = " + ".join(["causal"] * bool(causal) + [f"padding {padding}"] * (padding > 0)) or "no mask"
-        table = step_table_text(step_table(s, words2, step=step), words2, current=step,
-                                title=f"query Thinking, d_k = {d_k}, step {step} of 6"
-                                      + (", causal mask" if causal else ""))
-        rows = [r.replace("no visible key (all weights 0)", "all 0, no visible key") for r in
+        mask_name = " + ".join([_("causal")] * bool(causal) + [_("padding {n}").format(n=padding)] * (padding > 0)) \
+            or _("no mask")
+        title = (_("query Thinking, d_k = {d_k}, step {step} of 6, causal mask") if causal else
+                 _("query Thinking, d_k = {d_k}, step {step} of 6")).format(d_k=d_k, step=step)
+        table = step_table_text(step_table(s, words2, step=step), words2, current=step, title=title)
+        rows = [r.replace(_("no visible key (all weights 0)"), _("all 0, no visible key")) for r in
                 weights_summary(A, words, words, top=1).splitlines()]
-        head = f"right ({mask_name}), largest weight per query: "
+        head = _("right ({mask}), largest weight per query: ").format(mask=mask_name)
         return (table + "\n\n" + describe_step(s, words2, step) + "\n\n" + head + " · ".join(rows[:3])
                 + "\n" + " " * len(head) + " · ".join(rows[3:]))
 

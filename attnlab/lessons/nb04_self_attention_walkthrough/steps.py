@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from ... import _checks
+from ...i18n import N_, gettext as _
 from ...masking import masked_softmax
 
 def _check_inputs(X, W_Q, W_K, W_V, mask):
@@ -89,16 +90,16 @@ def step_table(steps, words, query=0, step=6):
     i, s = query, steps
     sub = f"$_{{{i + 1}}}$"                           # the query's number as a subscript: q$_{1}$ is q₁
     rows = [
-        (0, "x (embedding)", [short(x) for x in s["X"]]),
+        (0, _("x (embedding)"), [short(x) for x in s["X"]]),
         (1, "q = x $W^Q$", [short(s["q"][j]) for j in range(n)]),
         (1, "k = x $W^K$", [short(s["k"][j]) for j in range(n)]),
         (1, "v = x $W^V$", [short(s["v"][j]) for j in range(n)]),
-        (2, f"score q{sub}·k$_j$", [f"{s['scores'][i, j]:.2f}" for j in range(n)]),
+        (2, _("score {q}·k$_j$").format(q="q" + sub), [f"{s['scores'][i, j]:.2f}" for j in range(n)]),
         (3, f"÷ $\\sqrt{{d_k}}$ = {s['sqrt_d_k']:g}", [f"{s['scaled'][i, j]:.3f}" if _visible(s, i, j)
-                                                     else "−∞ (masked)" for j in range(n)]),
-        (4, "weight $a_j$ (softmax)", [f"{s['weights'][i, j]:.3f}" for j in range(n)]),
+                                                     else _("−∞ (masked)") for j in range(n)]),
+        (4, _("weight $a_j$ (softmax)"), [f"{s['weights'][i, j]:.3f}" for j in range(n)]),
         (5, "$a_j$ v$_j$", [short(s["weighted"][i, j]) for j in range(n)]),
-        (6, f"sum z{sub}", [short(s["output"][i])] + [""] * (n - 1)),
+        (6, _("sum {z}").format(z="z" + sub), [short(s["output"][i])] + [""] * (n - 1)),
     ]
     return [(k, label, [c if k <= step else "?" for c in cells]) for k, label, cells in rows]
 
@@ -160,26 +161,29 @@ def describe_step(steps, words, step, query=0):
     w, qi = words[i], "q" + _subscript(str(i + 1))
     sub = [_subscript(str(j + 1)) for j in range(n)]
     if step <= 1:
-        return (f"Step 1: each word's x times W^Q, W^K, W^V gives q, k, v of {s['d_k']} numbers "
-                f"(first 4 shown). {qi} = {short(s['q'][i])}")
+        return _("Step 1: each word's x times W^Q, W^K, W^V gives q, k, v of {d_k} numbers "
+                 "(first 4 shown). {q} = {vector}").format(d_k=s['d_k'], q=qi, vector=short(s['q'][i]))
     if step == 2:
-        return f"Step 2: scores of {w}: " + ", ".join(
-            f"{qi}·k{sub[j]} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(n))
+        return _("Step 2: scores of {word}: {scores}").format(word=w, scores=", ".join(
+            f"{qi}·k{sub[j]} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(n)))
     if step == 3:
-        return f"Step 3: ÷ √{s['d_k']} = {s['sqrt_d_k']:g}: " + ", ".join(
+        return _("Step 3: ÷ √{d_k} = {sqrt_d_k:g}: {scaled}").format(d_k=s['d_k'], sqrt_d_k=s['sqrt_d_k'], scaled=", ".join(
             f"{s['scores'][i, j]:.2f} / {s['sqrt_d_k']:g} = {s['scaled'][i, j]:.3f}" if _visible(s, i, j)
-            else f"{words[j]} is masked (−∞)" for j in range(n))
+            else _("{word} is masked (−∞)").format(word=words[j]) for j in range(n)))
     if step == 4:
         raw = masked_softmax(s["scores"][i], None if s.get("mask") is None else s["mask"][i])
-        return "Step 4: softmax, the weights aⱼ: " + ", ".join(
-            f"a{sub[j]} ({words[j]}) = {s['weights'][i, j]:.3f}" for j in range(n)) + \
-            " (they sum to 1). Without ÷ √d_k they would be " + ", ".join(f"{x:.3f}" for x in raw.tolist())
+        return _("Step 4: softmax, the weights aⱼ: {weights} (they sum to 1). Without ÷ √d_k they would be "
+                 "{unscaled}").format(
+            weights=", ".join(f"a{sub[j]} ({words[j]}) = {s['weights'][i, j]:.3f}" for j in range(n)),
+            unscaled=", ".join(f"{x:.3f}" for x in raw.tolist()))
     if step == 5:
-        return "Step 5: " + "; ".join(f"a{sub[j]} v{sub[j]} = {s['weights'][i, j]:.3f} × v{sub[j]} = "
-                                      f"{short(s['weighted'][i, j], 3)}" for j in range(n))
+        return _("Step 5: {products}").format(products="; ".join(
+            f"a{sub[j]} v{sub[j]} = {s['weights'][i, j]:.3f} × v{sub[j]} = {short(s['weighted'][i, j], 3)}"
+            for j in range(n)))
     z = "z" + _subscript(str(i + 1))
-    return f"Step 6: {z} = " + " + ".join(f"a{sub[j]} v{sub[j]}" for j in range(n)) + " = " + \
-        " + ".join(f"{s['weights'][i, j]:.3f}·v{sub[j]}" for j in range(n)) + f" = {short(s['output'][i])}"
+    return _("Step 6: {sum}").format(sum=f"{z} = " + " + ".join(f"a{sub[j]} v{sub[j]}" for j in range(n)) + " = " +
+                                     " + ".join(f"{s['weights'][i, j]:.3f}·v{sub[j]}" for j in range(n)) +
+                                     f" = {short(s['output'][i])}")
 
 
 SENTENCE = ("The", "cat", "sat", "on", "the", "mat")
@@ -216,8 +220,9 @@ COMPLEXITY = {   # layer -> (complexity per layer, sequential operations, maximu
     # in the notebook's letters: D the vector size (model width), κ the kernel width (the paper's d and k)
     "self-attention": ("O(n²·D)", "O(1)", "O(1)"),
     "RNN": ("O(n·D²)", "O(n)", "O(n)"),
-    "CNN": ("O(κ·n·D²)", "O(1)", "O(n/κ) contiguous; O(log_κ n) dilated"),
+    "CNN": ("O(κ·n·D²)", "O(1)", N_("O(n/κ) contiguous; O(log_κ n) dilated")),
 }
+_LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _(); RNN and CNN stay as they are
 
 
 def _kind(kind):
@@ -275,7 +280,8 @@ def crossover(d, k=3, versus="RNN"):
 
 def complexity_table():
     """Table 1 of the paper as text (plus the contiguous-kernel CNN path length from its §4)."""
-    head = ("layer", "complexity per layer", "sequential operations", "maximum path length")
-    rows = [head] + [(kind,) + COMPLEXITY[kind] for kind in LAYER_TYPES]
+    head = (_("layer"), _("complexity per layer"), _("sequential operations"), _("maximum path length"))
+    rows = [head] + [(_(_LAYER_NAMES.get(kind, kind)),) + tuple(_(c) for c in COMPLEXITY[kind])   # O(1) has no entry
+                     for kind in LAYER_TYPES]
     widths = [max(len(r[c]) for r in rows) for c in range(4)]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows)

@@ -19,6 +19,7 @@ import torch
 
 from ... import _checks
 from ...attention import scaled_dot_product_attention
+from ...i18n import gettext as _
 from ...data import cat_milk_it
 
 SCALINGS = ("none", "after", "inside")
@@ -112,7 +113,8 @@ def compare_to_seed(words, output, seed, *, decimals=3):
             marks.append("✓" if ok else "✗")
         ours_s = ", ".join(f"{a:.{decimals}f}" for a in ours)
         theirs_s = ", ".join(f"{b:.{decimals}f}" for b in theirs)
-        lines.append(f"{word:>7}  ours ({ours_s})   seed ({theirs_s})   {' '.join(marks)}")
+        lines.append(_("{word:>7}  ours ({ours})   seed ({seed})   {marks}").format(
+            word=word, ours=ours_s, seed=theirs_s, marks=" ".join(marks)))
     return "\n".join(lines), hits, total
 
 
@@ -146,12 +148,15 @@ def similarity_mistakes(sentence="sweet"):
     after, before = similarities(table, words), similarities(X, words)
     return [
         (similarities(typo, words)["dot"]["milk"],
-             f"you copied the seed's written line, which has {typo[words.index('it'), 0].item():g}. "
-             f"The table says it′ = ({it[0].item():g}, {it[1].item():g})."),
-        (after["dot"]["cat"], f"that is it′ · cat′. Use milk′ = ({milk[0].item():g}, {milk[1].item():g})."),
-        (before["dot"]["milk"], "that is sim(it, milk) before attention. Use the vectors after attention, it′ and milk′."),
-        ((it[0] * milk[1] + it[1] * milk[0]).item(), "you multiplied across, first entry by second entry. Multiply first "
-                                                    "by first and second by second, then add."),
-        (after["cosine"]["milk"], "that is the cosine similarity. The seed's sim is the plain dot product, not divided "
-                                  "by the lengths."),
+             _("you copied the seed's written line, which has {typo:g}. "
+               "The table says it′ = ({it_0:g}, {it_1:g}).").format(typo=typo[words.index('it'), 0].item(),
+                                                                   it_0=it[0].item(), it_1=it[1].item())),
+        (after["dot"]["cat"], _("that is it′ · cat′. Use milk′ = ({milk_0:g}, {milk_1:g}).").format(
+            milk_0=milk[0].item(), milk_1=milk[1].item())),
+        (before["dot"]["milk"], _("that is sim(it, milk) before attention. Use the vectors after attention, it′ and "
+                                  "milk′.")),
+        ((it[0] * milk[1] + it[1] * milk[0]).item(), _("you multiplied across, first entry by second entry. Multiply "
+                                                       "first by first and second by second, then add.")),
+        (after["cosine"]["milk"], _("that is the cosine similarity. The seed's sim is the plain dot product, not "
+                                    "divided by the lengths.")),
     ]

@@ -6,7 +6,8 @@ import math
 import torch
 
 from ...data import cat_milk_it
-from ...selfcheck import check_function, mistake
+from ...i18n import N_, gettext as _
+from ...selfcheck import Hint, check_function, mistake
 from .compute import SEED_D_K, attend, feature_heads
 
 
@@ -18,32 +19,38 @@ def _cases_attend():
 
 ATTEND_MISTAKES = [
     mistake(lambda X, d: attend(X, "after", d=d).output,
-            "you divided after the softmax, as the seed's tables do. The √d belongs inside, on the scores."),
-    mistake(lambda X, d: attend(X, "none").output, "no scaling at all. Divide the scores by √d before the softmax."),
-    mistake(lambda X, d: torch.softmax(X @ X.T / d, -1) @ X, "you divided by d, not by √d."),
+            N_("you divided after the softmax, as the seed's tables do. The √d belongs inside, on the scores.")),
+    mistake(lambda X, d: attend(X, "none").output,
+            N_("no scaling at all. Divide the scores by √d before the softmax.")),
+    mistake(lambda X, d: torch.softmax(X @ X.T / d, -1) @ X, N_("you divided by d, not by √d.")),
     mistake(lambda X, d: attend(X, "inside", d=2).output,
-            "you used √2 (the two visible features); the seed's vectors have dim = 4, so d_k = 4 "
-            "and the check passes d = 4: use the d you are given."),
+            N_("you used √2 (the two visible features); the seed's vectors have dim = 4, so d_k = 4 "
+               "and the check passes d = 4: use the d you are given.")),
     mistake(lambda X, d: torch.softmax(X @ X.T / math.sqrt(d), 0) @ X,
-            "the softmax ran down the columns (dim=0). Each query's row must sum to 1: use dim=-1."),
+            N_("the softmax ran down the columns (dim=0). Each query's row must sum to 1: use dim=-1.")),
 ]
+
+
+def _in_language(hints):
+    """The hints with their messages looked up now (the lists hold the English msgids)."""
+    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
 
 
 def check_attend(fn):
     """Exercise 1: fn(X, d) should return softmax(X Xᵀ / √d) X, self-attention with Q = K = V = X."""
     return check_function(fn, lambda X, d: attend(X, "inside", d=d).output, _cases_attend(), name="my_attend",
-                          hints=ATTEND_MISTAKES)
+                          hints=_in_language(ATTEND_MISTAKES))
 
 
 FEATURE_HEADS_MISTAKES = [
     mistake(lambda X: attend(X, "inside", d=2).output,
-            "that is ONE head over both features (softmax(XXᵀ/√2)X), what the seed computes. "
-            "Give each feature its own scores."),
+            N_("that is ONE head over both features (softmax(XXᵀ/√2)X), what the seed computes. "
+               "Give each feature its own scores.")),
     mistake(lambda X: attend(X, "inside", d=4).output,
-            "that is one head over both features with √4, the seed's single head."),
+            N_("that is one head over both features with √4, the seed's single head.")),
     mistake(lambda X: attend(X, "none").output,
-            "both heads use the same weights (those of all features). Each head scores with "
-            "its own feature: x[:, h:h+1] @ x[:, h:h+1].T."),
+            N_("both heads use the same weights (those of all features). Each head scores with "
+               "its own feature: x[:, h:h+1] @ x[:, h:h+1].T.")),
 ]
 
 
@@ -54,4 +61,4 @@ def check_feature_heads(fn):
     cases = [(cat_milk_it("sweet")[1],), (cat_milk_it("hungry")[1],),
              (torch.randn(6, 2, generator=g, dtype=torch.float64),)]
     return check_function(fn, lambda X: feature_heads(X)[0], cases, name="my_feature_heads",
-                          hints=FEATURE_HEADS_MISTAKES)
+                          hints=_in_language(FEATURE_HEADS_MISTAKES))

@@ -15,6 +15,7 @@ from matplotlib.transforms import Bbox
 
 from ... import _checks, data
 from ...attention import scaled_dot_product_attention
+from ...i18n import gettext as _
 from .compute import SEED_D_K
 
 WORD_COLORS = {"cat": "C0", "milk": "C1", "it": "C2", "sweet": "C3", "hungry": "C4"}
@@ -60,7 +61,7 @@ class Moves:
         # nested rings ("before", still hollow), so no marker turns into a ring around another.
         for groups, markers, kind in ((_group(words, after), self.after, "after"),
                                       (_group(words, before), self.before, "before")):
-            for names, _ in groups:
+            for names, _point in groups:
                 for k, name in enumerate(names):
                     m = markers[words.index(name)]
                     if kind == "after":
@@ -74,7 +75,7 @@ class Moves:
             m.set_data([p[0]], [p[1]])
             t.xy = p
             t.set_ha("right" if p[0] > mid else "left")
-            t.set_text(f"{w} (not in this sentence)")
+            t.set_text(_("{word} (not in this sentence)").format(word=w))
         return self
 
 
@@ -152,15 +153,15 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
     ax.set_xlim(*limits)
     ax.set_ylim(*limits)
     ax.set_aspect("equal")
-    ax.set_xlabel("feature 1: state, high = hungry")
-    ax.set_ylabel("feature 2: taste, high = sweet")
+    ax.set_xlabel(_("feature 1: state, high = hungry"))
+    ax.set_ylabel(_("feature 2: taste, high = sweet"))
     ax.grid(True, color="0.9")
     ax.set_axisbelow(True)               # grid and ticks under the arrows: a move leaves them in the background
     ax.plot([limits[0], limits[1]], [4 - limits[0], 4 - limits[1]], ls="--", color="0.8", lw=1, zorder=0,
-            label="state + taste = 4")
+            label=_("state + taste = 4"))
     ax.legend(loc="lower left", fontsize=8)
     moves = Moves(ax)
-    for _ in words:
+    for _word in words:
         arrow = FancyArrowPatch((0, 0), (0, 0), arrowstyle="-|>", mutation_scale=12, lw=1.2,
                                 shrinkA=5, shrinkB=5)
         moves.arrows.append(ax.add_patch(arrow))
@@ -169,13 +170,13 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
         moves.after.append(ax.add_line(Line2D([], [], marker="o", ls="", mec="white", mew=0.8,
                                               mfcalt="none", ms=_MARKER_SIZE, zorder=4)))
     for labels in (moves.before_labels, moves.after_labels):
-        for _ in words:
+        for _word in words:
             labels.append(ax.add_artist(Annotation(      # a thin leader line ties the label to its marker
                 "", (0, 0), xytext=(0, 0), textcoords="offset points", fontsize=9, zorder=5,
                 arrowprops={"arrowstyle": "-", "color": "0.45", "lw": 0.6, "patchA": None,  # shrinkA: _label_all
                             "shrinkB": _MARKER_SIZE / 2 + 1})))
             labels[-1].arrow_patch.set_clip_path(ax.patch)   # clipped like its label (drawn unclipped otherwise)
-    for _ in (others or {}):
+    for _word in (others or {}):
         moves.others.append(ax.add_line(Line2D([], [], marker="s", ls="", mfc="none", mec="0.6",
                                                ms=8, mew=1.5)))
         moves.other_labels.append(ax.add_artist(Annotation("", (0, 0), xytext=(0, -9), textcoords="offset points",
@@ -187,7 +188,7 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: softmax(XXᵀ/√4)X, the seed's d_k."""
     words, X = data.cat_milk_it("sweet")
-    out, _ = scaled_dot_product_attention(X, X, X, scale=1 / math.sqrt(SEED_D_K))
+    out, _weights = scaled_dot_product_attention(X, X, X, scale=1 / math.sqrt(SEED_D_K))
     names = {"cat": "cat = it", "it": ""}
     for (x0, y0), (x1, y1), w in zip(X.tolist(), out.tolist(), words):
         ax.annotate("", (x1, y1), (x0, y0), arrowprops={"arrowstyle": "->", "color": "0.4"})
@@ -196,5 +197,5 @@ def thumbnail(ax):
         ax.text(x0 + 0.12, y0 + 0.12, names.get(w, w), fontsize=7)
     ax.set_xlim(-0.5, 4.5)
     ax.set_ylim(-0.5, 4.8)
-    ax.set_xlabel("state (→ hungry)", fontsize=6)
-    ax.set_ylabel("taste (→ sweet)", fontsize=6)
+    ax.set_xlabel(_("state (→ hungry)"), fontsize=6)
+    ax.set_ylabel(_("taste (→ sweet)"), fontsize=6)

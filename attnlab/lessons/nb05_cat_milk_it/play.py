@@ -1,10 +1,13 @@
 """Notebook 05's Play panel: the notebook makes the controls, ``play(controls)`` builds the figure
 and wires them. The state of the figure lives in the returned ``CatMilkPlay`` (its ``moves`` handle
 and its heatmap Axes), not on matplotlib objects."""
+from collections.abc import Mapping
+
 from matplotlib import rcParams
 
 from ... import _checks
 from ...data import SENTENCES, WORD_VECTORS, cat_milk_it
+from ...i18n import N_, gettext as _
 from ...panels import Panel, new_figure
 from ...plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .compute import SCALINGS, attend, similarities
@@ -14,9 +17,32 @@ CONTROLS = ("sentence", "scaling", "d", "T")      # plus "<word>_x", "<word>_y" 
 
 # The formula of each scaling, with T: one source for the scaling menu and the live title line.
 _FORMULAS = {"none": "softmax(QKᵀ/T)·V", "after": "softmax(QKᵀ/T)·V/√{d}", "inside": "softmax(QKᵀ/(√{d}·T))·V"}
+_SCALING_NAMES = ((N_("none"), "none"), (N_("after (seed)"), "after"), (N_("inside (correct)"), "inside"))
+
+
+class _ScalingOptions(Mapping):
+    """The scaling menu's {label: scaling}, its labels in the language in force when it is read (a
+    menu built after ``set_language("zh")`` is Chinese, though this module was imported before)."""
+
+    def _labels(self):
+        return {_("{name}: {formula}").format(name=_(name), formula=_FORMULAS[s].format(d="d_k")): s
+                for name, s in _SCALING_NAMES}
+
+    def __getitem__(self, label):
+        return self._labels()[label]
+
+    def __iter__(self):
+        return iter(self._labels())
+
+    def __len__(self):
+        return len(_SCALING_NAMES)
+
+    def __repr__(self):
+        return repr(self._labels())
+
+
 #: The scaling menu's {label: scaling}: the formulas of the title line above the plot, with d_k for the number.
-SCALING_OPTIONS = {f"{name}: {_FORMULAS[s].format(d='d_k')}": s
-                   for name, s in (("none", "none"), ("after (seed)", "after"), ("inside (correct)", "inside"))}
+SCALING_OPTIONS = _ScalingOptions()
 
 
 @_checks.arguments(scaling=_checks.Choice(SCALINGS), d=_checks.Real(positive=True))
@@ -41,7 +67,7 @@ class CatMilkPlay:
                            frameon=False)
         # No numbers in the cells: the text under the figure gives every weight.
         heatmap(X @ X.T * 0, x_labels=words, y_labels=words, ax=self.ax_weights,
-                xlabel="keys (attended to)", ylabel="queries", title="attention weights", annotate=False)
+                xlabel=_("keys (attended to)"), ylabel=_("queries"), title=_("attention weights"), annotate=False)
         # Two title lines: the sentence (changes with the menu, which draws in full anyway) and the
         # formula with T, live: a move redraws only the short line.
         self.ax_moves = ax_moves
@@ -67,14 +93,16 @@ class CatMilkPlay:
         update_heatmap(self.ax_weights, result.weights, x_labels=words, y_labels=words)
         s = similarities(result.output, words)
         dot = s["dot"]
-        rows = [f"{q} attends to:  " + "  ".join(f"{k} {v:.2f}" for k, v in zip(words, row))
-                for q, row in zip(words, result.weights.tolist())]
+        rows = [_("{word} attends to:  {weights}").format(word=q, weights="  ".join(
+                    f"{k} {v:.2f}" for k, v in zip(words, row))) for q, row in zip(words, result.weights.tolist())]
         return ("\n".join(rows) + "\n"
-                + f"sim(it′, milk′) = {dot['milk']:.3f}   sim(it′, cat′) = {dot['cat']:.3f}   "
-                + f"→ by dot product, it′ is closer to {max(dot, key=dot.get)}\n"
-                + f"cosine(it′, milk′) = {s['cosine']['milk']:.3f}   cosine(it′, cat′) = {s['cosine']['cat']:.3f}   "
-                + f"distance(it′, milk′) = {s['distance']['milk']:.2f}   "
-                + f"distance(it′, cat′) = {s['distance']['cat']:.2f}")
+                + _("sim(it′, milk′) = {milk:.3f}   sim(it′, cat′) = {cat:.3f}   "
+                    "→ by dot product, it′ is closer to {closer}").format(milk=dot['milk'], cat=dot['cat'],
+                                                                          closer=max(dot, key=dot.get)) + "\n"
+                + _("cosine(it′, milk′) = {cos_milk:.3f}   cosine(it′, cat′) = {cos_cat:.3f}   "
+                    "distance(it′, milk′) = {dist_milk:.2f}   distance(it′, cat′) = {dist_cat:.2f}").format(
+                    cos_milk=s['cosine']['milk'], cos_cat=s['cosine']['cat'], dist_milk=s['distance']['milk'],
+                    dist_cat=s['distance']['cat']))
 
 
 @_checks.arguments(controls=_checks.Dict())

@@ -17,6 +17,7 @@ import math
 import torch
 
 from ... import _checks
+from ...i18n import gettext as _
 
 
 def _even_width(num_hiddens):
@@ -144,11 +145,13 @@ def wavelength_mistakes(j, num_hiddens, base=10000.0):
     base = _checks.real(base, "base", positive=True)
     omega = frequencies(d, base)[j].item()                           # radians per position
     return [
-        (1 / omega, f"that is {base:g}^({2 * j}/{d}) = 1/ω, positions per radian. A full cycle is 2π radians: "
-                    f"multiply by 2π."),
-        (2 * math.pi * base ** (j / d), f"you used the exponent j/D = {j}/{d}. It is 2j/D = {2 * j}/{d}: 2j is the column."),
-        (2 * math.pi * base ** ((2 * j + 1) / d), f"you put column {2 * j + 1} in the exponent. Both columns of pair "
-                                                  f"{j} share the exponent 2j/D = {2 * j}/{d}."),
-        (math.pi / omega, "you used π for a full cycle. A full cycle is 2π radians."),
-        (omega, "that is ω, the frequency in radians per position. The wavelength is 2π / ω."),
+        (1 / omega, _("that is {base:g}^({two_j}/{D}) = 1/ω, positions per radian. A full cycle is 2π radians: "
+                      "multiply by 2π.").format(base=base, two_j=2 * j, D=d)),
+        (2 * math.pi * base ** (j / d), _("you used the exponent j/D = {j}/{D}. It is 2j/D = {two_j}/{D}: 2j is the "
+                                          "column.").format(j=j, two_j=2 * j, D=d)),
+        (2 * math.pi * base ** ((2 * j + 1) / d), _("you put column {column} in the exponent. Both columns of pair "
+                                                    "{j} share the exponent 2j/D = {two_j}/{D}.").format(
+                                                        column=2 * j + 1, j=j, two_j=2 * j, D=d)),
+        (math.pi / omega, _("you used π for a full cycle. A full cycle is 2π radians.")),
+        (omega, _("that is ω, the frequency in radians per position. The wavelength is 2π / ω.")),
     ]

@@ -7,7 +7,8 @@ size is the query/key size d (the suite's shape letters)."""
 import torch
 
 from ...positional import sinusoidal_encoding
-from ...selfcheck import check_function, mistake
+from ...i18n import N_, gettext as _
+from ...selfcheck import Hint, check_function, mistake
 from .encoding import frequencies, rope
 
 
@@ -28,13 +29,18 @@ def _halves(n, D):
 
 # A float32 answer passes (atol=1e-5), so its mistakes are recognised with the same tolerance.
 SINUSOIDAL_MISTAKES = [
-    mistake(_swapped, "sine and cosine are swapped: column 2j holds sin(i ω_j), column 2j+1 holds cos(i ω_j).",
+    mistake(_swapped, N_("sine and cosine are swapped: column 2j holds sin(i ω_j), column 2j+1 holds cos(i ω_j)."),
             atol=1e-5),
-    mistake(_exponent_j, "the exponent is j/D; it should be 2j/D (j counts pairs, 2j is the column): "
-                         "ω_j = 10000^(-2j/D).", atol=1e-5),
-    mistake(_halves, "all sines come first and all cosines after; here they alternate: sin, cos, sin, cos, ...",
+    mistake(_exponent_j, N_("the exponent is j/D; it should be 2j/D (j counts pairs, 2j is the column): "
+                            "ω_j = 10000^(-2j/D)."), atol=1e-5),
+    mistake(_halves, N_("all sines come first and all cosines after; here they alternate: sin, cos, sin, cos, ..."),
             atol=1e-5),
 ]
+
+
+def _in_language(hints):
+    """The hints with their messages looked up now (the lists hold the English msgids)."""
+    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
 
 
 def check_sinusoidal(fn):
@@ -42,7 +48,7 @@ def check_sinusoidal(fn):
     prints a report."""
     cases = [(8, 8), (60, 32), (1, 2), (5, 6)]
     return check_function(fn, lambda n, D: sinusoidal_encoding(n, D, dtype=torch.float64), cases,
-                          atol=1e-5, hints=SINUSOIDAL_MISTAKES)
+                          atol=1e-5, hints=_in_language(SINUSOIDAL_MISTAKES))
 
 
 def _rope_one(x, i):
@@ -67,13 +73,14 @@ def _rope_halves(x, i):
 
 
 ROPE_MISTAKES = [
-    mistake(_rope_other_way, "you turned the other way (θ → −θ). Use the matrix of section 6: "
-                             "a' = a cos θ + b sin θ, b' = −a sin θ + b cos θ. (Su et al.'s RoPE uses your direction; "
-                             "both keep the relative property, but here we follow section 6.)", atol=1e-5),
-    mistake(_rope_one_speed, "every pair turned by i radians: pair j must turn by i·ω_j, ω_j = 10000^(-2j/d).",
+    mistake(_rope_other_way, N_("you turned the other way (θ → −θ). Use the matrix of section 6: "
+                                "a' = a cos θ + b sin θ, b' = −a sin θ + b cos θ. (Su et al.'s RoPE uses your "
+                                "direction; both keep the relative property, but here we follow section 6.)"),
             atol=1e-5),
-    mistake(_rope_halves, "you paired column j with column j + d/2 (the GPT-NeoX layout); here a pair is two "
-                          "neighbouring columns (2j, 2j+1), as in P.", atol=1e-5),
+    mistake(_rope_one_speed, N_("every pair turned by i radians: pair j must turn by i·ω_j, ω_j = 10000^(-2j/d)."),
+            atol=1e-5),
+    mistake(_rope_halves, N_("you paired column j with column j + d/2 (the GPT-NeoX layout); here a pair is two "
+                             "neighbouring columns (2j, 2j+1), as in P."), atol=1e-5),
 ]
 
 
@@ -82,4 +89,4 @@ def check_rope(fn):
     position) against ``lesson.rope``."""
     x = torch.tensor([1.0, 2.0, -0.5, 0.3, 0.7, -1.2, 2.0, 0.1], dtype=torch.float64)
     cases = [(x, 3), (x, 0), (x[:2], 10), (x, 25)]
-    return check_function(fn, _rope_one, cases, atol=1e-8, hints=ROPE_MISTAKES)
+    return check_function(fn, _rope_one, cases, atol=1e-8, hints=_in_language(ROPE_MISTAKES))

@@ -17,6 +17,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from ... import _checks, panels
+from ...i18n import gettext as _
 from ...plotting import to_numpy
 from ...positional import sinusoidal_encoding
 from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
@@ -44,14 +45,14 @@ def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=No
     M = _matrix(P)
     vmax = _checks.real(vmax, "vmax", positive=True)
     im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
-    ax.set_xlabel("dimension (column of P)")
-    ax.set_ylabel("position i (row of P)")
+    ax.set_xlabel(_("dimension (column of P)"))
+    ax.set_ylabel(_("position i (row of P)"))
     for axis in (ax.xaxis, ax.yaxis):                 # rows and columns are whole numbers: no 2.5 ticks
         axis.set_major_locator(MaxNLocator(integer=True))
     if title:
         ax.set_title(title)
     if colorbar:
-        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="value")
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=_("value"))
     return im
 
 
@@ -99,11 +100,11 @@ def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     if bad:
         raise ValueError(f"columns: expected numbers in [0, {P.shape[1] - 1}] (P has {P.shape[1]} columns), got {bad}")
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3))
+        _fig, ax = plt.subplots(figsize=(6, 3))
     for c in columns:
-        ax.plot(np.arange(P.shape[0]), P[:, c], label=f"col {c}")
-    ax.set_xlabel("position i")
-    ax.set_ylabel("P[i, col]")
+        ax.plot(np.arange(P.shape[0]), P[:, c], label=_("col {c}").format(c=c))
+    ax.set_xlabel(_("position i"))
+    ax.set_ylabel(_("P[i, col]"))
     ax.legend(loc="upper right", fontsize=8)
     return ax
 
@@ -117,12 +118,12 @@ def binary_counter_plot(num_bits=3, *, ax=None):
         raise ValueError(f"num_bits: expected at most {MAX_BITS} (the plot writes 2^num_bits numbers), got {num_bits}")
     n = np.arange(2 ** num_bits)
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3))
+        _fig, ax = plt.subplots(figsize=(6, 3))
     for b in range(num_bits):
         bits = (n >> b) & 1
         offset = 1.5 * (num_bits - 1 - b)
         ax.step(np.append(n, n[-1] + 1), np.append(bits, bits[-1]) + offset, where="post",
-                color=f"C{b}", linewidth=2, label=f"bit {b} (flips every {2 ** b})")
+                color=f"C{b}", linewidth=2, label=_("bit {b} (flips every {n})").format(b=b, n=2 ** b))
         for k, v in zip(n, bits):
             ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=f"C{b}")
     ax.set_xticks(n + 0.5)
@@ -130,7 +131,7 @@ def binary_counter_plot(num_bits=3, *, ax=None):
     ax.set_yticks([])
     ax.set_xlim(0, n[-1] + 1)
     ax.set_ylim(-0.3, 1.5 * num_bits)
-    ax.set_xlabel("number (and its binary form)")
+    ax.set_xlabel(_("number (and its binary form)"))
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     return ax
 
@@ -151,7 +152,7 @@ def counter_vs_columns_figure(n=60, d=32, pairs=(0, 2, 4), *, base=10000.0, figs
     ``d``: the width D of P (num_hiddens); n: its number of positions."""
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=figsize, layout="constrained")
     binary_counter_plot(3, ax=ax0)
-    ax0.set_title("bits of 0–7: each bit is 2× slower than the one below")
+    ax0.set_title(_("bits of 0–7: each bit is 2× slower than the one below"))
     omega, lam = frequencies(d, base), wavelengths(d, base)
     i, x = np.arange(n), np.linspace(0, n - 1, 20 * n)
     samples, waves = {}, {}
@@ -159,10 +160,11 @@ def counter_vs_columns_figure(n=60, d=32, pairs=(0, 2, 4), *, base=10000.0, figs
         shift, w = 2.5 * (len(pairs) - 1 - k), float(omega[j])
         waves[j], = ax1.plot(x, np.sin(x * w) + shift, color=f"C{k}", linewidth=1, alpha=0.45)
         samples[j], = ax1.plot(i, np.sin(i * w) + shift, "o", color=f"C{k}", markersize=3,
-                               label=f"col {2 * j} (λ = {float(lam[j]):.1f})")
-    ax1.set(yticks=[], xlabel="position i", ylabel="P[i, column] (curves shifted apart)")
+                               label=_("col {c} (λ = {wavelength:.1f})").format(c=2 * j, wavelength=float(lam[j])))
+    ax1.set(yticks=[], xlabel=_("position i"), ylabel=_("P[i, column] (curves shifted apart)"))
     ax1.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
-    ax1.set_title(f"sine columns {', '.join(str(2 * j) for j in pairs)}: samples (dots) of smooth waves (thin)")
+    ax1.set_title(_("sine columns {columns}: samples (dots) of smooth waves (thin)").format(
+        columns=", ".join(str(2 * j) for j in pairs)))
     return CounterFigure(fig, ax0, ax1, samples, waves)
 
 
@@ -179,15 +181,16 @@ def similarity_figure(P, *, base=10000.0, figsize=(12, 4)):
     """Left: P Pᵀ (constant along each diagonal). Right: its diagonals against the closed form Σ cos(δ ω_j)."""
     n, d = P.shape
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=figsize, layout="constrained")
-    encoding_heatmap(P @ P.T, ax=ax0, vmax=d / 2, title="P Pᵀ: constant along every diagonal")
-    ax0.set_xlabel("position m")
-    ax0.set_ylabel("position i")
+    encoding_heatmap(P @ P.T, ax=ax0, vmax=d / 2, title=_("P Pᵀ: constant along every diagonal"))
+    ax0.set_xlabel(_("position m"))
+    ax0.set_ylabel(_("position i"))
     deltas = np.arange(n)
-    mean, _ = similarity_by_offset(P, max_offset=n - 1)
-    closed, = ax1.plot(deltas, offset_similarity(torch.arange(n), d, base), color="C0", label="closed form Σ cos(δ ω_j)")
-    diagonals, = ax1.plot(deltas, to_numpy(mean), "o", color="C1", markersize=3, label="diagonals of P Pᵀ")
+    mean, _spread = similarity_by_offset(P, max_offset=n - 1)
+    closed, = ax1.plot(deltas, offset_similarity(torch.arange(n), d, base), color="C0", label=_("closed form Σ cos(δ ω_j)"))
+    diagonals, = ax1.plot(deltas, to_numpy(mean), "o", color="C1", markersize=3, label=_("diagonals of P Pᵀ"))
     ax1.axhline(0, color="0.7", linewidth=0.8)
-    ax1.set(xlabel="offset δ = m − i", ylabel="P_i · P_(i+δ)", title="similarity falls (not monotonically) with the offset")
+    ax1.set(xlabel=_("offset δ = m − i"), ylabel="P_i · P_(i+δ)",
+            title=_("similarity falls (not monotonically) with the offset"))
     ax1.legend(fontsize=8)
     return SimilarityFigure(fig, ax0, ax1, closed, diagonals)
 
@@ -213,15 +216,16 @@ def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6
     angle = np.linspace(0, 2 * math.pi, 200)
     ax.plot(np.sin(angle), np.cos(angle), color="0.85")
     dots = ax.scatter(to_numpy(P[:, 2 * j]), to_numpy(P[:, 2 * j + 1]), c=np.arange(n), cmap="viridis", s=12, zorder=2)
-    fig.colorbar(dots, ax=ax, label="position i")
+    fig.colorbar(dots, ax=ax, label=_("position i"))
     arrows = []
     for k, i0 in enumerate(starts):
         a, b = P[i0, 2 * j:2 * j + 2].tolist(), P[i0 + delta, 2 * j:2 * j + 2].tolist()   # (sin, cos) at i, i+δ
         arrows.append(ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=f"C{k + 1}", linewidth=2)))
         ax.annotate(f"{i0} → {i0 + delta}", xy=a, xytext=(1.3 * a[0], 1.2 * a[1]), color=f"C{k + 1}", ha="center", fontsize=10)
-    ax.set(xlabel=f"column {2 * j} = sin(i ω_{j})", ylabel=f"column {2 * j + 1} = cos(i ω_{j})",
+    ax.set(xlabel=_("column {c} = sin(i ω_{j})").format(c=2 * j, j=j),
+           ylabel=_("column {c} = cos(i ω_{j})").format(c=2 * j + 1, j=j),
            xlim=(-1.5, 1.5), ylim=(-1.35, 1.35), aspect="equal")
-    ax.set_title(f"{delta} positions on = the same clockwise turn, from any start")
+    ax.set_title(_("{delta} positions on = the same clockwise turn, from any start").format(delta=delta))
     return CircleFigure(fig, ax, dots, arrows)
 
 
@@ -246,43 +250,43 @@ class Explorer:
         positions = np.arange(n)
         zeros = np.zeros(n)
         self.controls = {
-            "position": widgets.IntSlider(value=position, min=0, max=n - 1, description="position i"),
-            "pair": widgets.IntSlider(value=pair, min=0, max=width // 2 - 1, description="pair j"),
+            "position": widgets.IntSlider(value=position, min=0, max=n - 1, description=_("position i")),
+            "pair": widgets.IntSlider(value=pair, min=0, max=width // 2 - 1, description=_("pair j")),
             "width": widgets.IntSlider(value=width, min=4, max=64, step=2, description="D"),
             "base": widgets.FloatLogSlider(value=base, base=10, min=1, max=5, step=1, readout_format=".0f",
-                                           description="base")}
+                                           description=_("base"))}
         self.controls["width"].observe(self._keep_pair_valid, names="value")
         fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = panels.new_figure(2, 2, figsize=(11, 7))
         self.figure, self.ax_P, self.ax_pair, self.ax_circle, self.ax_sim = fig, ax_P, ax_pair, ax_circle, ax_sim
         self.image = encoding_image(sinusoidal_encoding(n, width), ax_P)
-        ax_P.set_ylabel("position m (row of P)")                        # every row; i is the boxed one
-        ax_P.set_title("P: position i (black box), pair j (green box)")
+        ax_P.set_ylabel(_("position m (row of P)"))                        # every row; i is the boxed one
+        ax_P.set_title(_("P: position i (black box), pair j (green box)"))
         self.row_box = ax_P.add_patch(Rectangle((-0.5, 0), 1, 1, fill=False, edgecolor="black", linewidth=2))
         self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor="lime", linewidth=2))
-        self.sin_line, = ax_pair.plot(positions, zeros, color="C0", label="sin column 2j")
-        self.cos_line, = ax_pair.plot(positions, zeros, color="C1", label="cos column 2j+1")
+        self.sin_line, = ax_pair.plot(positions, zeros, color="C0", label=_("sin column 2j"))
+        self.cos_line, = ax_pair.plot(positions, zeros, color="C1", label=_("cos column 2j+1"))
         self.pair_marker = ax_pair.axvline(0, color="black", linewidth=1)
         self.pair_dots, = ax_pair.plot([0, 0], [0, 0], "ko", markersize=5)
-        ax_pair.set(xlabel="position m", ylabel="P[m, column]", ylim=(-1.15, 1.15),
-                    title="pair j (columns 2j, 2j+1) against position")
+        ax_pair.set(xlabel=_("position m"), ylabel=_("P[m, column]"), ylim=(-1.15, 1.15),
+                    title=_("pair j (columns 2j, 2j+1) against position"))
         angle = np.linspace(0, 2 * math.pi, 200)
         ax_circle.plot(np.sin(angle), np.cos(angle), color="0.85")
         self.trail = ax_circle.scatter(zeros, zeros, c=positions, cmap="viridis", s=12)
         self.here, = ax_circle.plot([0], [0], "o", color="black", markersize=8, fillstyle="none", markeredgewidth=2)
-        ax_circle.set(xlabel="sin column 2j", ylabel="cos column 2j+1", xlim=(-1.2, 1.2), ylim=(-1.2, 1.2), aspect="equal",
-                      title="pair j on the unit circle: one step turns it by ω_j")
-        self.trail_colorbar = fig.colorbar(self.trail, ax=ax_circle, label="position m")
+        ax_circle.set(xlabel=_("sin column 2j"), ylabel=_("cos column 2j+1"), xlim=(-1.2, 1.2), ylim=(-1.2, 1.2),
+                      aspect="equal", title=_("pair j on the unit circle: one step turns it by ω_j"))
+        self.trail_colorbar = fig.colorbar(self.trail, ax=ax_circle, label=_("position m"))
         self.sim_dots, = ax_sim.plot(positions, zeros, "o", color="C1", markersize=3, label="P_i · P_m")
         self.sim_line, = ax_sim.plot(positions, zeros, color="C0", label="Σ cos((m−i) ω_j)")
         self.sim_marker = ax_sim.axvline(0, color="black", linewidth=1)
         ax_sim.axhline(0, color="0.8", linewidth=0.8)
-        ax_sim.set(xlabel="position m", ylabel="similarity P_i · P_m to position i",
-                   title="similarity of position i to every position m")
+        ax_sim.set(xlabel=_("position m"), ylabel=_("similarity P_i · P_m to position i"),
+                   title=_("similarity of position i to every position m"))
         # Each legend beside the plot it explains, outside the axes: a legend inside an axes with moving
         # artists is redrawn on every move (~5 ms each); out here nothing that moves covers it.
         # The first one makes constrained layout keep a margin on the right; the second is placed in that
         # margin beside the similarity plot (a figure legend anchored to its axes' top right corner).
-        self.legends = (fig.legend([self.sin_line, self.cos_line], ["sin column 2j", "cos column 2j+1"],
+        self.legends = (fig.legend([self.sin_line, self.cos_line], [_("sin column 2j"), _("cos column 2j+1")],
                                    loc="outside right upper", fontsize=9),
                         fig.legend([self.sim_dots, self.sim_line], ["P_i · P_m", "Σ cos((m−i) ω_j)"],
                                    loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax_sim.transAxes,
@@ -321,15 +325,19 @@ class Explorer:
             self.sim_ylim = ylim
         M1 = rotation_matrix(1, width, base)                                         # (D, D)
         rotated = bool((P[:-1] @ M1.T - P[1:]).abs().max() < 1e-12)                  # every row i at once
-        return (f"P: n = {n} positions, D = {width} columns, base = {base:g}\n"
-                f"position i = {position}, pair j = {j} (columns {2 * j}, {2 * j + 1}): "
-                f"P[i, {2 * j}] = sin({position}·{omega:.4g}) = {s[position]:.3f}, P[i, {2 * j + 1}] = {c[position]:.3f}\n"
-                f"one step turns pair j by ω_j = base^(−2j/D) = {omega:.3g} rad: a full turn (wavelength 2π/ω_j) "
-                f"every {lam:.2f} positions\n"
-                f"each pair is {base ** (2 / width):.2f}× slower than the one before (bits: 2×)\n"
-                f"similarity: peak P_i·P_i = D/2 = {width // 2}, P_i·P_(i+1) = {offset_similarity(1, width, base).item():.3f}, "
-                f"P_i·P_(i+10) = {offset_similarity(10, width, base).item():.3f} (same for every i)\n"
-                f"rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 10⁻¹²): {rotated}")
+        return "\n".join([
+            _("P: n = {n} positions, D = {D} columns, base = {base:g}").format(n=n, D=width, base=base),
+            _("position i = {i}, pair j = {j} (columns {c0}, {c1}): P[i, {c0}] = sin({i}·{omega:.4g}) = {sin:.3f}, "
+              "P[i, {c1}] = {cos:.3f}").format(i=position, j=j, c0=2 * j, c1=2 * j + 1, omega=omega, sin=s[position],
+                                               cos=c[position]),
+            _("one step turns pair j by ω_j = base^(−2j/D) = {omega:.3g} rad: a full turn (wavelength 2π/ω_j) "
+              "every {wavelength:.2f} positions").format(omega=omega, wavelength=lam),
+            _("each pair is {ratio:.2f}× slower than the one before (bits: 2×)").format(ratio=base ** (2 / width)),
+            _("similarity: peak P_i·P_i = D/2 = {peak}, P_i·P_(i+1) = {next:.3f}, P_i·P_(i+10) = {tenth:.3f} "
+              "(same for every i)").format(peak=width // 2, next=offset_similarity(1, width, base).item(),
+                                           tenth=offset_similarity(10, width, base).item()),
+            _("rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 10⁻¹²): {rotated}").format(
+                rotated=rotated)])
 
     def _repr_mimebundle_(self, **kwargs):
         return self.panel._repr_mimebundle_(**kwargs)
@@ -344,9 +352,9 @@ def explorer(n=60, **values):
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     im = ax.imshow(sinusoidal_encoding(60, 32).T.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
-    ax.set_xlabel("position i", fontsize=6)
-    ax.set_ylabel("dimension (column of P)", fontsize=6)
+    ax.set_xlabel(_("position i"), fontsize=6)
+    ax.set_ylabel(_("dimension (column of P)"), fontsize=6)
     cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
     cbar.ax.tick_params(labelsize=5)
-    cbar.set_label("value", fontsize=6)
+    cbar.set_label(_("value"), fontsize=6)
 
