@@ -136,7 +136,7 @@ class Numeric(_Check):
             value = self.control.value
         right = math.isfinite(value) and abs(value - self.answer) <= self.tolerance
         if right:
-            self.feedback.value = _ok(f"{self.answer:g}.")
+            self.feedback.value = _ok(_("{answer:g}.").format(answer=self.answer))
         elif not math.isfinite(value):
             self.feedback.value = _no(_("Type a finite number. {hint}").format(hint=self.hint))
         elif (message := self.mistake(value)) is not None:

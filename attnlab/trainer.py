@@ -196,7 +196,7 @@ class Trainer:
         names = ", ".join(["steps"] + list(self.controls))
         with language(self.language):
             text = _("Live panel '{name}': train button ({controls}), progress bar, live curves: {curves}").format(
-                name=self.panel.name, controls=names, curves=", ".join(self.curves))
+                name=self.panel.name, controls=names, curves=", ".join(_(c) for c in self.curves))
         status = html.unescape(re.sub(r"<[^>]*>", "", self.status.value)).strip()
         for line in (status, self.panel.summary):
             if line:
