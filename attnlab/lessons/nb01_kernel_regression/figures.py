@@ -130,7 +130,8 @@ class Explorer:
             a.remove()
         self.ax_fit, self.ax_row = axes[0, 0], axes[1, 0]
         self.ax_map = fig.add_subplot(axes[0, 0].get_gridspec()[:, 1])
-        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, y_hat, d.x_train, d.y_train, label="Nadaraya-Watson")
+        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, y_hat, d.x_train, d.y_train,
+                             label=_("Nadaraya-Watson"))
         self.avg_line = self.ax_fit.axhline(d.y_train.mean().item(), color="C4", linestyle=":",
                                             label=_("average pooling"))
         self.query_line = self.ax_fit.axvline(query, color="red", linewidth=1)
