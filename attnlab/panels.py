@@ -58,6 +58,8 @@ class Panel:
         columns: how many controls per row.
         freeze_layout: lay the figure out on the first draw only, so it does not jump as values change.
         blit: False draws everything on every refresh, whatever is declared.
+    The panel remembers the language it was built in (``attnlab.i18n``): every callback, redraw and
+    text of its own runs in that language, whatever ``set_language`` chose since.
     The panel itself is displayable (widget view, plus the current figure as PNG and the text summary
     for viewers without widgets); ``.widget`` is the ipywidgets box.
     """

@@ -307,5 +307,6 @@ def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
             lines.append(_("{query}: no visible key (all weights 0)").format(query=ys[i]))
             continue
         best = np.argsort(-row, kind="stable")[:top]
-        lines.append(_("{query}: {weights}").format(query=ys[i], weights=", ".join(f"{xs[j]} {row[j]:.2f}" for j in best)))
+        tops = ", ".join(f"{xs[j]} {row[j]:.2f}" for j in best)
+        lines.append(_("{query}: {weights}").format(query=ys[i], weights=tops))
     return "\n".join(lines)

@@ -56,7 +56,8 @@ class Trainer:
         run: generator function ``run(steps, **values)`` (values of ``controls``), see above.
         steps: the steps slider's start value; ``min_steps``, ``max_steps``, ``step`` its range.
         controls: {name: widget with .value} passed to ``run`` (and to ``extra``) by name.
-        curves: the names of the floats ``run`` yields that are drawn, in one axes each.
+        curves: the names of the floats ``run`` yields that are drawn, in one axes each; shown through
+            the catalog (``_(name)``: CURVES are marked here, a lesson marks any other name with ``N_``).
         extra: optional ``extra(ax, latest, **values)`` drawing the model being trained into one
             more axes; ``latest`` is the last dict ``run`` yielded (None before training). It must
             return None or a line of text for the status.
@@ -64,6 +65,8 @@ class Trainer:
         seconds_per_step: rough cost on a laptop CPU, for the hint under the slider.
         redraws: how many times the figure is redrawn during one training run.
         figsize, name: the figure's size and the download's file name.
+        button: the button's label, shown as ``_(button)`` (pass it marked with ``N_`` or translated).
+    The trainer remembers the language it was built in: its callbacks and texts stay in it.
     """
 
     def __init__(self, run, *, steps=80, min_steps=10, max_steps=200, step=10, controls=None, curves=("loss",),

@@ -21,7 +21,7 @@ from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 _LINE = _checks.Array(1)
-PREDICTION = N_("prediction")          # the fit's default legend label, shown translated
+_PREDICTION = N_("prediction")          # the fit's default legend label, shown translated
 
 
 class FitLines(NamedTuple):
@@ -33,7 +33,7 @@ class FitLines(NamedTuple):
 
 @_checks.arguments(ax=_AX, x_test=_LINE, y_truth=_LINE, y_hat=_LINE, x_train=_checks.Optional(_LINE),
                    y_train=_checks.Optional(_LINE), label=_checks.Text())
-def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=PREDICTION):
+def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=_PREDICTION):
     """Draw truth, prediction and (optionally) the training points into ``ax``; returns FitLines."""
     xs, truth_, fit_ = (to_numpy(v).ravel() for v in (x_test, y_truth, y_hat))
     for name, values in (("y_truth", truth_), ("y_hat", fit_)):
@@ -46,7 +46,7 @@ def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=P
         raise ValueError(f"y_train: expected {to_numpy(x_train).size} values, one per x_train, "
                          f"got {to_numpy(y_train).size}")
     truth, = ax.plot(to_numpy(x_test), to_numpy(y_truth), label=_("truth"), color="0.3", linestyle="--")
-    label = _(PREDICTION) if label == PREDICTION else label             # the caller translates a label it gives
+    label = _(_PREDICTION) if label == _PREDICTION else label             # the caller translates a label it gives
     fit, = ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
     points = None
     if x_train is not None:
@@ -61,7 +61,7 @@ def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=P
 
 @_checks.arguments(ax=_checks.Optional(_AX), x_test=_LINE, y_truth=_LINE, y_hat=_LINE,
                    x_train=_checks.Optional(_LINE), y_train=_checks.Optional(_LINE), label=_checks.Text())
-def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label=PREDICTION):
+def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label=_PREDICTION):
     """Truth, prediction and (optionally) the training points; returns the Axes."""
     if ax is None:
         ax = plt.subplots(figsize=(6, 3.5))[1]
