@@ -22,6 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ._blit import Blitter
+from .i18n import gettext as _, get_language, language
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # A panel where no widget runs (nbviewer, GitHub, nbconvert's HTML): its picture, and its text under it.
@@ -57,6 +58,8 @@ class Panel:
         columns: how many controls per row.
         freeze_layout: lay the figure out on the first draw only, so it does not jump as values change.
         blit: False draws everything on every refresh, whatever is declared.
+    The panel remembers the language it was built in (``attnlab.i18n``): every callback, redraw and
+    text of its own runs in that language, whatever ``set_language`` chose since.
     The panel itself is displayable (widget view, plus the current figure as PNG and the text summary
     for viewers without widgets); ``.widget`` is the ipywidgets box.
     """
@@ -73,6 +76,7 @@ class Panel:
         self.update = update
         self.name = name
         self.freeze_layout = freeze_layout
+        self.language = get_language()     # callbacks, redraws and texts stay in the language it was built in
         self.timings = []                  # seconds per refresh: (update, render = draw + PNG encode, draw)
         self._ahead = None                 # the pending call of _plan_ahead (a kernel's event loop only)
         self._encoder = PngEncoder()
@@ -84,8 +88,9 @@ class Panel:
         self.download = widgets.HTML()
         buttons = []
         for fmt in ("png", "svg"):
-            b = widgets.Button(description=f"Download {fmt.upper()}", icon="download",
-                               layout=widgets.Layout(width="auto"), tooltip=f"Save the figure as {fmt.upper()}")
+            b = widgets.Button(description=_("Download {format}").format(format=fmt.upper()), icon="download",
+                               layout=widgets.Layout(width="auto"),
+                               tooltip=_("Save the figure as {format}").format(format=fmt.upper()))
             b.on_click(lambda _, fmt=fmt: self._offer_download(fmt))
             buttons.append(b)
         items = list(self.controls.values())
@@ -110,7 +115,12 @@ class Panel:
         self.refresh()
 
     def refresh(self):
-        """Run the callback with the current values and show the new figure (or the error)."""
+        """Run the callback with the current values and show the new figure (or the error), in the
+        language the panel was built in."""
+        with language(self.language):
+            self._refresh()
+
+    def _refresh(self):
         if self._ahead is not None:
             self._ahead.cancel()
             self._ahead = None
@@ -184,14 +194,18 @@ class Panel:
 
     def _offer_download(self, fmt):
         mime = "image/png" if fmt == "png" else "image/svg+xml"
-        data = base64.b64encode(self.export(fmt)).decode("ascii")
+        with language(self.language):
+            data = base64.b64encode(self.export(fmt)).decode("ascii")
+            save = _("Save {file}").format(file=f"{html.escape(self.name)}.{fmt}")
         self.download.value = (f'<a download="{html.escape(self.name)}.{fmt}" href="data:{mime};base64,{data}" '
-                               f'class="attnlab-download">Save {html.escape(self.name)}.{fmt}</a>')
+                               f'class="attnlab-download">{save}</a>')
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, and for viewers without widgets (GitHub, nbviewer, a static site) the
         current figure as PNG and a text form: the panel's name, controls and text summary."""
-        text = f"Live panel '{self.name}' with controls: {', '.join(self.controls)}"
+        with language(self.language):
+            text = _("Live panel '{name}' with controls: {controls}").format(name=self.name,
+                                                                             controls=", ".join(self.controls))
         if self.summary:
             text += "\n" + self.summary
         return widget_bundle(self.widget, text, bytes(self.image.value) or None)
@@ -285,8 +299,9 @@ def widget_bundle(widget, text, png=None):
 
 def _error_html(exc):
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-3))
+    details = _("details")
     return (f"<div style='color:#b00020'><b>{html.escape(type(exc).__name__)}:</b> {html.escape(str(exc))}"
-            f"<details><summary>details</summary><pre>{html.escape(tb)}</pre></details></div>")
+            f"<details><summary>{details}</summary><pre>{html.escape(tb)}</pre></details></div>")
 
 
 def _check_arguments(figure, controls, update, name, columns, freeze_layout, blit):

@@ -28,10 +28,13 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
+from .i18n import N_, gettext as _
+
 WEIGHT_CMAP = "viridis"
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax
 MAX_ANNOTATED = 900            # cells written out (30 x 30); more is unreadable and slow
 MAX_TICKS = 60                 # rows/columns given one tick each when unlabelled
+KEYS, QUERIES = N_("keys"), N_("queries")    # a heatmap's default axis labels, shown translated
 
 
 @dataclass
@@ -144,8 +147,8 @@ def _text_color(value, vmin, vmax):
     return "black" if (value - vmin) / ((vmax - vmin) or 1.0) > 0.6 else "white"
 
 
-def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabel="keys",
-            ylabel="queries", vmin=0.0, vmax=1.0, cmap=WEIGHT_CMAP, annotate=None, fmt="{:.2f}",
+def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabel=KEYS,
+            ylabel=QUERIES, vmin=0.0, vmax=1.0, cmap=WEIGHT_CMAP, annotate=None, fmt="{:.2f}",
             colorbar=True):
     """Draw a (Tq, Tk) matrix of weights with token labels; returns the Axes.
 
@@ -165,10 +168,10 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
     _fmt(fmt)
     _flag(colorbar, "colorbar")
     if ax is None:
-        _, ax = plt.subplots(figsize=_figsize(1.2 + 0.55 * w.shape[1], 1.0 + 0.45 * w.shape[0]))
+        ax = plt.subplots(figsize=_figsize(1.2 + 0.55 * w.shape[1], 1.0 + 0.45 * w.shape[0]))[1]
     im = ax.imshow(w, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_xlabel(_(KEYS) if xlabel == KEYS else xlabel)       # the caller translates a label it gives
+    ax.set_ylabel(_(QUERIES) if ylabel == QUERIES else ylabel)
     if title:
         ax.set_title(title)
     _HEATMAPS[ax] = HeatmapState(im, x_labels, y_labels, annotate, fmt, vmin, vmax)
@@ -284,8 +287,8 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
             continue
         ax.set_visible(True)
         heatmap(w[h], x_labels=x_labels, y_labels=y_labels, ax=ax, colorbar=False, annotate=annotate,
-                title=titles[h] if titles else f"head {h + 1}")
-    axes[0].figure.colorbar(axes[0].images[0], ax=list(axes[:H]), shrink=0.8, label="weight")
+                title=titles[h] if titles else _("head {h}").format(h=h + 1))
+    axes[0].figure.colorbar(axes[0].images[0], ax=list(axes[:H]), shrink=0.8, label=_("weight"))
     return axes
 
 
@@ -301,8 +304,9 @@ def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
     lines = []
     for i, row in enumerate(w):
         if row.sum() == 0:
-            lines.append(f"{ys[i]}: no visible key (all weights 0)")
+            lines.append(_("{query}: no visible key (all weights 0)").format(query=ys[i]))
             continue
         best = np.argsort(-row, kind="stable")[:top]
-        lines.append(f"{ys[i]}: " + ", ".join(f"{xs[j]} {row[j]:.2f}" for j in best))
+        tops = ", ".join(f"{xs[j]} {row[j]:.2f}" for j in best)
+        lines.append(_("{query}: {weights}").format(query=ys[i], weights=tops))
     return "\n".join(lines)

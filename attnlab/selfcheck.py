@@ -13,14 +13,25 @@ import copy
 import html
 import math
 import numbers
+import re
 from collections.abc import Mapping
 
 import ipywidgets as widgets
 
 from . import panels
+from .i18n import N_, gettext as _, get_language, language
 
-_OK = "<span style='color:#1b7f3b'><b>✓ Right.</b> {}</span>"
-_NO = "<span style='color:#b00020'><b>✗ Not quite.</b> {}</span>"
+_OK = "<span style='color:#1b7f3b'><b>✓ {right}</b> {}</span>"
+_NO = "<span style='color:#b00020'><b>✗ {wrong}</b> {}</span>"
+RIGHT, WRONG = N_("Right."), N_("Not quite.")
+
+
+def _ok(text):
+    return _OK.format(text, right=_(RIGHT))
+
+
+def _no(text):
+    return _NO.format(text, wrong=_(WRONG))
 
 
 class _Check:
@@ -31,26 +42,30 @@ class _Check:
             if not isinstance(text, str):
                 raise TypeError(f"{name}: expected a str (HTML allowed), got {type(text).__name__}")
         self.question = question
+        self.language = get_language()     # its feedback stays in the language it was built in
         self.feedback = widgets.HTML()
-        self.check_button = widgets.Button(description="Check", button_style="primary",
+        self.check_button = widgets.Button(description=_("Check"), button_style="primary",
                                            layout=widgets.Layout(width="auto"))
         self.check_button.on_click(lambda _: self.check())
         self.solution = widgets.HTML(f"<div style='margin:4px 0'>{solution}</div>")
         self.solution.layout.display = "none"
-        self.reveal = widgets.ToggleButton(description="Show solution", layout=widgets.Layout(width="auto"))
+        self.reveal = widgets.ToggleButton(description=_("Show solution"), layout=widgets.Layout(width="auto"))
         self.reveal.observe(self._toggle, names="value")
         self.control = control
         self.widget = widgets.VBox([
-            widgets.HTML(f"<b>Self-check.</b> {question}"), control,
+            widgets.HTML(_("<b>Self-check.</b> {question}").format(question=question)), control,
             widgets.HBox([self.check_button, self.reveal]), self.feedback, self.solution])
         self.widget.add_class("attnlab-selfcheck")
 
     def _toggle(self, change):
         self.solution.layout.display = "" if change["new"] else "none"
-        self.reveal.description = "Hide solution" if change["new"] else "Show solution"
+        with language(self.language):
+            self.reveal.description = _("Hide solution") if change["new"] else _("Show solution")
 
     def _repr_mimebundle_(self, **kwargs):
-        return panels.widget_bundle(self.widget, f"Self-check: {html.unescape(self.question)}")
+        with language(self.language):
+            text = _("Self-check: {question}").format(question=html.unescape(self.question))
+        return panels.widget_bundle(self.widget, text)
 
 
 class MultipleChoice(_Check):
@@ -70,18 +85,22 @@ class MultipleChoice(_Check):
 
     def check(self, choice=None):
         """Check ``choice`` (default: the selected option); returns True when right."""
+        with language(self.language):
+            return self._check(choice)
+
+    def _check(self, choice):
         if choice is not None:
             if choice not in self.options:
-                self.feedback.value = _NO.format(f"{html.escape(str(choice), quote=False)} is not one of the options: "
-                                                 f"pick one of them.")
+                self.feedback.value = _no(_("{choice} is not one of the options: pick one of them.").format(
+                    choice=html.escape(str(choice), quote=False)))
                 return False
             self.control.value = choice
         choice = self.control.value
         if choice is None:
-            self.feedback.value = "Pick an answer first."
+            self.feedback.value = _("Pick an answer first.")
             return False
         right = choice == self.answer
-        self.feedback.value = (_OK if right else _NO).format(self.options[choice])
+        self.feedback.value = (_ok if right else _no)(self.options[choice])
         return right
 
 
@@ -95,16 +114,20 @@ class Numeric(_Check):
             raise TypeError(f"hint: expected a str, got {type(hint).__name__}")
         self.hint = hint
         self.mistakes = _mistakes(mistakes, self.answer, self.tolerance)
-        super().__init__(question, widgets.FloatText(value=0.0, description="answer:"), solution)
+        super().__init__(question, widgets.FloatText(value=0.0, description=_("answer:")), solution)
 
     def check(self, value=None):
         """Check ``value`` (default: the typed number); returns True when within the tolerance.
         A value that is not a number gets feedback saying so (never an exception). A wrong value
         within the tolerance of a known mistake gets that mistake's message instead of the hint."""
+        with language(self.language):
+            return self._check(value)
+
+    def _check(self, value):
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                self.feedback.value = _NO.format(f"{html.escape(repr(value), quote=False)} is not a number: type a number. "
-                                                 f"{self.hint}")
+                self.feedback.value = _no(_("{value} is not a number: type a number. {hint}").format(
+                    value=html.escape(repr(value), quote=False), hint=self.hint))
                 return False
             value = float(value)
             if math.isfinite(value):
@@ -113,14 +136,15 @@ class Numeric(_Check):
             value = self.control.value
         right = math.isfinite(value) and abs(value - self.answer) <= self.tolerance
         if right:
-            self.feedback.value = _OK.format(f"{self.answer:g}.")
+            self.feedback.value = _ok(_("{answer:g}.").format(answer=self.answer))
         elif not math.isfinite(value):
-            self.feedback.value = _NO.format(f"Type a finite number. {self.hint}")
+            self.feedback.value = _no(_("Type a finite number. {hint}").format(hint=self.hint))
         elif (message := self.mistake(value)) is not None:
-            self.feedback.value = _NO.format(f"{value:g}: {message}")
+            self.feedback.value = _no(_("{value}: {message}").format(value=f"{value:g}", message=message))
+        elif value > self.answer:
+            self.feedback.value = _no(_("{value} is too large. {hint}").format(value=f"{value:g}", hint=self.hint))
         else:
-            direction = "too large" if value > self.answer else "too small"
-            self.feedback.value = _NO.format(f"{value:g} is {direction}. {self.hint}")
+            self.feedback.value = _no(_("{value} is too small. {hint}").format(value=f"{value:g}", hint=self.hint))
         return right
 
     def mistake(self, value):
@@ -207,7 +231,7 @@ class Hint:
     as "Hint: ...").
     """
 
-    def __init__(self, matches, message, *, label="Hint"):
+    def __init__(self, matches, message, *, label=N_("Hint")):
         if not callable(matches):
             raise TypeError(f"hint: expected a function, got {type(matches).__name__}")
         for name, text in (("message", message), ("label", label)):
@@ -232,7 +256,7 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
         want = wrong(*args)
         got, want = torch.as_tensor(got).double(), torch.as_tensor(want).double()
         return got.shape == want.shape and bool(torch.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True))
-    return Hint(matches, message, label="Recognised mistake")
+    return Hint(matches, message, label=N_("Recognised mistake"))
 
 
 def symptom(predicate, message):
@@ -265,17 +289,17 @@ def _as_tensor(x):
     import torch
 
     if x is None:
-        return None, "returned None: did you forget the `return` line?"
+        return None, _("returned None: did you forget the `return` line?")
     if isinstance(x, torch.Tensor):
         return x.detach(), None
     if isinstance(x, (bool, numbers.Number, np.ndarray, list, tuple)) and not isinstance(x, complex):
         try:
             t = torch.as_tensor(np.asarray(x, dtype=float) if not isinstance(x, np.ndarray) else x)
         except (TypeError, ValueError, RuntimeError):
-            kind = "a ragged list (rows of different lengths)" if isinstance(x, (list, tuple)) else type(x).__name__
-            return None, f"returned {kind}, not a tensor of numbers"
+            kind = _("a ragged list (rows of different lengths)") if isinstance(x, (list, tuple)) else type(x).__name__
+            return None, _("returned {kind}, not a tensor of numbers").format(kind=kind)
         return t, None
-    return None, f"returned a {type(x).__name__} ({repr(x)[:60]}), expected a tensor"
+    return None, _("returned a {type} ({value}), expected a tensor").format(type=type(x).__name__, value=repr(x)[:60])
 
 
 def _mismatch(got, want, atol, rtol):
@@ -287,8 +311,31 @@ def _mismatch(got, want, atol, rtol):
                                    check_dtype=False, check_device=False)
     except AssertionError as exc:
         lines = [ln for ln in str(exc).splitlines() if ln.strip() and "not close" not in ln]
-        return lines
+        return [_torch_line(ln) for ln in lines]
     return None
+
+
+# torch.testing.assert_close's report lines, in words the catalog translates (any other line as it is)
+_TORCH_LINES = [
+    (re.compile(r"Mismatched elements: (?P<count>\d+) / (?P<total>\d+) \((?P<percent>[^)]*)\)$"),
+     N_("Mismatched elements: {count} / {total} ({percent})")),
+    (re.compile(r"Greatest absolute difference: (?P<diff>\S+) at index (?P<index>\(.*?\)) \(up to (?P<tol>\S+) allowed\)$"),
+     N_("Greatest absolute difference: {diff} at index {index} (up to {tol} allowed)")),
+    (re.compile(r"Greatest relative difference: (?P<diff>\S+) at index (?P<index>\(.*?\)) \(up to (?P<tol>\S+) allowed\)$"),
+     N_("Greatest relative difference: {diff} at index {index} (up to {tol} allowed)")),
+    (re.compile(r"Expected (?P<want>\S+) but got (?P<got>\S+)\.$"), N_("Expected {want} but got {got}.")),
+    (re.compile(r"Absolute difference: (?P<diff>\S+) \(up to (?P<tol>\S+) allowed\)$"),
+     N_("Absolute difference: {diff} (up to {tol} allowed)")),
+    (re.compile(r"Relative difference: (?P<diff>\S+) \(up to (?P<tol>\S+) allowed\)$"),
+     N_("Relative difference: {diff} (up to {tol} allowed)")),
+]
+
+
+def _torch_line(line):
+    for pattern, message in _TORCH_LINES:
+        if (m := pattern.match(line)):
+            return _(message).format(**m.groupdict())
+    return line
 
 
 def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hints=()):
@@ -338,22 +385,24 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
             raise TypeError(f"reference: expected a tensor (or numbers) for every case, got "
                             f"{type(want).__name__} for case {i}")
 
-    name = name or getattr(fn, "__name__", "your function")
+    name = name or getattr(fn, "__name__", None) or _("your function")
     if not callable(fn):
-        print(f"{name} is not a function (it is a {type(fn).__name__}): define it with def and run again.")
+        print(_("{name} is not a function (it is a {type}): define it with def and run again.").format(
+            name=name, type=type(fn).__name__))
         return False
     ok, shown = True, {}                                                  # hint -> the case it was first shown under
     for i, (args, want) in enumerate(zip(cases, wants), 1):
         problem = _check_case(fn, args, want, name, atol, rtol)
         if problem == "stub":
-            print(f"case {i}: {name} is not written yet (it raises NotImplementedError). Fill it in and run again.")
+            print(_("case {i}: {name} is not written yet (it raises NotImplementedError). Fill it in and run again.")
+                  .format(i=i, name=name))
             return False
         if problem is None:
-            print(f"case {i}: ✓")
+            print(_("case {i}: ✓").format(i=i))
             continue
         ok = False
         lines, got = problem
-        print(f"case {i}: ✗ " + "\n    ".join(lines))
+        print(_("case {i}: ✗ {problem}").format(i=i, problem="\n    ".join(lines)))
         if got is not None:
             for hint in hints:
                 try:
@@ -361,9 +410,11 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
                 except Exception:  # a hint must never break the report
                     matched = False
                 if matched:
-                    print(f"    {hint.label}: " + (f"as under case {shown[hint]}." if hint in shown else hint.message))
+                    message = (_("as under case {i}.").format(i=shown[hint]) if hint in shown else hint.message)
+                    print("    " + _("{label}: {message}").format(label=_(hint.label), message=message))
                     shown.setdefault(hint, i)
-    print(f"{name}: all {len(cases)} cases match." if ok else f"{name}: not yet, see above.")
+    print(_("{name}: all {n} cases match.").format(name=name, n=len(cases)) if ok
+          else _("{name}: not yet, see above.").format(name=name))
     return ok
 
 
@@ -386,25 +437,27 @@ def _check_case(fn, args, want, name, atol, rtol):
     except NotImplementedError:
         return "stub"
     except Exception as exc:  # reported to the learner
-        return [f"{name} raised {type(exc).__name__}: {exc}"], None
+        return [_("{name} raised {error}: {message}").format(name=name, error=type(exc).__name__, message=exc)], None
     got_t, problem = _as_tensor(got)
     if problem:
-        return [f"{name} {problem}"], None
-    want_t, _ = _as_tensor(want)
+        return [_("{name} {problem}").format(name=name, problem=problem)], None
+    want_t = _as_tensor(want)[0]
     want_t = want_t.double()
     if got_t.is_complex():
-        return [f"{name} returned complex numbers ({got_t.dtype}), expected real ones"], got
+        return [_("{name} returned complex numbers ({dtype}), expected real ones").format(
+            name=name, dtype=got_t.dtype)], got
     got_t = got_t.double()
     if got_t.shape != want_t.shape:
-        return [f"shape {tuple(got_t.shape)}, expected {tuple(want_t.shape)}"], got
+        return [_("shape {got}, expected {want}").format(got=tuple(got_t.shape), want=tuple(want_t.shape))], got
     for bad, word in ((torch.isnan, "NaN"), (torch.isinf, "inf")):
         extra = bad(got_t) & ~bad(want_t)
         if extra.any():
             first = tuple(int(j) for j in extra.nonzero()[0])
-            return [f"{int(extra.sum())} of {got_t.numel()} values are {word} where the reference has numbers "
-                    f"(first at index {first}): look for a division by zero or an exp of a large number"], got
+            return [_("{count} of {total} values are {word} where the reference has numbers (first at index {first}): "
+                      "look for a division by zero or an exp of a large number").format(
+                count=int(extra.sum()), total=got_t.numel(), word=word, first=first)], got
     report = _mismatch(got_t, want_t, atol, rtol)
     if report is None:
         return None
     err = (got_t - want_t).abs().nan_to_num(nan=0.0).max().item()
-    return [f"values differ from the reference by up to {err:.3g}"] + report, got
+    return [_("values differ from the reference by up to {err:.3g}").format(err=err)] + report, got

@@ -29,6 +29,11 @@ import ipywidgets as widgets
 import torch
 
 from . import panels
+from .i18n import N_, gettext as _, get_language, language
+
+TRAIN = N_("Train a fresh model")          # the button's default label
+# The curve names lessons commonly use, shown translated (a lesson marks any other name it uses with N_)
+CURVES = (N_("loss"), N_("accuracy"), N_("error"))
 
 
 @contextlib.contextmanager
@@ -51,7 +56,8 @@ class Trainer:
         run: generator function ``run(steps, **values)`` (values of ``controls``), see above.
         steps: the steps slider's start value; ``min_steps``, ``max_steps``, ``step`` its range.
         controls: {name: widget with .value} passed to ``run`` (and to ``extra``) by name.
-        curves: the names of the floats ``run`` yields that are drawn, in one axes each.
+        curves: the names of the floats ``run`` yields that are drawn, in one axes each; shown through
+            the catalog (``_(name)``: CURVES are marked here, a lesson marks any other name with ``N_``).
         extra: optional ``extra(ax, latest, **values)`` drawing the model being trained into one
             more axes; ``latest`` is the last dict ``run`` yielded (None before training). It must
             return None or a line of text for the status.
@@ -59,11 +65,13 @@ class Trainer:
         seconds_per_step: rough cost on a laptop CPU, for the hint under the slider.
         redraws: how many times the figure is redrawn during one training run.
         figsize, name: the figure's size and the download's file name.
+        button: the button's label, shown as ``_(button)`` (pass it marked with ``N_`` or translated).
+    The trainer remembers the language it was built in: its callbacks and texts stay in it.
     """
 
     def __init__(self, run, *, steps=80, min_steps=10, max_steps=200, step=10, controls=None, curves=("loss",),
                  extra=None, done=None, seconds_per_step=None, redraws=16, figsize=(12, 3.6), name="training",
-                 button="Train a fresh model"):
+                 button=TRAIN):
         if not callable(run):
             raise TypeError(f"run: expected a generator function run(steps, **values), got {type(run).__name__}")
         if isinstance(curves, str) or not curves or not all(isinstance(c, str) for c in curves):
@@ -79,12 +87,13 @@ class Trainer:
         self.controls = dict(controls or {})
         self.history = {c: [] for c in self.curves}
         self.latest, self.result, self.total = None, None, steps
-        self.steps = widgets.IntSlider(value=steps, min=min_steps, max=max_steps, step=step, description="steps",
+        self.language = get_language()         # its callbacks and texts stay in the language it was built in
+        self.steps = widgets.IntSlider(value=steps, min=min_steps, max=max_steps, step=step, description=_("steps"),
                                        continuous_update=False)
-        self.button = widgets.Button(description=button, button_style="primary", icon="play",
+        self.button = widgets.Button(description=_(button), button_style="primary", icon="play",
                                      layout=widgets.Layout(width="auto"))
-        self.progress = widgets.IntProgress(value=0, min=0, max=steps, description="progress")
-        self.status = widgets.HTML("Not trained yet.")
+        self.progress = widgets.IntProgress(value=0, min=0, max=steps, description=_("progress"))
+        self.status = widgets.HTML(_("Not trained yet."))
         n_axes = len(self.curves) + (extra is not None)
         fig, axes = panels.new_figure(1, n_axes, figsize=figsize, squeeze=False)
         self.axes = dict(zip(self.curves, axes[0]))                 # curve name -> its Axes
@@ -93,10 +102,10 @@ class Trainer:
         for i, (curve, ax) in enumerate(self.axes.items()):
             self.lines[curve], = ax.plot([], [], color=f"C{i + 1}", linewidth=2)
             if "accuracy" in curve:
-                ax.set(ylim=(0, 1.02), ylabel=curve)
+                ax.set(ylim=(0, 1.02), ylabel=_(curve))
             else:
-                ax.set(yscale="log", ylim=(1e-3, 5), ylabel=f"{curve} (log scale)")
-            ax.set(xlim=(0, steps), xlabel="training step", title=curve)
+                ax.set(yscale="log", ylim=(1e-3, 5), ylabel=_("{curve} (log scale)").format(curve=_(curve)))
+            ax.set(xlim=(0, steps), xlabel=_("training step"), title=_(curve))
             ax.grid(True, which="major", alpha=0.3)
         # What a redraw changes: the curves (their axes keep their limits while a run lasts) and the
         # lesson's extra picture, whatever it draws there (that axes is redrawn whole).
@@ -111,9 +120,12 @@ class Trainer:
         return {name: control.value for name, control in self.controls.items()}
 
     def _steps_changed(self, change):
-        hint = (f": about {max(1, round(change['new'] * self.seconds_per_step))} s on a laptop CPU"
-                if self.seconds_per_step else "")
-        self.status.value = f"{change['new']} steps{hint}. Press the button."
+        with language(self.language):
+            if self.seconds_per_step:
+                self.status.value = _("{steps} steps: about {seconds} s on a laptop CPU. Press the button.").format(
+                    steps=change["new"], seconds=max(1, round(change["new"] * self.seconds_per_step)))
+            else:
+                self.status.value = _("{steps} steps. Press the button.").format(steps=change["new"])
 
     def _draw(self, **values):
         """The panel's callback: curves from the history, then the lesson's extra picture."""
@@ -125,20 +137,27 @@ class Trainer:
         text = self.extra(self.extra_ax, self.latest, **values) if self.extra is not None else None
         if self.latest is None:
             return text
-        numbers = ", ".join(f"{c} {self.history[c][-1]:.4f}" for c in self.curves if self.history[c])
-        return f"step {len(self.history[self.curves[0]])} of {self.total}: {numbers}" + (f"\n{text}" if text else "")
+        numbers = ", ".join(_("{curve} {value:.4f}").format(curve=_(c), value=self.history[c][-1])
+                            for c in self.curves if self.history[c])
+        line = _("step {step} of {total}: {numbers}").format(step=len(self.history[self.curves[0]]), total=self.total,
+                                                             numbers=numbers)
+        return line + (f"\n{text}" if text else "")
 
     def train(self, _button=None):
         """Train from scratch with the current settings (the button's callback; also callable from code).
 
         Returns the result of ``run`` (None if training failed; the error is in the status line)."""
+        with language(self.language):
+            return self._train()
+
+    def _train(self):
         self.button.disabled = True
         steps, values = self.steps.value, self.values()
         self.history = {c: [] for c in self.curves}
         self.latest, self.result, self.total = None, None, steps
         self.progress.max, self.progress.value = steps, 0
         every = max(1, steps // self.redraws)
-        self.status.value = f"training for {steps} steps..."
+        self.status.value = _("training for {steps} steps...").format(steps=steps)
         t0 = time.perf_counter()
         try:
             gen = self.run(steps, **values)
@@ -156,7 +175,8 @@ class Trainer:
                     self.panel.refresh()
             seconds = time.perf_counter() - t0
             message = self.done(self.result, self.history, **values) if self.done is not None else ""
-            self.status.value = f"Done: {done} steps in {seconds:.1f} s. {message}".strip()
+            self.status.value = _("Done: {steps} steps in {seconds:.1f} s. {message}").format(
+                steps=done, seconds=seconds, message=message).strip()
         except Exception as exc:  # shown to the learner, not lost in a log
             self.status.value = (f"<span style='color:#b00020'>{html.escape(type(exc).__name__)}: "
                                  f"{html.escape(str(exc))}</span>")
@@ -177,8 +197,9 @@ class Trainer:
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, and for viewers without widgets the current figure and a text form."""
         names = ", ".join(["steps"] + list(self.controls))
-        text = (f"Live panel '{self.panel.name}': train button ({names}), progress bar, "
-                f"live curves: {', '.join(self.curves)}")
+        with language(self.language):
+            text = _("Live panel '{name}': train button ({controls}), progress bar, live curves: {curves}").format(
+                name=self.panel.name, controls=names, curves=", ".join(_(c) for c in self.curves))
         status = html.unescape(re.sub(r"<[^>]*>", "", self.status.value)).strip()
         for line in (status, self.panel.summary):
             if line:

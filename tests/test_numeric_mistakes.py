@@ -14,6 +14,7 @@ from torch.nn.attention.bias import causal_lower_right
 
 import attnlab as al
 from attnlab import selfcheck
+from attnlab.i18n import N_, gettext
 from attnlab.data import cat_milk_it
 from attnlab.lessons import nb02_scoring_functions as nb02
 from attnlab.lessons import nb03_multi_head_attention as nb03
@@ -161,7 +162,7 @@ def _build(stem, source):
     lesson = importlib.import_module(f"attnlab.lessons.nb{stem}")
     tree = ast.parse(source)
     namespace = {"selfcheck": selfcheck, "lesson": lesson, "math": math, "al": al, "torch": torch, "np": np,
-                 "_": al.i18n.gettext}                                  # the notebooks import it as _
+                 "_": gettext, "N_": N_}                                      # the notebooks' catalog lookups
     exec(compile(ast.Module(tree.body[:-1], []), "<cell>", "exec"), namespace)
     return eval(compile(ast.Expression(tree.body[-1].value), "<cell>", "eval"), namespace)
 

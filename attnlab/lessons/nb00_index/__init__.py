@@ -17,23 +17,30 @@ import torch
 from IPython.display import HTML
 
 from ... import _checks, panels, plotting
+from ...i18n import N_, gettext as _
 from ...masking import masked_softmax
 
 THUMBNAILS = Path(__file__).parent / "thumbnails"
 SIZE_INCHES, DPI = (2.6, 1.8), 100          # every stored picture: 260 x 180 pixels
 
-# One line under each title: what the small picture shows.
+# One line under each title: what the small picture shows (translated where shown).
 CAPTIONS = {
-    "01_kernel_regression": "fits with σ too small, right, too large",
-    "02_scoring_functions": "q·k spreads out as d_k grows",
-    "03_multi_head_attention": "3 heads, each its own 5×5 weights",
-    "04_self_attention_walkthrough": "causal weights: no looking ahead",
-    "05_cat_milk_it": "each word (○) → its output (●)",
-    "06_positional_encoding": "a sin/cos code for each position",
-    "07_masks_and_efficient_attention": "masks: dark = may attend",
-    "08_bahdanau_attention": "dates: output × input alignment",
-    "09_transformer_block": "where “it” points: the referent",
+    "01_kernel_regression": N_("fits with σ too small, right, too large"),
+    "02_scoring_functions": N_("q·k spreads out as d_k grows"),
+    "03_multi_head_attention": N_("3 heads, each its own 5×5 weights"),
+    "04_self_attention_walkthrough": N_("causal weights: no looking ahead"),
+    "05_cat_milk_it": N_("each word (○) → its output (●)"),
+    "06_positional_encoding": N_("a sin/cos code for each position"),
+    "07_masks_and_efficient_attention": N_("masks: dark = may attend"),
+    "08_bahdanau_attention": N_("dates: output × input alignment"),
+    "09_transformer_block": N_("where “it” points: the referent"),
 }
+
+
+# The titles title() makes, for the catalog: shown translated in the gallery.
+TITLES = (N_("01 kernel regression"), N_("02 scoring functions"), N_("03 multi head attention"),
+          N_("04 self attention walkthrough"), N_("05 cat milk it"), N_("06 positional encoding"),
+          N_("07 masks and efficient attention"), N_("08 bahdanau attention"), N_("09 transformer block"))
 
 
 @_checks.arguments(name=_checks.Text())
@@ -66,7 +73,7 @@ def gallery(names=None, *, columns=3):
     for ax, name in zip(np.ravel(axes), names):
         ax.imshow(plt.imread(thumbnail_path(name)), interpolation="antialiased")
         ax.set_axis_off()
-        ax.set_title(f"{title(name)}\n{CAPTIONS[name]}", fontsize=9)
+        ax.set_title("\n".join([_(title(name)), _(CAPTIONS[name])]), fontsize=9)    # title, then caption
     for ax in np.ravel(axes)[len(names):]:
         ax.set_visible(False)
     return fig
@@ -89,12 +96,13 @@ def gallery_html(names=None, *, columns=4):
     cells = []
     for name in names:
         png = base64.b64encode(thumbnail_path(name).read_bytes()).decode("ascii")
-        href, caption = html.escape(f"{name}.ipynb"), html.escape(CAPTIONS[name])
+        href, heading = html.escape(f"{name}.ipynb"), html.escape(_(title(name)))
+        caption = html.escape(_(CAPTIONS[name]))
         cells.append(
             f'<a class="attnlab-thumb" href="{href}" style="text-decoration:none;color:inherit;text-align:center">'
-            f'<img src="data:image/png;base64,{png}" width="260" height="180" alt="{html.escape(title(name))}: {caption}"'
+            f'<img src="data:image/png;base64,{png}" width="260" height="180" alt="{heading}: {caption}"'
             f' style="border:1px solid #ccc;border-radius:4px;max-width:100%;height:auto">'
-            f'<div style="font-weight:bold;margin-top:2px">{html.escape(title(name))}</div>'
+            f'<div style="font-weight:bold;margin-top:2px">{heading}</div>'
             f'<div style="font-size:90%;color:#555">{caption}</div></a>')
     grid = (f'<div class="attnlab-gallery" style="display:grid;grid-template-columns:repeat({columns}, minmax(0, 270px));'
             f'gap:14px 12px;margin:6px 0 10px">' + "".join(cells) + "</div>")
@@ -112,11 +120,12 @@ class SoftmaxWarmUp:
         if len(scores) != 3:
             raise ValueError(f"scores: expected three numbers, got {len(scores)}")
         fig, self.ax = panels.new_figure(figsize=(5.5, 2.6))
-        self.bars = self.ax.bar(["key 1", "key 2", "key 3"], [1 / 3] * 3, color="C0")
+        self.bars = self.ax.bar([_("key {i}").format(i=i) for i in (1, 2, 3)], [1 / 3] * 3, color="C0")
         self.ax.set_ylim(0, 1)
-        self.ax.set_ylabel("attention weight")
+        self.ax.set_ylabel(_("attention weight"))
         self.ax.axhline(1 / 3, color="0.6", linestyle=":", linewidth=1)        # uniform, for reference
-        self.controls = {f"s{i}": widgets.FloatSlider(value=v, min=-5, max=5, step=0.1, description=f"score {i}")
+        self.controls = {f"s{i}": widgets.FloatSlider(value=v, min=-5, max=5, step=0.1,
+                                                      description=_("score {i}").format(i=i))
                          for i, v in enumerate(scores, 1)}
         self.controls["T"] = widgets.FloatLogSlider(value=temperature, base=10, min=-2, max=2, step=0.05,
                                                     description="T")
@@ -130,8 +139,9 @@ class SoftmaxWarmUp:
         weights = masked_softmax(torch.tensor([s1, s2, s3], dtype=torch.float64), temperature=T)
         for bar, w in zip(self.bars, weights.tolist()):
             bar.set_height(w)
-        self.title.set_text(f"softmax(scores / T), T = {T:.2f}")
-        return "weights: " + ", ".join(f"{w:.3f}" for w in weights.tolist()) + "   (dotted line: 1/3, uniform)"
+        self.title.set_text(_("softmax(scores / T), T = {T:.2f}").format(T=T))
+        return _("weights: {weights}   (dotted line: 1/3, uniform)").format(
+            weights=", ".join(f"{w:.3f}" for w in weights.tolist()))
 
     @property
     def widget(self):

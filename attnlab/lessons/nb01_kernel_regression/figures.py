@@ -12,6 +12,7 @@ import torch
 from matplotlib.patches import Rectangle
 
 from ... import _checks, data, panels
+from ...i18n import N_, gettext as _
 from ...attention import nadaraya_watson
 from ...plotting import heatmap, heatmap_state, live_title, to_numpy, update_heatmap
 from ...trainer import Trainer
@@ -20,6 +21,7 @@ from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 _LINE = _checks.Array(1)
+_PREDICTION = N_("prediction")          # the fit's default legend label, shown translated
 
 
 class FitLines(NamedTuple):
@@ -31,7 +33,7 @@ class FitLines(NamedTuple):
 
 @_checks.arguments(ax=_AX, x_test=_LINE, y_truth=_LINE, y_hat=_LINE, x_train=_checks.Optional(_LINE),
                    y_train=_checks.Optional(_LINE), label=_checks.Text())
-def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label="prediction"):
+def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=_PREDICTION):
     """Draw truth, prediction and (optionally) the training points into ``ax``; returns FitLines."""
     xs, truth_, fit_ = (to_numpy(v).ravel() for v in (x_test, y_truth, y_hat))
     for name, values in (("y_truth", truth_), ("y_hat", fit_)):
@@ -43,12 +45,13 @@ def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label="
     if x_train is not None and to_numpy(x_train).size != to_numpy(y_train).size:
         raise ValueError(f"y_train: expected {to_numpy(x_train).size} values, one per x_train, "
                          f"got {to_numpy(y_train).size}")
-    truth, = ax.plot(to_numpy(x_test), to_numpy(y_truth), label="truth", color="0.3", linestyle="--")
+    truth, = ax.plot(to_numpy(x_test), to_numpy(y_truth), label=_("truth"), color="0.3", linestyle="--")
+    label = _(_PREDICTION) if label == _PREDICTION else label             # the caller translates a label it gives
     fit, = ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
     points = None
     if x_train is not None:
         points, = ax.plot(to_numpy(x_train), to_numpy(y_train), "o", color="C0", alpha=0.5, markersize=4,
-                          label="training data")
+                          label=_("training data"))
     ax.set_xlabel("x")
     ax.set_ylabel("y")
     ax.set_xlim(0, 5)
@@ -58,15 +61,15 @@ def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label="
 
 @_checks.arguments(ax=_checks.Optional(_AX), x_test=_LINE, y_truth=_LINE, y_hat=_LINE,
                    x_train=_checks.Optional(_LINE), y_train=_checks.Optional(_LINE), label=_checks.Text())
-def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label="prediction"):
+def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label=_PREDICTION):
     """Truth, prediction and (optionally) the training points; returns the Axes."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.5))
+        ax = plt.subplots(figsize=(6, 3.5))[1]
     fit_lines(ax, x_test, y_truth, y_hat, x_train, y_train, label=label)
     return ax
 
 
-POOLINGS = ("average pooling", "max pooling", "attention pooling")
+POOLINGS = (N_("average pooling"), N_("max pooling"), N_("attention pooling"))    # keys; shown as _(name)
 
 
 @_checks.arguments(x_queries=_checks.Tensor(min_dim=1), x_train=_checks.Tensor(1), y_train=_checks.Tensor(1))
@@ -115,8 +118,8 @@ class Explorer:
         self.controls = {
             "sigma": widgets.FloatLogSlider(value=sigma, base=10, min=-2, max=1.5, step=0.02, description="σ",
                                             readout_format=".3g"),
-            "n_train": widgets.IntSlider(value=n_train, min=5, max=200, step=5, description="n points"),
-            "query": widgets.FloatSlider(value=query, min=0.0, max=4.9, step=0.1, description="query x",
+            "n_train": widgets.IntSlider(value=n_train, min=5, max=200, step=5, description=_("n points")),
+            "query": widgets.FloatSlider(value=query, min=0.0, max=4.9, step=0.1, description=_("query x"),
                                          readout_format=".1f"),
         }
         d = data.kernel_regression_data(n_train, seed=0)
@@ -127,21 +130,23 @@ class Explorer:
             a.remove()
         self.ax_fit, self.ax_row = axes[0, 0], axes[1, 0]
         self.ax_map = fig.add_subplot(axes[0, 0].get_gridspec()[:, 1])
-        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, y_hat, d.x_train, d.y_train, label="Nadaraya-Watson")
-        self.avg_line = self.ax_fit.axhline(d.y_train.mean().item(), color="C4", linestyle=":", label="average pooling")
+        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, y_hat, d.x_train, d.y_train,
+                             label=_("Nadaraya-Watson"))
+        self.avg_line = self.ax_fit.axhline(d.y_train.mean().item(), color="C4", linestyle=":",
+                                            label=_("average pooling"))
         self.query_line = self.ax_fit.axvline(query, color="red", linewidth=1)
         # The key above the fit, outside every axes: a legend over moving lines is redrawn at each move.
         self.ax_fit.get_legend().remove()                     # fit_lines' own, inside the axes
         fig.legend(*self.ax_fit.get_legend_handles_labels(), loc="outside upper left", ncols=4, fontsize=8,
                    frameon=False)
-        self.ax_fit.set_xlabel("x (red line = the query)", fontsize=9)
+        self.ax_fit.set_xlabel(_("x (red line = the query)"), fontsize=9)
         self.bars = self.ax_row.vlines(to_numpy(d.x_train), 0, to_numpy(w[0]), color="C0", linewidth=2)
         self.row_line = self.ax_row.axvline(query, color="red", linewidth=1)
-        self.ax_row.set(xlim=(0, 5), xlabel="keys xᵢ: the query's weight on each (y axis rescales in steps)",
-                        ylabel="weight")
-        heatmap(w, ax=self.ax_map, annotate=False, colorbar=False, xlabel="keys (training points, sorted)",
-                ylabel="queries x")
-        fig.colorbar(heatmap_state(self.ax_map).image, ax=self.ax_map, label="attention weight (fixed 0–1 scale)")
+        self.ax_row.set(xlim=(0, 5), xlabel=_("keys xᵢ: the query's weight on each (y axis rescales in steps)"),
+                        ylabel=_("weight"))
+        heatmap(w, ax=self.ax_map, annotate=False, colorbar=False, xlabel=_("keys (training points, sorted)"),
+                ylabel=_("queries x"))
+        fig.colorbar(heatmap_state(self.ax_map).image, ax=self.ax_map, label=_("attention weight (fixed 0–1 scale)"))
         self.ax_map.tick_params(length=0)                     # up to 200 keys: labels only, no tick marks
         self.row_box = self.ax_map.add_patch(Rectangle((-0.5, -0.5), w.shape[1], 1, fill=False, edgecolor="red",
                                                        linewidth=1.5))
@@ -174,7 +179,7 @@ class Explorer:
         self.bars.set_segments([[(x, 0), (x, w)] for x, w in zip(t.x_train.tolist(), weights[q].tolist())])
         update_heatmap(self.ax_map, weights, x_labels=_every(t.x_train, max(1, n_train // 10)),
                        y_labels=_every(t.x_test, 10))
-        self.map_title.set_text(f"weights, σ = {sigma:.3g} (T = σ² = {sigma ** 2:.3g})")
+        self.map_title.set_text(_("weights, σ = {sigma:.3g} (T = σ² = {T:.3g})").format(sigma=sigma, T=sigma ** 2))
         self.row_box.set_y(q - 0.5)
         self.row_box.set_width(weights.shape[1])
         top = row_limit(weights[q].max().item())
@@ -183,12 +188,14 @@ class Explorer:
         top = weights[q].argsort(descending=True)[:4].tolist()
         err = ((y_hat - t.y_truth) ** 2).mean().item()
         err_avg = ((t.y_train.mean() - t.y_truth) ** 2).mean().item()
-        tops = ", ".join(f"key x={t.x_train[j].item():.2f} (y={t.y_train[j].item():.2f}) {weights[q, j].item():.3f}"
-                         for j in top)
-        return (f"σ = {sigma:.3g}  ⇒  temperature T = σ² = {sigma ** 2:.3g};  n = {n_train} training points\n"
-                f"query x = {t.x_test[q].item():.1f}: prediction {y_hat[q].item():.3f}, truth {t.y_truth[q].item():.3f}, "
-                f"average pooling {mean_y:.3f}\nlargest weights of this row: {tops}\n"
-                f"mean squared error against the truth over all 50 queries: {err:.3f}  (average pooling: {err_avg:.3f})")
+        tops = ", ".join(_("key x={x:.2f} (y={y:.2f}) {weight:.3f}").format(
+            x=t.x_train[j].item(), y=t.y_train[j].item(), weight=weights[q, j].item()) for j in top)
+        return _("σ = {sigma:.3g}  ⇒  temperature T = σ² = {T:.3g};  n = {n} training points\n"
+                 "query x = {x:.1f}: prediction {y_hat:.3f}, truth {truth:.3f}, average pooling {mean:.3f}\n"
+                 "largest weights of this row: {tops}\n"
+                 "mean squared error against the truth over all 50 queries: {err:.3f}  (average pooling: {err_avg:.3f})"
+                 ).format(sigma=sigma, T=sigma ** 2, n=n_train, x=t.x_test[q].item(), y_hat=y_hat[q].item(),
+                          truth=t.y_truth[q].item(), mean=mean_y, tops=tops, err=err, err_avg=err_avg)
 
     @property
     def widget(self):
@@ -220,27 +227,28 @@ class TrainingView:
         self.path, self.run_n, self.run_loo, self.learned = [], None, None, None
         self.ax_land = None                                  # set below, once the Trainer made the figure
         self._landscapes = {}
-        self.copy_button = widgets.Button(description="Copy learned σ to part 1", icon="copy", disabled=True,
+        self.copy_button = widgets.Button(description=_("Copy learned σ to part 1"), icon="copy", disabled=True,
                                           layout=widgets.Layout(width="auto"))
         self.copy_button.on_click(self.copy_to_explorer)
-        loo = widgets.Checkbox(value=True, description="leave one out")
+        loo = widgets.Checkbox(value=True, description=_("leave one out"))
         self.trainer = Trainer(self._run, steps=steps, min_steps=5, max_steps=100, step=5,
                                controls={"leave_one_out": loo}, curves=("error",), extra=self._draw,
                                done=self._done, redraws=redraws, figsize=(11.5, 3.4),
-                               name="kernel-regression-training", button="Train w")
+                               name="kernel-regression-training", button=_("Train w"))
         fig, ax_err = self.trainer.panel.figure, self.trainer.axes["error"]
         ax_err.get_subplotspec().get_gridspec().set_width_ratios([1, 2])
         halves = self.trainer.extra_ax.get_subplotspec().subgridspec(1, 2)
         self.trainer.extra_ax.remove()                       # one extra axes becomes two: landscape and fit
         self.ax_land, self.ax_fit = fig.add_subplot(halves[0]), fig.add_subplot(halves[1])
-        ax_err.set(yscale="linear", ylim=(0, 1.2), ylabel="mean squared error", title="training error per step")
+        ax_err.set(yscale="linear", ylim=(0, 1.2), ylabel=_("mean squared error"), title=_("training error per step"))
         self.land_line, = self.ax_land.plot([], [], color="C2")
         self.path_line, = self.ax_land.plot([], [], "o-", color="C1", markersize=3, linewidth=1)
-        self.ax_land.set(xscale="log", xlim=(SIGMAS[0], SIGMAS[-1]), ylim=(0, 1.2), xlabel="σ (log scale)",
-                         ylabel="mean squared error", title="error against σ; path of training")
+        self.ax_land.set(xscale="log", xlim=(SIGMAS[0], SIGMAS[-1]), ylim=(0, 1.2), xlabel=_("σ (log scale)"),
+                         ylabel=_("mean squared error"), title=_("error against σ; path of training"))
         d = data.kernel_regression_data(explorer.n_train, seed=0)
-        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, d.y_truth, d.x_train, d.y_train, label="current w")
-        self.ax_fit.set(title="fit with the current w", ylim=(-0.5, 5.5))
+        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, d.y_truth, d.x_train, d.y_train,
+                             label=_("current w"))
+        self.ax_fit.set(title=_("fit with the current w"), ylim=(-0.5, 5.5))
         self.ax_fit.legend(loc="upper right", fontsize=7, ncol=3, handlelength=1.5, columnspacing=0.8)
         fig.set_layout_engine("constrained")                # lay out the new axes on the next draw
         self.trainer.panel.freeze_layout = True
@@ -275,8 +283,8 @@ class TrainingView:
     def _done(self, model, history, leave_one_out):
         self.learned = model.sigma
         self.copy_button.disabled = False
-        return (f"Learned w = {model.w.item():.3f}, so σ = 1/|w| = {model.sigma:.3f}. "
-                f"Press “Copy learned σ to part 1” to see its fit there.")
+        return _("Learned w = {w:.3f}, so σ = 1/|w| = {sigma:.3f}. Press “{copy}” to see its fit there.").format(
+            w=model.w.item(), sigma=model.sigma, copy=_("Copy learned σ to part 1"))
 
     def _draw(self, _ax, latest, leave_one_out):
         if self.ax_land is None:                            # the Trainer's first draw, before the split
@@ -292,15 +300,16 @@ class TrainingView:
                                                                       leave_one_out=leave_one_out,
                                                                       reduction="mean")[0])]
         self.path_line.set_data([p[0] for p in points], [p[1] for p in points])
-        y_hat, _ = predict(NWKernelRegression(w_now), t.x_train, t.y_train, t.x_test)
+        y_hat = predict(NWKernelRegression(w_now), t.x_train, t.y_train, t.x_test)[0]
         self.fit.fit.set_ydata(to_numpy(y_hat))
         self.fit.truth.set_ydata(to_numpy(t.y_truth))
         self.fit.points.set_data(to_numpy(t.x_train), to_numpy(t.y_train))
-        mode = "leave-one-out" if leave_one_out else "each point among its own keys"
+        mode = _("leave-one-out") if leave_one_out else _("each point among its own keys")
         if not same:
-            return (f"not trained yet ({mode}, n = {n}): w = {w_now:.3f}, σ = {1 / abs(w_now):.3f}. "
-                    f"Press Train w.")
-        return f"{mode}, n = {n}: w = {w_now:.3f}, so σ = 1/|w| = {1 / abs(w_now):.3f}"
+            return _("not trained yet ({mode}, n = {n}): w = {w:.3f}, σ = {sigma:.3f}. Press {train}.").format(
+                mode=mode, n=n, w=w_now, sigma=1 / abs(w_now), train=_("Train w"))
+        return _("{mode}, n = {n}: w = {w:.3f}, so σ = 1/|w| = {sigma:.3f}").format(
+            mode=mode, n=n, w=w_now, sigma=1 / abs(w_now))
 
     def copy_to_explorer(self, _button=None):
         """Set part 1's σ slider to the learned σ (the slider rounds it to its step)."""
@@ -313,8 +322,8 @@ class TrainingView:
 
     def _repr_mimebundle_(self, **kwargs):
         panel = self.trainer.panel
-        text = ("Live panel 'kernel-regression-training': Train w button (steps, leave one out), "
-                "progress bar, error per step, error against σ with the path, fit; copy σ button")
+        text = _("Live panel 'kernel-regression-training': Train w button (steps, leave one out), "
+                 "progress bar, error per step, error against σ with the path, fit; copy σ button")
         return panels.widget_bundle(self.widget, text + (f"\n{panel.summary}" if panel.summary else ""),
                                     bytes(panel.image.value) or None)
 
@@ -323,12 +332,12 @@ class TrainingView:
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: fits at three widths."""
     d = data.kernel_regression_data()
-    ax.plot(to_numpy(d.x_train), to_numpy(d.y_train), "o", color="0.6", markersize=2, label="data")
+    ax.plot(to_numpy(d.x_train), to_numpy(d.y_train), "o", color="0.6", markersize=2, label=_("data"))
     for sigma, colour in ((0.05, "C3"), (0.3, "C1"), (3.0, "C2")):
-        y_hat, _ = nadaraya_watson(d.x_test, d.x_train, d.y_train, sigma=sigma)
+        y_hat = nadaraya_watson(d.x_test, d.x_train, d.y_train, sigma=sigma)[0]
         ax.plot(to_numpy(d.x_test), to_numpy(y_hat), color=colour, linewidth=1.2, label=f"σ = {sigma}")
-    ax.set_xlabel("x (query)", fontsize=6, labelpad=1)
-    ax.set_ylabel("prediction", fontsize=6, labelpad=1)
+    ax.set_xlabel(_("x (query)"), fontsize=6, labelpad=1)
+    ax.set_ylabel(_("prediction"), fontsize=6, labelpad=1)
     ax.legend(fontsize=5.5, loc="lower right", ncol=2, handlelength=1.2, columnspacing=0.8)
 
 
@@ -344,9 +353,10 @@ def weight_maps(x_test, x_train, maps, *, row=None, every=5):
     fig, axes = plt.subplots(1, len(maps), figsize=(5.5 * len(maps), 4.6), layout="constrained", squeeze=False)
     for ax, (weights, sigma) in zip(axes[0], maps):
         heatmap(weights, x_labels=_every(x_train, every), y_labels=_every(x_test, every), ax=ax, annotate=False,
-                colorbar=False, xlabel="keys: training inputs xᵢ (sorted)", ylabel="queries: test inputs x",
-                title=f"Nadaraya-Watson weights, σ = {sigma}")
+                colorbar=False, xlabel=_("keys: training inputs xᵢ (sorted)"), ylabel=_("queries: test inputs x"),
+                title=_("Nadaraya-Watson weights, σ = {sigma}").format(sigma=sigma))
         if row is not None:
             ax.add_patch(Rectangle((-0.5, row - 0.5), weights.shape[1], 1, fill=False, edgecolor="red", linewidth=1.5))
-    fig.colorbar(heatmap_state(axes[0, 0]).image, ax=list(axes[0]), shrink=0.8, label="attention weight (fixed 0–1 scale)")
+    fig.colorbar(heatmap_state(axes[0, 0]).image, ax=list(axes[0]), shrink=0.8,
+                 label=_("attention weight (fixed 0–1 scale)"))
     return fig

@@ -10,6 +10,7 @@ from matplotlib.axes import Axes
 import torch
 
 from ... import _checks, panels
+from ...i18n import gettext as _
 from ...masking import masked_softmax
 from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
 from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, row_entropy, scores,
@@ -35,17 +36,17 @@ def key_choice_plot(keys, picks, *, ax=None):
             raise ValueError(f"picks: expected counts of shape ({n},) for {n} keys, got {tuple(counts.shape)} "
                              f"for {name!r}")
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 3), layout="constrained")
+        ax = plt.subplots(figsize=(7.5, 3), layout="constrained")[1]
     width = 0.8 / len(picks)
     shortest = int(lengths.argmin())
     for i, (name, counts) in enumerate(picks.items()):
         xs = [j + (i - (len(picks) - 1) / 2) * width for j in range(n)]
-        ax.bar(xs, to_numpy(counts), width, label=METHODS.get(name, name), color=f"C{i}")
+        ax.bar(xs, to_numpy(counts), width, label=_(METHODS[name]) if name in METHODS else name, color=f"C{i}")
     total = int(next(iter(picks.values())).sum())
-    ax.axhline(total / n, color="0.5", linestyle=":", label=f"{total}/n: every key equally often")
+    ax.axhline(total / n, color="0.5", linestyle=":", label=_("{total}/n: every key equally often").format(total=total))
     ax.set_xticks(range(n), [f"k{j + 1}{'*' if j == shortest else ''}\n{lengths[j].item():.1f}" for j in range(n)])
-    ax.set(xlabel="key (its length ‖k‖ below; * = the shortest)", ylabel="queries that pick it",
-           title="which key gets each query's largest weight")
+    ax.set(xlabel=_("key (its length ‖k‖ below; * = the shortest)"), ylabel=_("queries that pick it"),
+           title=_("which key gets each query's largest weight"))
     ax.legend(fontsize=8)
     return ax
 
@@ -78,14 +79,14 @@ def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label
         short = name.split(" ")[0]
         ax.plot(x, y, "o", color="C3")
         ax.text(*label_at.get(short, (x, y)), short, color="C3")
-    ax.set(xlim=(-1.5, 3.5), ylim=(-0.6, 2.9), aspect="equal", xlabel="dimension 1", ylabel="dimension 2",
-           title="keys (arrows) and queries (dots)")
+    ax.set(xlim=(-1.5, 3.5), ylim=(-0.6, 2.9), aspect="equal", xlabel=_("dimension 1"), ylabel=_("dimension 2"),
+           title=_("keys (arrows) and queries (dots)"))
     maps = list(axes.ravel()[1:])
     for a, (title, w) in zip(maps, weights.items()):
         heatmap(w, x_labels=key_names, y_labels=query_names, ax=a, title=title, colorbar=False)
     for a in maps[len(weights):]:
         a.set_visible(False)
-    fig.colorbar(heatmap_state(maps[0]).image, ax=axes[:, 1:], shrink=0.7, label="attention weight (0–1)")
+    fig.colorbar(heatmap_state(maps[0]).image, ax=axes[:, 1:], shrink=0.7, label=_("attention weight (0–1)"))
     return fig
 
 
@@ -138,35 +139,35 @@ class ScoringPlay:
         self.num_queries, self.seed = num_queries, seed
         self._samples, self._curves = {}, {}
         self.controls = {
-            "method": widgets.Dropdown(options=[(METHODS[m], m) for m in PLAY_METHODS], value=method,
-                                       description="scoring"),
+            "method": widgets.Dropdown(options=[(_(METHODS[m]), m) for m in PLAY_METHODS], value=method,
+                                       description=_("scoring")),
             "d_k": widgets.SelectionSlider(options=D_KS, value=d_k, description="d_k", continuous_update=False),
             "temperature": widgets.FloatLogSlider(value=temperature, base=10, min=-2, max=2, step=0.1,
                                                   description="T", continuous_update=False),
-            "n": widgets.IntSlider(value=n, min=2, max=32, description="n (keys)", continuous_update=False),
+            "n": widgets.IntSlider(value=n, min=2, max=32, description=_("n (keys)"), continuous_update=False),
         }
         fig, (self.ax_hist, self.ax_w, self.ax_h) = panels.new_figure(1, 3, figsize=(12, 3.6))
         edges, lim = play_edges(d_k), play_limit(d_k)
         zero = torch.zeros(len(edges) - 1)
-        self.grey_hist = self.ax_hist.stairs(zero, edges, color="0.8", fill=True, label="q·k (no scaling)")
-        self.blue_hist = self.ax_hist.stairs(zero, edges, color="C0", linewidth=1.8, label="chosen function")
-        self.ax_hist.set(xlim=(-lim, lim), ylim=(0, 0.6), xlabel="(score − row mean) / T", ylabel="density",
-                         title="what the softmax sees")
+        self.grey_hist = self.ax_hist.stairs(zero, edges, color="0.8", fill=True, label=_(METHODS["dot"]))
+        self.blue_hist = self.ax_hist.stairs(zero, edges, color="C0", linewidth=1.8, label=_("chosen function"))
+        self.ax_hist.set(xlim=(-lim, lim), ylim=(0, 0.6), xlabel=_("(score − row mean) / T"), ylabel=_("density"),
+                         title=_("what the softmax sees"))
         # No numbers in the cells: the text under the figure gives q1's weights.
-        heatmap(torch.zeros(5, n), ax=self.ax_w, y_labels=[f"q{i + 1}" for i in range(5)], title="weights of 5 queries",
+        heatmap(torch.zeros(5, n), ax=self.ax_w, y_labels=[f"q{i + 1}" for i in range(5)], title=_("weights of 5 queries"),
                 annotate=False)
         log_d = [math.log2(d) for d in D_KS]                                    # a log2 axis: 0 … 11
         self.grey_curve, = self.ax_h.plot(log_d, [0.0] * len(D_KS), "--", color="0.6", label="q·k / √d_k")
-        self.blue_curve, = self.ax_h.plot(log_d, [0.0] * len(D_KS), "-", color="C0", label="chosen function")
+        self.blue_curve, = self.ax_h.plot(log_d, [0.0] * len(D_KS), "-", color="C0", label=_("chosen function"))
         self.marker, = self.ax_h.plot([math.log2(d_k)], [0.0], "o", color="C3", markersize=8)
         self.ax_h.set_xticks(log_d[::2], labels=D_KS[::2])
-        self.ax_h.set(xlim=(-0.3, 11.3), ylim=(0, 1.05), xlabel="d_k", ylabel="entropy / log n",
-                      title="1 = uniform, 0 = one-hot")
+        self.ax_h.set(xlim=(-0.3, 11.3), ylim=(0, 1.05), xlabel="d_k", ylabel=_("entropy / log n"),
+                      title=_("1 = uniform, 0 = one-hot"))
         # One legend for both line plots, under the figure: outside the axes, nothing that moves covers
         # it, so a move does not redraw it (a legend inside an axes is redrawn on every move, ~5 ms each).
         self.legend = fig.legend(
             [self.blue_curve, self.grey_hist, self.grey_curve, self.marker],
-            ["chosen function", "q·k, no scaling (left)", "q·k / √d_k (right)", "current d_k (right)"],
+            [_("chosen function"), _("q·k, no scaling (left)"), _("q·k / √d_k (right)"), _("current d_k (right)")],
             loc="outside lower center", ncol=4, fontsize=9, frameon=False)
         # What a move changes: the histograms, the weights, the curves and the marker. n changes the
         # number of key columns (ticks, limits), so a move of n draws the whole figure.
@@ -215,17 +216,21 @@ class ScoringPlay:
         entropy = row_entropy(w).mean().item()
         counts = key_choice(q, k[:n], method, additive=module)
         shortest = int(k[:n].norm(dim=-1).argmin())
-        return (f"{METHODS[method]}, d_k = {d_k}, n = {n}, T = {temperature:.3g}\n"
-                f"variance of the scores {s.var().item():.4g}, within each row (what the softmax sees) {_row_var(s):.4g}"
-                f"   (q·k alone: {plain.var().item():.4g} and {_row_var(plain):.4g}; closed form d_k = {d_k})\n"
-                f"entropy {entropy:.2f} of at most log n = {math.log(n):.2f}   largest weight per row, mean "
-                f"{w.max(-1).values.mean().item():.2f}\n"
-                f"outside the x axis (±{lim}): q·k {outside[0]:.1f}%, chosen function {outside[1]:.1f}% of the scores\n"
-                f"q1's weights: " + " ".join(f"{x:.2f}" for x in w[0].tolist()) + "\n"
-                f"queries (of {len(q)}) whose largest weight is on each key: "
-                + " ".join(f"k{j + 1}:{c}" for j, c in enumerate(counts.tolist())) + "\n"
-                f"the shortest key, k{shortest + 1} (‖k‖ = {k[shortest].norm().item():.1f}), is picked by "
-                f"{100 * counts[shortest].item() / len(q):.0f}% of the queries (1/n = {100 / n:.1f}%)")
+        return _("{method}, d_k = {d_k}, n = {n}, T = {T:.3g}\n"
+                 "variance of the scores {var:.4g}, within each row (what the softmax sees) {row_var:.4g}"
+                 "   (q·k alone: {plain_var:.4g} and {plain_row_var:.4g}; closed form d_k = {d_k})\n"
+                 "entropy {entropy:.2f} of at most log n = {log_n:.2f}   largest weight per row, mean {largest:.2f}\n"
+                 "outside the x axis (±{lim}): q·k {out_plain:.1f}%, chosen function {out_chosen:.1f}% of the scores\n"
+                 "q1's weights: {weights}\n"
+                 "queries (of {queries}) whose largest weight is on each key: {counts}\n"
+                 "the shortest key, k{shortest} (‖k‖ = {length:.1f}), is picked by {share:.0f}% of the queries "
+                 "(1/n = {uniform:.1f}%)").format(
+            method=_(METHODS[method]), d_k=d_k, n=n, T=temperature, var=s.var().item(), row_var=_row_var(s),
+            plain_var=plain.var().item(), plain_row_var=_row_var(plain), entropy=entropy, log_n=math.log(n),
+            largest=w.max(-1).values.mean().item(), lim=lim, out_plain=outside[0], out_chosen=outside[1],
+            weights=" ".join(f"{x:.2f}" for x in w[0].tolist()), queries=len(q),
+            counts=" ".join(f"k{j + 1}:{c}" for j, c in enumerate(counts.tolist())), shortest=shortest + 1,
+            length=k[shortest].norm().item(), share=100 * counts[shortest].item() / len(q), uniform=100 / n)
 
     @property
     def widget(self):
@@ -242,8 +247,8 @@ def thumbnail(ax):
     for d_k, colour in ((4, "C0"), (64, "C3")):
         q, k = torch.randn(2, 4000, d_k, generator=g, dtype=torch.float64)
         ax.hist(to_numpy((q * k).sum(-1)), bins=60, range=(-30, 30), histtype="step", color=colour,
-                label=f"d_k = {d_k}: std {math.sqrt(d_k):.0f}")
+                label=_("d_k = {d_k}: std {std:.0f}").format(d_k=d_k, std=math.sqrt(d_k)))
     ax.set_yticks([])
-    ax.set_xlabel("score q·k (no scaling)", fontsize=6, labelpad=1)
-    ax.set_ylabel("how often", fontsize=6, labelpad=1)
+    ax.set_xlabel(_("score q·k (no scaling)"), fontsize=6, labelpad=1)
+    ax.set_ylabel(_("how often"), fontsize=6, labelpad=1)
     ax.legend(fontsize=5.5, loc="upper right", handlelength=1.2)

@@ -12,22 +12,23 @@ import math
 import torch
 
 from ... import _checks
+from ...i18n import N_, gettext as _
 from ...masking import masked_softmax
 from ...scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
 
-#: The methods ``scores`` knows, with a label for plots and menus.
+#: The methods ``scores`` knows, with a label for plots and menus (English; show it as ``_(METHODS[m])``).
 METHODS = {
-    "dot": "q·k (no scaling)",
+    "dot": N_("q·k (no scaling)"),
     "scaled_dot": "q·k / √d_k",
     "over_d": "q·k / d_k",
     "over_cbrt_d": "q·k / ∛d_k",
-    "constant": "q·k / τ (constant τ = 8)",
+    "constant": N_("q·k / τ (constant τ = 8)"),
     "long_sequence": "q·k / √(d_k·n)",
-    "normalised": "QKᵀ / ‖QKᵀ‖ (whole matrix)",
-    "row_normalised": "each row / its norm",
-    "cosine": "cosine (pre-normalised q, k)",
-    "gaussian": "Gaussian −‖q−k‖²/2σ²",
-    "additive": "additive w_vᵀ tanh(W_q q + W_k k)",
+    "normalised": N_("QKᵀ / ‖QKᵀ‖ (whole matrix)"),
+    "row_normalised": N_("each row / its norm"),
+    "cosine": N_("cosine (pre-normalised q, k)"),
+    "gaussian": N_("Gaussian −‖q−k‖²/2σ²"),
+    "additive": N_("additive w_vᵀ tanh(W_q q + W_k k)"),
 }
 
 
@@ -192,24 +193,28 @@ def scaling_hint(fn, queries, keys):
     try:
         got = torch.as_tensor(fn(queries, keys)).to(want.dtype)
     except NotImplementedError:
-        return "Not written yet."
+        return _("Not written yet.")
     except Exception as exc:  # reported to the learner
-        return f"It raised {type(exc).__name__}: {exc}"
+        return _("It raised {error}: {message}").format(error=type(exc).__name__, message=exc)
     if got.shape != want.shape:
         if got.shape == want.transpose(-2, -1).shape:
-            return f"Shape {tuple(got.shape)} is (Tk, Tq): use queries @ keys.transpose(-2, -1), not keys @ queries…"
-        return f"Shape {tuple(got.shape)}, expected (..., Tq, Tk) = {tuple(want.shape)}."
+            return _("Shape {shape} is (Tk, Tq): use queries @ keys.transpose(-2, -1), not keys @ queries…").format(
+                shape=tuple(got.shape))
+        return _("Shape {shape}, expected (..., Tq, Tk) = {want}.").format(shape=tuple(got.shape),
+                                                                          want=tuple(want.shape))
     if torch.allclose(got, want, rtol=1e-6, atol=1e-9):
-        return "Right: q·k / √d_k."
+        return _("Right: q·k / √d_k.")
     ratio = (got * want).sum() / (want * want).sum()            # least-squares factor got ≈ ratio · want
     if torch.allclose(got, ratio * want, rtol=1e-6, atol=1e-9):
-        known = {"divided by nothing (plain q·k)": math.sqrt(d), "divided by d_k": 1 / math.sqrt(d),
-                 "divided by ∛d_k": math.sqrt(d) / d ** (1 / 3), "divided by d_k²": d ** -1.5}
+        known = {_("divided by nothing (plain q·k)"): math.sqrt(d), _("divided by d_k"): 1 / math.sqrt(d),
+                 _("divided by ∛d_k"): math.sqrt(d) / d ** (1 / 3), _("divided by d_k²"): d ** -1.5}
         for what, factor in known.items():
             if abs(ratio.item() - factor) < 1e-6 * factor:
-                return f"Your scores are {ratio.item():.3g} × the right ones: you {what}; divide q·k by √d_k = {math.sqrt(d):.3g}."
-        return f"Your scores are {ratio.item():.3g} × the right ones: the right shape, the wrong divisor."
-    return "Not a rescaled q·k: check the product (queries @ keys.transpose(-2, -1)) before dividing."
+                return _("Your scores are {ratio:.3g} × the right ones: you {what}; divide q·k by √d_k = {root:.3g}."
+                         ).format(ratio=ratio.item(), what=what, root=math.sqrt(d))
+        return _("Your scores are {ratio:.3g} × the right ones: the right shape, the wrong divisor.").format(
+            ratio=ratio.item())
+    return _("Not a rescaled q·k: check the product (queries @ keys.transpose(-2, -1)) before dividing.")
 
 
 def variance_mistakes(d_k=64):
@@ -221,10 +226,11 @@ def variance_mistakes(d_k=64):
     d_k = _checks.count(d_k, "d_k", low=2)
     one_term = 1.0 * 1.0                          # Var(qᵢkᵢ) = E[qᵢ²] E[kᵢ²] for independent, mean-0 qᵢ, kᵢ
     return [
-        (math.sqrt(d_k * one_term), f"that is the standard deviation, √{d_k}. The variance is its square."),
-        (one_term, f"that is the variance of one term qᵢkᵢ (or of q·k/√d_k, after scaling). q·k adds {d_k} "
-                   f"independent terms, and the variances of independent terms add."),
-        (0.0, "that is the mean of q·k, not its variance: the products cancel on average, not in spread."),
-        (d_k ** 2 * one_term, f"that is {d_k}², the variance of {d_k} · q₁k₁, one term repeated {d_k} times. "
-                              f"The {d_k} terms are independent, so their variances add."),
+        (math.sqrt(d_k * one_term), _("that is the standard deviation, √{d_k}. The variance is its square.").format(
+            d_k=d_k)),
+        (one_term, _("that is the variance of one term qᵢkᵢ (or of q·k/√d_k, after scaling). q·k adds {d_k} "
+                     "independent terms, and the variances of independent terms add.").format(d_k=d_k)),
+        (0.0, _("that is the mean of q·k, not its variance: the products cancel on average, not in spread.")),
+        (d_k ** 2 * one_term, _("that is {d_k}², the variance of {d_k} · q₁k₁, one term repeated {d_k} times. "
+                                "The {d_k} terms are independent, so their variances add.").format(d_k=d_k)),
     ]

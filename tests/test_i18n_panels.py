@@ -1,0 +1,79 @@
+"""Long-lived widgets (Panel, self-checks, Trainer) remember the language they were built in: a
+callback run after ``set_language`` still writes in the build language, and the other way round."""
+import ipywidgets as widgets
+import pytest
+
+import attnlab
+from attnlab import panels, selfcheck
+from attnlab.i18n import gettext as _, language
+from attnlab.trainer import Trainer
+
+pytestmark = pytest.mark.filterwarnings("ignore:Glyph .* missing from font")   # no CJK font needed here
+
+# msgids of the catalog with a Chinese msgstr (drawing layer)
+WEIGHT, HEAD = "weight", "head {h}"
+
+
+@pytest.fixture(autouse=True)
+def english_after():
+    yield
+    attnlab.set_language("en")
+
+
+def _titled_panel():
+    fig, ax = panels.new_figure(figsize=(3, 2))
+    step = widgets.IntSlider(value=1, min=1, max=4, description="h")
+
+    def update(h):
+        ax.set_title(_(HEAD).format(h=h))
+        return _(WEIGHT)
+
+    return panels.Panel(fig, {"h": step}, update, name="lang"), ax
+
+
+def test_the_catalog_has_chinese_for_the_strings_used_here():
+    with language("zh"):
+        assert _(HEAD) != HEAD and _(WEIGHT) != WEIGHT
+
+
+@pytest.mark.parametrize("built, later", [("en", "zh"), ("zh", "en")])
+def test_a_panel_redraws_in_the_language_it_was_built_in(built, later):
+    with language(built):
+        panel, ax = _titled_panel()
+        want_title, want_text = _(HEAD).format(h=3), _(WEIGHT)
+        buttons = [b.description for b in panel.widget.children[-1].children if isinstance(b, widgets.Button)]
+    attnlab.set_language(later)
+    panel.controls["h"].value = 3                             # a move after the switch
+    assert ax.get_title() == want_title
+    assert panel.summary == want_text
+    with language(built):
+        assert buttons == [_("Download {format}").format(format=f) for f in ("PNG", "SVG")]
+    assert attnlab.get_language() == later                    # the panel left the global choice alone
+
+
+@pytest.mark.parametrize("built, later", [("en", "zh"), ("zh", "en")])
+def test_a_self_check_answers_in_the_language_it_was_built_in(built, later):
+    with language(built):
+        check = selfcheck.numeric("?", answer=2.0, hint="")
+        want_small = _("{value} is too small. {hint}").format(value="1", hint="")
+        want_hide = _("Hide solution")
+    attnlab.set_language(later)
+    assert check.check(1.0) is False
+    assert want_small in check.feedback.value
+    check.reveal.value = True
+    assert check.reveal.description == want_hide
+
+
+@pytest.mark.parametrize("built, later", [("en", "zh"), ("zh", "en")])
+def test_a_trainer_reports_in_the_language_it_was_built_in(built, later):
+    def run(steps):
+        for i in range(steps):
+            yield {"loss": 1.0 / (i + 1)}
+
+    with language(built):
+        trainer = Trainer(run, steps=10, min_steps=10, max_steps=20, step=10)
+        want = _("step {step} of {total}: {numbers}").format(
+            step=10, total=10, numbers=_("{curve} {value:.4f}").format(curve=_("loss"), value=0.1))
+    attnlab.set_language(later)
+    trainer.train()
+    assert trainer.panel.summary == want
