@@ -36,6 +36,11 @@ GIB = "of at most 1 GiB, got "
 
 ROWS = [
     # ---- default_device (ATTNLAB_DEVICE is set by the test below)
+    # ---- the learner's language (ATTNLAB_LANG: tests/test_i18n.py)
+    ("set_language/value", lambda: al.set_language("fr"), ValueError, "language: expected one of 'en', 'zh', got 'fr'"),
+    ("set_language/type", lambda: al.set_language(1), TypeError, "language: expected a language code, one of 'en', 'zh', got int"),
+    ("language/value", lambda: al.language("de").__enter__(), ValueError, "language: expected one of 'en', 'zh', got 'de'"),
+    ("get_language/argument", lambda: al.get_language("zh"), TypeError, "takes 0 positional arguments"),
     # ---- masks
     ("causal_mask/count", lambda: al.causal_mask(-1, 3), ValueError, "num_queries: expected an int >= 0, got -1"),
     ("causal_mask/type", lambda: al.causal_mask(2.5, 3), TypeError, "num_queries: expected an int, got float"),
