@@ -141,12 +141,12 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
             ax.set_title(_("{model}: press the button to train it").format(model=_(model)), fontsize=10)
             return None
         r = resolve(latest["model"], sentence)
+        shown = trained["name"]                             # the model the picture shows (an ABLATIONS key)
         plotting.update_heatmap(ax, r.pointer[None], title=_("{model}: “it” → {referent}").format(
-            model=_(trained["name"]), referent=r.referent))
-        if model == trained["name"]:
+            model=_(shown), referent=r.referent))
+        if model == shown:
             return None
-        return _("(the picture shows {shown}; press the button to train {model})").format(
-            shown=_(trained["name"]), model=_(model))
+        return _("(the picture shows {shown}; press the button to train {model})").format(shown=_(shown), model=_(model))
 
     def done(result, history, model):
         acc = training.accuracy(result, "train"), training.accuracy(result, "test")
