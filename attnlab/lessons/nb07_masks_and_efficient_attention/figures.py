@@ -210,7 +210,8 @@ def visible_keys_table(mask, weights, start=0):
             (_("top key"), [str(int(w.argmax())) if n else "–" for w, n in zip(weights, seen)]),
             (_("its weight"), [f"{float(w.max()):.2f}" if n else "0" for w, n in zip(weights, seen)])]
     widths = [max(_width(cells[c]) for _label, cells in rows) for c in range(mask.shape[0])]
-    lines = [(_ljust(label, 12) + "  ".join(_ljust(c, wd) for c, wd in zip(cells, widths))).rstrip()
+    label_width = max(12, max(_width(label) for label, _cells in rows) + 2)       # 12 in English
+    lines = [(_ljust(label, label_width) + "  ".join(_ljust(c, wd) for c, wd in zip(cells, widths))).rstrip()
              for label, cells in rows]
     empty = seen.count(0)
     if empty:

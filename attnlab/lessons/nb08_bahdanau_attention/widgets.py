@@ -225,7 +225,7 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
         return _("Exact-match accuracy on 200 fresh dates: <b>{accuracy:.2f}</b>. "
                  "The explorer above now shows “{model}” on the right.").format(accuracy=acc, model=html.escape(name))
 
-    t = Trainer(run, steps=steps, controls={"scoring": kind}, curves=("loss",), extra=draw_alignment, done=done,
+    t = Trainer(run, steps=steps, controls={"scoring": kind}, curves=(N_("loss"),), extra=draw_alignment, done=done,
                 seconds_per_step=0.04, redraws=redraws, figsize=(12, 3.9), name="08-training")
     t.axes["loss"].set(ylabel=_("loss (cross-entropy, log scale)"), title=_("training loss"))
     t.panel.refresh()                        # show those labels now, not after the first move

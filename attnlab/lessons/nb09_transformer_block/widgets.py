@@ -11,7 +11,7 @@ import torch
 from matplotlib.axes import Axes
 
 from ... import _checks, panels, plotting
-from ...i18n import get_language, gettext as _
+from ...i18n import N_, get_language, gettext as _
 from ...trainer import Trainer
 from . import data, figures, training
 from .model import Resolution, pretrained, resolve
@@ -159,7 +159,7 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
                  "The explorer above now shows “{model}”.").format(train=acc[0], test=acc[1], model=html.escape(name))
 
     t = Trainer(run, steps=steps, min_steps=20, max_steps=600, step=20, controls={"model": choice},
-                curves=("loss", "test accuracy"), extra=draw_pointer, done=done,
+                curves=(N_("loss"), N_("test accuracy")), extra=draw_pointer, done=done,
                 seconds_per_step=0.025, figsize=(12, 3.4), name="09-training")
     t.axes["loss"].set(ylabel=_("loss: −log(weight on the referent)"), title=_("training loss"))
     t.panel.refresh()                                       # show the relabelled axes
