@@ -7,13 +7,14 @@ Shape legend: L sequence length (Tq = Tk = L, self-attention), d = dv head size.
 import torch
 
 from ... import _checks
+from ...i18n import N_
 from ...attention import scaled_dot_product_attention
 from ...efficient import linear_attention
 from .masks import block_mask
 from ...masking import local_mask
 from ...positional import sinusoidal_encoding
 
-METHODS = ("dense", "local", "block", "linear", "tiled")
+METHODS = (N_("dense"), N_("local"), N_("block"), N_("linear"), N_("tiled"))   # values; N_: shown with _()
 BYTES = 4                                                     # float32
 
 

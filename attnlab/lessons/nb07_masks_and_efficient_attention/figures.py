@@ -5,6 +5,7 @@ cheap methods, and the tiled-attention step-through. Each returns its figure wit
 The numbers come from ``masks``, ``costs`` and ``tiles``; nothing here computes attention itself
 except through them and ``al.scaled_dot_product_attention``.
 """
+import unicodedata
 from typing import NamedTuple
 
 import ipywidgets as widgets
@@ -18,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ... import _checks, panels, plotting
+from ...i18n import N_, gettext as _, ngettext
 from ...attention import check_qkv, scaled_dot_product_attention
 from ...masking import causal_mask
 from .costs import memory_bytes, structured_qkv
@@ -39,13 +41,15 @@ _AX = _checks.Instance(Axes, "a matplotlib Axes")
 
 
 @_checks.arguments(ax=_AX)
-def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel="keys", ylabel="queries"):
-    """A bool (Tq, Tk) mask in black (may attend) and white; returns the Axes."""
+def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel=N_("keys"), ylabel=N_("queries")):
+    """A bool (Tq, Tk) mask in black (may attend) and white; returns the Axes. The axis labels are
+    looked up in the learner's language (a label not in the catalog is shown as given)."""
     _checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
     if mask.dim() != 2:
         raise ValueError(f"mask: expected a 2-D (Tq, Tk) mask, got shape {tuple(mask.shape)}")
     return plotting.heatmap(mask.float(), ax=ax, cmap=MASK_CMAP, colorbar=False, annotate=False, title=title,
-                            x_labels=x_labels, y_labels=y_labels, xlabel=xlabel, ylabel=ylabel)
+                            x_labels=x_labels, y_labels=y_labels, xlabel=_(xlabel) if xlabel else xlabel,
+                            ylabel=_(ylabel) if ylabel else ylabel)
 
 
 @_checks.arguments(figure=_checks.Instance(Figure, "a matplotlib Figure"))
@@ -53,8 +57,8 @@ def mask_key(figure):
     """A key under a mask figure: black = may attend (True), white = masked (False). Masks use the
     opposite shading of weight heatmaps (where dark = 0), so every mask figure says which is which.
     Returns the Legend."""
-    handles = [Patch(facecolor="black", edgecolor="0.3", label="black = may attend (True)"),
-               Patch(facecolor="white", edgecolor="0.3", label="white = masked (False)")]
+    handles = [Patch(facecolor="black", edgecolor="0.3", label=_("black = may attend (True)")),
+               Patch(facecolor="white", edgecolor="0.3", label=_("white = masked (False)"))]
     return figure.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=9, frameon=False)
 
 
@@ -70,7 +74,7 @@ def not_visited_background(ax, shape):
 def not_visited_patch():
     """The legend handle of ``not_visited_background``."""
     return Patch(facecolor="white", edgecolor=NOT_VISITED_EDGE, hatch=NOT_VISITED_HATCH,
-                 label="hatched = not visited yet (no score computed)")
+                 label=_("hatched = not visited yet (no score computed)"))
 
 
 class Gallery(NamedTuple):
@@ -82,7 +86,8 @@ class Gallery(NamedTuple):
 @_checks.arguments(masks=_checks.Dict(0), ncols=_checks.Int(1, 8), figsize=_checks.Optional(_checks.Items(_checks.Real(positive=True), 2, 2)))
 def mask_gallery(masks, *, ncols=3, figsize=None):
     """One black-and-white panel per mask of ``masks`` ({name: bool (Tq, Tk)}), titled with the name
-    and the number of keys per query; returns a Gallery (figure, axes by name)."""
+    (in the learner's language when the catalog has it, as SPARSE_PATTERNS' names) and the number of
+    keys per query; returns a Gallery (figure, axes by name)."""
     masks = dict(masks)
     if not masks:
         raise ValueError("masks: expected at least one {name: mask}, got an empty dict")
@@ -94,7 +99,9 @@ def mask_gallery(masks, *, ncols=3, figsize=None):
         per_query = m.sum(-1).float()
         every = 1 if max(m.shape) <= 12 else 2                                  # readable tick labels
         labels = [[str(p) if p % every == 0 else "" for p in range(size)] for size in m.shape]
-        mask_heatmap(m, ax, title=f"{name}\n{per_query.mean():.1f} keys per query (of {m.shape[-1]})",
+        title = _("{name}\n{mean:.1f} keys per query (of {total})").format(name=_(name), mean=per_query.mean(),
+                                                                           total=m.shape[-1])
+        mask_heatmap(m, ax, title=title,
                      x_labels=labels[1], y_labels=labels[0])
         named[name] = ax
     for ax in list(axes.flat)[len(masks):]:
@@ -117,14 +124,14 @@ def error_plot(errors, *, num_keys=64):
     named, lines = {}, {}
     ticks = [2 ** p for p in range(num_keys.bit_length()) if 2 ** p <= num_keys]
     for ax, (name, e) in zip(axes[0], errors.items()):
-        lines[name, "local"], = ax.plot([2 * w + 1 for w, _, _ in e["local"]], [r for _, r, _ in e["local"]], "o-",
-                                        label="local window (2w + 1 keys)")
-        lines[name, "block"], = ax.plot([b for b, _, _ in e["block"]], [r for _, r, _ in e["block"]], "s-",
-                                        label="block (b keys)")
-        ax.set(xscale="log", yscale="log", xlabel=f"keys seen per query (of {num_keys})", title=name,
+        lines[name, "local"], = ax.plot([2 * w + 1 for w, _r, _m in e["local"]], [r for _w, r, _m in e["local"]], "o-",
+                                        label=_("local window (2w + 1 keys)"))
+        lines[name, "block"], = ax.plot([b for b, _r, _m in e["block"]], [r for _b, r, _m in e["block"]], "s-",
+                                        label=_("block (b keys)"))
+        ax.set(xscale="log", yscale="log", xlabel=_("keys seen per query (of {total})").format(total=num_keys), title=name,
                xticks=ticks, xticklabels=[str(t) for t in ticks])
         named[name] = ax
-    axes[0][0].set_ylabel("relative error vs exact attention")
+    axes[0][0].set_ylabel(_("relative error vs exact attention"))
     axes[0][0].legend(fontsize=8)
     return ErrorPlot(fig, named, lines)
 
@@ -147,10 +154,11 @@ def weights_so_far_figure(states, num_keys, *, tiles=4, queries=2):
         w = implied_weights(states[:i + 1], num_keys)[:queries]                 # (queries, Tk), NaN = not seen
         k0, k1 = states[i]["k_block"]
         plotting.heatmap(w, ax=ax, colorbar=False, y_labels=[f"q{r}" for r in range(queries)],
-                         xlabel="keys" if i == tiles - 1 else "", ylabel="",
-                         title=f"after tile {i + 1} (keys {k0}–{k1 - 1} added)")
+                         xlabel=_("keys") if i == tiles - 1 else "", ylabel="",
+                         title=_("after tile {tile} (keys {k0}–{k1} added)").format(tile=i + 1, k0=k0, k1=k1 - 1))
         not_visited_background(ax, w.shape)
-    bar = fig.colorbar(ScalarMappable(Normalize(0, 1), cmap=plotting.WEIGHT_CMAP), ax=axes, label="weight", shrink=0.8)
+    bar = fig.colorbar(ScalarMappable(Normalize(0, 1), cmap=plotting.WEIGHT_CMAP), ax=axes, label=_("weight"),
+                       shrink=0.8)
     key = fig.legend(handles=[not_visited_patch()], loc="outside lower center", fontsize=9, frameon=False)
     return SoFarFigure(fig, axes, bar, key)
 
@@ -168,10 +176,10 @@ def memory_plot(lengths, d=64, *, methods=("dense", "tiled", "linear"), block_si
     lines = {}
     for method, style in zip(methods, ("o-", "s-", "^-", "v-", "d-")):
         lines[method], = ax.plot(lengths, [memory_bytes(method, n, d, block_size=block_size) for n in lengths],
-                                 style, label=method)
+                                 style, label=_(method))
     ax.axhline(2 ** 30, color="grey", linestyle=":", label="1 GiB")
-    ax.set(xscale="log", yscale="log", xlabel="sequence length n", ylabel=f"bytes (float32, d = {d})",
-           title="working memory of one attention head")
+    ax.set(xscale="log", yscale="log", xlabel=_("sequence length n"), ylabel=_("bytes (float32, d = {d})").format(d=d),
+           title=_("working memory of one attention head"))
     ax.legend()
     return MemoryPlot(fig, ax, lines)
 
@@ -185,7 +193,7 @@ def key_positions(row):
             runs[-1][1] = j
         else:
             runs.append([j, j])
-    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs) or "none"
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs) or _("none")
 
 
 def visible_keys_table(mask, weights, start=0):
@@ -196,17 +204,30 @@ def visible_keys_table(mask, weights, start=0):
     if mask.dim() != 2 or tuple(weights.shape) != tuple(mask.shape):
         raise ValueError(f"weights: expected the mask's shape {tuple(mask.shape)}, got {tuple(weights.shape)}")
     seen = mask.sum(-1).tolist()
-    rows = [("query", [str(start + i) for i in range(mask.shape[0])]),
-            ("sees keys", [key_positions(r) for r in mask]),
-            ("how many", [str(n) for n in seen]),
-            ("top key", [str(int(w.argmax())) if n else "–" for w, n in zip(weights, seen)]),
-            ("its weight", [f"{float(w.max()):.2f}" if n else "0" for w, n in zip(weights, seen)])]
-    widths = [max(len(cells[c]) for _, cells in rows) for c in range(mask.shape[0])]
-    lines = [(label.ljust(12) + "  ".join(c.ljust(wd) for c, wd in zip(cells, widths))).rstrip() for label, cells in rows]
+    rows = [(_("query"), [str(start + i) for i in range(mask.shape[0])]),
+            (_("sees keys"), [key_positions(r) for r in mask]),
+            (_("how many"), [str(n) for n in seen]),
+            (_("top key"), [str(int(w.argmax())) if n else "–" for w, n in zip(weights, seen)]),
+            (_("its weight"), [f"{float(w.max()):.2f}" if n else "0" for w, n in zip(weights, seen)])]
+    widths = [max(_width(cells[c]) for _label, cells in rows) for c in range(mask.shape[0])]
+    label_width = max(12, max(_width(label) for label, _cells in rows) + 2)       # 12 in English
+    lines = [(_ljust(label, label_width) + "  ".join(_ljust(c, wd) for c, wd in zip(cells, widths))).rstrip()
+             for label, cells in rows]
     empty = seen.count(0)
     if empty:
-        lines.append(f"{empty} {'query sees' if empty == 1 else 'queries see'} no key: weights all 0")
+        lines.append(ngettext("{n} query sees no key: weights all 0", "{n} queries see no key: weights all 0",
+                              empty).format(n=empty))
     return "\n".join(lines)
+
+
+def _width(text):
+    """Columns ``text`` takes in a monospaced font: 2 for a wide (CJK) character, 1 otherwise."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _ljust(text, width):
+    """``text.ljust(width)`` by the columns it takes (so Chinese labels line up too)."""
+    return text + " " * (width - _width(text))
 
 
 class MaskExplorer:
@@ -226,18 +247,18 @@ class MaskExplorer:
         if kind == "block" and w < 1:
             raise ValueError(f"w: expected a block size of at least 1 for kind 'block', got {w}")
         self.max_len = max_len
-        self.q_all, self.k_all, _ = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
+        self.q_all, self.k_all, _values = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
         self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.6))
         grid = torch.zeros(max_len, max_len)                                        # every position, fixed
         plotting.heatmap(grid, ax=self.ax_mask, cmap=MASK_CMAP_OUTSIDE, colorbar=False, annotate=False,
-                         xlabel="key position", ylabel="query position")
+                         xlabel=_("key position"), ylabel=_("query position"))
         plotting.heatmap(grid, ax=self.ax_weights, cmap=WEIGHT_CMAP_OUTSIDE, annotate=False,
-                         xlabel="key position", ylabel="query position", title="weights it allows")
+                         xlabel=_("key position"), ylabel=_("query position"), title=_("weights it allows"))
         self.mask_title = plotting.live_title(self.ax_mask)
-        handles = [Patch(facecolor="black", edgecolor="0.3", label="black = may attend (True)"),
-                   Patch(facecolor="white", edgecolor="0.3", label="white = masked (False)"),
+        handles = [Patch(facecolor="black", edgecolor="0.3", label=_("black = may attend (True)")),
+                   Patch(facecolor="white", edgecolor="0.3", label=_("white = masked (False)")),
                    Patch(facecolor=OUTSIDE_COLOUR, edgecolor="0.3",
-                         label="grey = not in this sequence (no query or no key there)")]
+                         label=_("grey = not in this sequence (no query or no key there)"))]
         self.key = self.figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=9,
                                       frameon=False)
         # What a move changes: the two images (the grid, the ticks and the weights' title are fixed, so
@@ -247,10 +268,11 @@ class MaskExplorer:
         self.moving = [plotting.heatmap_state(self.ax_mask).image, plotting.heatmap_state(self.ax_weights).image,
                        self.mask_title]
         self.controls = {
-            "kind": widgets.Dropdown(options=list(MASK_KINDS), value=kind, description="mask"),
-            "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description="queries Tq",
+            "kind": widgets.Dropdown(options=[(_(k), k) for k in MASK_KINDS], value=kind, description=_("mask")),
+            "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description=_("queries Tq"),
                                     continuous_update=False),
-            "Tk": widgets.IntSlider(value=num_keys, min=2, max=max_len, description="keys Tk", continuous_update=False),
+            "Tk": widgets.IntSlider(value=num_keys, min=2, max=max_len, description=_("keys Tk"),
+                                    continuous_update=False),
             "w": widgets.IntSlider(value=w, min=self.w_min(kind), max=max_len, description="w",
                                    continuous_update=False)}
         # A block size is at least 1: with "block" picked the slider starts at 1 (w = 0 moves to 1).
@@ -287,10 +309,10 @@ class MaskExplorer:
 
     def update(self, kind, Tq, Tk, w):
         mask, start = self.mask(kind, Tq, Tk, w)
-        _, weights = scaled_dot_product_attention(self.q_all[start:start + Tq], self.k_all[:Tk], self.k_all[:Tk], mask)
+        _out, weights = scaled_dot_product_attention(self.q_all[start:start + Tq], self.k_all[:Tk], self.k_all[:Tk], mask)
         plotting.heatmap_state(self.ax_mask).image.set_data(self.on_grid(mask.float(), start))
         plotting.heatmap_state(self.ax_weights).image.set_data(self.on_grid(weights, start))
-        self.mask_title.set_text(f"{kind} mask")
+        self.mask_title.set_text(_("{kind} mask").format(kind=_(kind)))
         return visible_keys_table(mask, weights, start)
 
     def _repr_mimebundle_(self, **kwargs):
@@ -310,20 +332,20 @@ class StepFigure:
         self.scores_image = self.ax_scores.imshow(torch.full((Tq, Tk), float("nan")).numpy(), cmap=SCORE_CMAP, vmin=-lim,
                                                   vmax=lim, interpolation="nearest", aspect="auto")
         self.ax_scores.figure.colorbar(self.scores_image, ax=self.ax_scores, fraction=0.046, pad=0.04,
-                                       label="score q·k/√d")
-        self.ax_scores.set(xlabel="keys", ylabel="queries", xticks=range(Tk), yticks=range(Tq))
+                                       label=_("score q·k/√d"))
+        self.ax_scores.set(xlabel=_("keys"), ylabel=_("queries"), xticks=range(Tk), yticks=range(Tq))
         self.tile_box = self.ax_scores.add_patch(Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#ff7f0e",
                                                            linewidth=3))
         plotting.heatmap(torch.full((Tq, Tk), float("nan")), ax=self.ax_weights, annotate=False,
-                         title="weights implied by m and l", xlabel="keys", ylabel="queries")
+                         title=_("weights implied by m and l"), xlabel=_("keys"), ylabel=_("queries"))
         # Cells no tile has reached are NaN, drawn transparent over a hatched background (not grey: in
         # this notebook grey means "not in this sequence", in the mask panel).
         self.not_visited = [not_visited_background(ax, (Tq, Tk)) for ax in (self.ax_scores, self.ax_weights)]
         rows = list(range(Tq))
-        self.exact, = self.ax_out.plot(exact, rows, "o", mfc="none", mec="black", ms=9, label="exact (dense)")
-        self.partial, = self.ax_out.plot([0.0] * Tq, rows, "o", color="#ff7f0e", ms=6, label="acc / l so far")
-        self.ax_out.set(ylim=(Tq - 0.5, -0.5), yticks=rows, xlabel="output (value is 1 number)", ylabel="queries",
-                        title="output per query", xlim=self._limits(exact))
+        self.exact, = self.ax_out.plot(exact, rows, "o", mfc="none", mec="black", ms=9, label=_("exact (dense)"))
+        self.partial, = self.ax_out.plot([0.0] * Tq, rows, "o", color="#ff7f0e", ms=6, label=_("acc / l so far"))
+        self.ax_out.set(ylim=(Tq - 0.5, -0.5), yticks=rows, xlabel=_("output (value is 1 number)"),
+                        ylabel=_("queries"), title=_("output per query"), xlim=self._limits(exact))
         self.ax_out.axvline(0, color="grey", linewidth=0.5)
         self.ax_out.legend(loc="lower right", fontsize=8)
         self.scores_title = plotting.live_title(self.ax_scores)
@@ -344,7 +366,8 @@ class StepFigure:
         st = states[-1]
         (q0, q1), (k0, k1) = st["q_block"], st["k_block"]
         self.tile_box.set_bounds(k0 - 0.5, q0 - 0.5, k1 - k0, q1 - q0)
-        self.scores_title.set_text(f"tile {len(states)}: queries {q0}–{q1 - 1}, keys {k0}–{k1 - 1}")
+        self.scores_title.set_text(_("tile {tile}: queries {q0}–{q1}, keys {k0}–{k1}").format(
+            tile=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1))
         plotting.update_heatmap(self.ax_weights, implied_weights(states, Tk))
         self.partial.set_xdata(st["out"][:, 0].numpy())
         if exact is not None:
@@ -373,13 +396,13 @@ class TileExplorer:
         self.figure, axes = panels.new_figure(1, 3, figsize=(12.5, 4.1))
         self.steps = StepFigure(axes, self.scores, exact)
         self.key = self.figure.legend(
-            handles=[Patch(facecolor="none", edgecolor="#ff7f0e", linewidth=3, label="orange box = the current tile"),
+            handles=[Patch(facecolor="none", edgecolor="#ff7f0e", linewidth=3, label=_("orange box = the current tile")),
                      not_visited_patch()], loc="outside lower center", ncols=2, fontsize=9, frameon=False)
         self.controls = {
-            "tile": widgets.IntSlider(value=tile, min=1, max=16, description="tile", continuous_update=False),
-            "block": widgets.SelectionSlider(options=[1, 2, 4, 8], value=block, description="block",
+            "tile": widgets.IntSlider(value=tile, min=1, max=16, description=_("tile"), continuous_update=False),
+            "block": widgets.SelectionSlider(options=[1, 2, 4, 8], value=block, description=_("block"),
                                              continuous_update=False),
-            "causal": widgets.Checkbox(value=False, description="causal")}
+            "causal": widgets.Checkbox(value=False, description=_("causal"))}
         self.panel = panels.Panel(self.figure, self.controls, self.update, moving=self.steps.moving,
                                   name="07-tiled-steps")
 
@@ -396,11 +419,15 @@ class TileExplorer:
 
         def fmt(t):                                          # one column per query of the block
             return "  ".join(f"{x:6.3f}" for x in t.flatten().tolist())
-        return (f"tile {tile} of {len(states)}: queries {q0}–{q1 - 1}, keys {k0}–{k1 - 1}"
-                + ("   (last tile of this query block)" if st["last"] else "")
-                + f"\nrunning max m   = {fmt(st['m'])}\nrescale         = {fmt(st['rescale'])}"
-                + f"\ndenominator l   = {fmt(st['l'])}\noutput so far   = {fmt(st['output'])}"
-                + f"\nexact output    = {fmt(exact[q0:q1])}")
+        head = (_("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}   (last tile of this query block)")
+                if st["last"] else _("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}"))
+        return "\n".join([
+            head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1),
+            _("running max m   = {values}").format(values=fmt(st["m"])),
+            _("rescale         = {values}").format(values=fmt(st["rescale"])),
+            _("denominator l   = {values}").format(values=fmt(st["l"])),
+            _("output so far   = {values}").format(values=fmt(st["output"])),
+            _("exact output    = {values}").format(values=fmt(exact[q0:q1]))])
 
     def _repr_mimebundle_(self, **kwargs):
         return self.panel._repr_mimebundle_(**kwargs)

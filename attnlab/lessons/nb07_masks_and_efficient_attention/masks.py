@@ -12,12 +12,15 @@ import torch
 from matplotlib.axes import Axes
 
 from ... import _checks
+from ...i18n import N_, gettext as _
 from ...masking import causal_mask, local_mask, masked_softmax, sequence_mask
 
 _SIDE = _checks.Int(0, 1 << 15, why="a side of a bool mask of at most 1 GiB")
 
-MASK_KINDS = ("causal top-left", "causal bottom-right", "padding", "local", "block")
-SPARSE_PATTERNS = ("local", "Longformer", "random", "BigBird", "log-sparse", "Reformer (LSH)")
+# The names are values (make_mask's kind, sparse_patterns' keys); marked N_ so a menu or a title can
+# show them in the learner's language with _(name).
+MASK_KINDS = (N_("causal top-left"), N_("causal bottom-right"), N_("padding"), N_("local"), N_("block"))
+SPARSE_PATTERNS = (N_("local"), "Longformer", N_("random"), "BigBird", N_("log-sparse"), "Reformer (LSH)")
 
 
 @_checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
@@ -185,10 +188,10 @@ def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     both = torch.cat([causal_mask(6, 6), torch.zeros(6, 1, dtype=torch.bool), local_mask(6, 6, 1)], dim=1)
     ax.imshow(both.numpy(), cmap="gray_r", vmin=0, vmax=1.25, aspect="auto")
-    ax.set_xticks([2.5, 9.5], ["causal", "local, w = 1"], fontsize=7)
+    ax.set_xticks([2.5, 9.5], [_("causal"), _("local, w = 1")], fontsize=7)
     ax.set_yticks([])
-    ax.set_xlabel("keys (dark = may attend)", fontsize=6)
-    ax.set_ylabel("queries", fontsize=6)
+    ax.set_xlabel(_("keys (dark = may attend)"), fontsize=6)
+    ax.set_ylabel(_("queries"), fontsize=6)
 
 
 def visible_keys_mistakes(query, num_queries, num_keys):
@@ -203,9 +206,11 @@ def visible_keys_mistakes(query, num_queries, num_keys):
     i, j = torch.arange(num_queries)[:, None], torch.arange(num_keys)[None, :]
     top_left = causal_mask(num_queries, num_keys)
     return [
-        (int((j < i)[query].sum()), "you left out its own key (j < i), or counted the queries from 1. Top-left, "
-                                    "query i sees keys 0…i, its own key included."),
+        (int((j < i)[query].sum()), _("you left out its own key (j < i), or counted the queries from 1. Top-left, "
+                                      "query i sees keys 0…i, its own key included.")),
         (int(causal_mask_bottom_right(num_queries, num_keys)[query].sum()),
-            "that is the bottom-right alignment (the KV cache's). Top-left ignores that there are more keys than queries."),
-        (int((~top_left)[query].sum()), "that counts the keys it may not see (the masked ones). Count the visible keys."),
+            _("that is the bottom-right alignment (the KV cache's). Top-left ignores that there are more keys than "
+              "queries.")),
+        (int((~top_left)[query].sum()), _("that counts the keys it may not see (the masked ones). Count the visible "
+                                          "keys.")),
     ]

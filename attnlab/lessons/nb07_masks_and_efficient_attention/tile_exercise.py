@@ -9,8 +9,9 @@ usual mistakes (no rescale, the rescale upside down, the tile's max instead of t
 import torch
 
 from ... import _checks
-
+from ...i18n import N_
 from ...selfcheck import check_function, mistake, symptom
+from .exercises import in_language
 from .tiles import toy_problem
 
 
@@ -90,22 +91,22 @@ def _no_max(m, l, acc, s, v):
 
 TILE_HINTS = [
     mistake(_joined(_no_acc_rescale),
-            "acc is not rescaled: when the max rises, the old numerator was computed against the old m. "
-            "Multiply acc by exp(m − m_new) before adding p @ v, as you do for l."),
+            N_("acc is not rescaled: when the max rises, the old numerator was computed against the old m. "
+               "Multiply acc by exp(m − m_new) before adding p @ v, as you do for l.")),
     mistake(_joined(_no_l_rescale),
-            "l is not rescaled: the old denominator was computed against the old m. Multiply it by exp(m − m_new) "
-            "before adding the tile's row sums."),
+            N_("l is not rescaled: the old denominator was computed against the old m. Multiply it by exp(m − m_new) "
+               "before adding the tile's row sums.")),
     mistake(_joined(_inverted_rescale),
-            "the rescale is upside down: it is exp(m − m_new), old minus new, which is ≤ 1 (the old terms shrink)."),
+            N_("the rescale is upside down: it is exp(m − m_new), old minus new, which is ≤ 1 (the old terms shrink).")),
     mistake(_joined(_tile_max),
-            "m is the tile's own max: the running max is max(m, the tile's max), so it never goes down."),
+            N_("m is the tile's own max: the running max is max(m, the tile's max), so it never goes down.")),
     mistake(_joined(_normalised_acc),
-            "acc is divided by l: keep the unnormalised sum Σ exp(s − m)·v and divide only once, after the last tile."),
+            N_("acc is divided by l: keep the unnormalised sum Σ exp(s − m)·v and divide only once, after the last tile.")),
     mistake(_joined(_no_max),
-            "exp(scores) without subtracting the max: it overflows for large scores, and l and acc must be sums of "
-            "exp(s − m_new), rescaled when m changes."),
+            N_("exp(scores) without subtracting the max: it overflows for large scores, and l and acc must be sums of "
+               "exp(s − m_new), rescaled when m changes.")),
     symptom(lambda out, m, l, acc, s, v: bool((out[:, :1] < m).any()),
-            "your m went down: the running max can only rise or stay."),
+            N_("your m went down: the running max can only rise or stay.")),
 ]
 
 
@@ -135,4 +136,4 @@ def check_tile_update(fn):
     name = getattr(fn, "__name__", "my_tile_update")
     learner = _joined(fn) if callable(fn) else fn
     return check_function(learner, _joined(tile_update), tile_cases(), name=name, atol=1e-9, rtol=1e-9,
-                          hints=TILE_HINTS)
+                          hints=in_language(TILE_HINTS))

@@ -7,6 +7,7 @@ would have to memorise, and attention simply looks up.
 import torch
 
 from ... import _checks
+from ...i18n import N_, gettext as _
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
@@ -41,21 +42,40 @@ def random_dates(n, *, seed=0, first_year=1950, last_year=2049):
     return pairs
 
 
+def _problem(text):
+    """What is wrong with a str the learner typed, as (message marked N_, its fields), or None."""
+    text = text.strip().lower()
+    if not text:
+        return N_("expected a date such as '7 mar 1994', got an empty string"), {}
+    if len(text) > MAX_SOURCE_LEN:
+        return N_("expected at most {max} characters (like '17 mar 1994'), got {n}"), {"max": MAX_SOURCE_LEN,
+                                                                                          "n": len(text)}
+    bad = sorted(set(text) - set(SOURCE_CHARS))
+    if bad:
+        return (N_("expected digits, spaces and letters of the months ({months}), got {chars}"),
+                {"months": " ".join(MONTHS), "chars": repr("".join(bad))})
+    return None
+
+
 def check_source(text):
     """Validate a learner's input: a str of at most MAX_SOURCE_LEN characters from SOURCE_CHARS."""
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    text = text.strip().lower()
-    if not text:
-        raise ValueError("text: expected a date such as '7 mar 1994', got an empty string")
-    if len(text) > MAX_SOURCE_LEN:
-        raise ValueError(f"text: expected at most {MAX_SOURCE_LEN} characters (like '17 mar 1994'), "
-                         f"got {len(text)}")
-    bad = sorted(set(text) - set(SOURCE_CHARS))
-    if bad:
-        raise ValueError(f"text: expected digits, spaces and letters of the months ({' '.join(MONTHS)}), "
-                         f"got {''.join(bad)!r}")
-    return text
+    problem = _problem(text)
+    if problem:
+        message, fields = problem
+        raise ValueError("text: " + message.format(**fields))          # the API's message: English
+    return text.strip().lower()
+
+
+def source_problem(text):
+    """Why ``check_source`` refuses the str ``text``, in the learner's language (for a panel), or None
+    when it accepts it. The typed text is quoted as typed, never translated."""
+    problem = _problem(text)
+    if problem is None:
+        return None
+    message, fields = problem
+    return _(message).format(**fields)
 
 
 @_checks.arguments(texts=_checks.Items())

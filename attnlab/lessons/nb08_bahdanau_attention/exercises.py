@@ -4,7 +4,8 @@ mistakes written out as functions (``SCORE_MISTAKES``, ``CONTEXT_MISTAKES``), wh
 import torch
 
 from ... import _checks
-from ...selfcheck import check_function, mistake
+from ...i18n import N_, gettext as _
+from ...selfcheck import Hint, check_function, mistake
 
 
 @_checks.arguments(s=_checks.Tensor(1), H=_checks.Tensor(2), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), w_v=_checks.Tensor(1))
@@ -28,11 +29,16 @@ def context(outputs, weights):
     """c = Σ_j α_j h_j for each sequence: outputs (n, B, 2h) as nn.GRU returns them, weights (B, n, 1)
     -> (B, 2h). The corrected line of seed 001."""
     _checks.same_kind(outputs, "outputs", weights, "weights")
-    n, B, _ = outputs.shape
+    n, B, _two_h = outputs.shape
     if tuple(weights.shape) != (B, n, 1):
         raise ValueError(f"weights: expected shape ({B}, {n}, 1) for outputs (n, B, 2h) = {tuple(outputs.shape)}, "
                          f"got {tuple(weights.shape)}")
     return torch.bmm(outputs.permute(1, 2, 0), weights).squeeze(2)                # (B, 2h, n) @ (B, n, 1)
+
+
+def in_language(hints):
+    """``hints`` with their messages (marked with N_) in the learner's language, looked up now."""
+    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
 
 
 def _score_cases():
@@ -46,18 +52,18 @@ def _score_cases():
 
 SCORE_MISTAKES = [
     mistake(lambda s, H, W_q, W_k, w_v: torch.softmax(additive_scores(s, H, W_q, W_k, w_v), -1),
-            "you returned the weights α (a softmax, they sum to 1). The score e_j is the number before the softmax."),
+            N_("you returned the weights α (a softmax, they sum to 1). The score e_j is the number before the softmax.")),
     mistake(lambda s, H, W_q, W_k, w_v: (W_q @ s + H @ W_k.T) @ w_v,
-            "the tanh is missing: without it the score is linear, w_v·W_q s + w_v·W_k h_j, and the query's part is "
-            "the same for every j, so the softmax would ignore the query entirely."),
+            N_("the tanh is missing: without it the score is linear, w_v·W_q s + w_v·W_k h_j, and the query's part is "
+               "the same for every j, so the softmax would ignore the query entirely.")),
     mistake(lambda s, H, W_q, W_k, w_v: H @ W_k.T @ w_v,
-            "the query is missing (seed 001's slip): e_j must depend on s through W_q s."),
+            N_("the query is missing (seed 001's slip): e_j must depend on s through W_q s.")),
 ]
 
 
 def check_additive_scores(fn):
     """Check the learner's ``fn(s, H, W_q, W_k, w_v)`` against ``additive_scores``."""
-    return check_function(fn, additive_scores, _score_cases(), hints=SCORE_MISTAKES)
+    return check_function(fn, additive_scores, _score_cases(), hints=in_language(SCORE_MISTAKES))
 
 
 def _context_cases():
@@ -71,15 +77,15 @@ def _context_cases():
 
 CONTEXT_MISTAKES = [                          # seed 001's line runs only where 2h = n (the second case)
     mistake(lambda o, w: torch.bmm(o.transpose(0, 1), w).squeeze(2),
-            "this is seed 001's line: with 2h = n it runs, but it sums over the features, not over time. "
-            "Put time last on the left: outputs.permute(1, 2, 0) is (B, 2h, n)."),
-    mistake(lambda o, w: o.mean(0), "you averaged over time: that is plain average pooling. Weight each h_j by α_j."),
+            N_("this is seed 001's line: with 2h = n it runs, but it sums over the features, not over time. "
+               "Put time last on the left: outputs.permute(1, 2, 0) is (B, 2h, n).")),
+    mistake(lambda o, w: o.mean(0), N_("you averaged over time: that is plain average pooling. Weight each h_j by α_j.")),
     mistake(lambda o, w: (o * w.transpose(0, 1)).sum(-1).T,
-            "you summed over the features: the sum runs over time j, c = Σ_j α_j h_j, one vector of size 2h per "
-            "sequence."),
+            N_("you summed over the features: the sum runs over time j, c = Σ_j α_j h_j, one vector of size 2h per "
+               "sequence.")),
 ]
 
 
 def check_context(fn):
     """Check the learner's ``fn(outputs (n, B, 2h), weights (B, n, 1))`` against ``context`` (B, 2h)."""
-    return check_function(fn, context, _context_cases(), hints=CONTEXT_MISTAKES)
+    return check_function(fn, context, _context_cases(), hints=in_language(CONTEXT_MISTAKES))

@@ -14,12 +14,13 @@ import torch
 from matplotlib.axes import Axes
 
 from ... import _checks, panels, plotting
+from ...i18n import N_, get_language, gettext as _
 from ...trainer import Trainer
 from . import dates, seq2seq
 
 SPACE = "␣"                                   # a visible space for tick labels
 ROWS = dates.TARGET_LEN + 1                    # 10 output characters + <eos>
-XLABEL, YLABEL = "input character j (encoder state h_j)", "output character i (decoder step)"
+XLABEL, YLABEL = N_("input character j (encoder state h_j)"), N_("output character i (decoder step)")   # shown with _()
 
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
@@ -49,7 +50,7 @@ def alignment_heatmap(weights, source, output, *, ax=None, title=None, colorbar=
     """Draw weights (ROWS, len(source)) as output characters × input characters, fixed 0–1 scale."""
     _same_length(weights, source)
     ax = plotting.heatmap(weights, x_labels=source_labels(source), y_labels=output_labels(output), ax=ax,
-                          title=title, xlabel=XLABEL, ylabel=YLABEL, colorbar=colorbar, annotate=annotate)
+                          title=title, xlabel=_(XLABEL), ylabel=_(YLABEL), colorbar=colorbar, annotate=annotate)
     return _upright(ax)
 
 
@@ -98,11 +99,11 @@ class AlignmentExplorer:
         self.models = dict(models)
         self._last = None                          # the last date accepted, shown dimmed under a refusal
         names = list(self.models)
-        self.text = widgets.Text(value=text, description="date", placeholder="e.g. 7 mar 1994",
+        self.text = widgets.Text(value=text, description=_("date"), placeholder=_("e.g. 7 mar 1994"),
                                  layout=widgets.Layout(width="260px"))
-        self.left = widgets.Dropdown(options=names, value=left or names[0], description="left",
+        self.left = widgets.Dropdown(options=names, value=left or names[0], description=_("left"),
                                      layout=widgets.Layout(width="330px"))
-        self.right = widgets.Dropdown(options=names, value=right or names[-1], description="right",
+        self.right = widgets.Dropdown(options=names, value=right or names[-1], description=_("right"),
                                       layout=widgets.Layout(width="330px"))
         self.figure, self.axes = panels.new_figure(1, 2, figsize=(12, 4.6))
         blank = torch.zeros(ROWS, dates.MAX_SOURCE_LEN)
@@ -118,7 +119,7 @@ class AlignmentExplorer:
         try:
             source = dates.check_source(text)
         except (TypeError, ValueError) as exc:
-            return self._refuse(str(exc).removeprefix("text: "), left, right)
+            return self._refuse(dates.source_problem(text) or str(exc).removeprefix("text: "), left, right)
         self._dim(False)
         self._last = source
         return self._draw(source, left, right)
@@ -128,16 +129,22 @@ class AlignmentExplorer:
         for ax, name in zip(self.axes, (left, right)):
             output, w = alignment(self.models[name], source)
             update_alignment(ax, w, source, output, title=f"{name}: {source} → {output}")
-            lines.append(f"{name}, largest weight per output character:\n  {argmax_line(w, source, output)}")
+            lines.append(_("{model}, largest weight per output character:\n  {line}").format(
+                model=name, line=argmax_line(w, source, output)))
         return "\n".join(lines)
 
     def _refuse(self, reason, left, right):
         if self._last:           # the dimmed heatmaps show the models the menus name, on the last date accepted
             self._draw(self._last, left, right)
         self._dim(True)
-        self.message.set_text("This input is not accepted:\n" + textwrap.fill(reason, 60)
-                              + (f"\n(the dimmed heatmaps still show {self._last})" if self._last else ""))
-        return f"⚠ Input not accepted: {reason}"
+        reason_lines = textwrap.fill(reason, 60 if get_language() == "en" else 34)   # Chinese characters are wider
+        if self._last:
+            note = _("This input is not accepted:\n{reason}\n(the dimmed heatmaps still show {date})").format(
+                reason=reason_lines, date=self._last)
+        else:
+            note = _("This input is not accepted:\n{reason}").format(reason=reason_lines)
+        self.message.set_text(note)
+        return _("⚠ Input not accepted: {reason}").format(reason=reason)
 
     def _dim(self, dim):
         self.message.set_visible(dim)
@@ -165,7 +172,8 @@ class AlignmentExplorer:
             return self._last or default
 
     def _repr_mimebundle_(self, **kwargs):
-        text = f"Live panel 'alignment explorer': date text box, left and right model menus ({', '.join(self.models)})"
+        text = _("Live panel 'alignment explorer': date text box, left and right model menus ({models})").format(
+            models=", ".join(self.models))
         summary = self.panel.summary
         return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
                                     bytes(self.panel.image.value) or None)
@@ -181,7 +189,8 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     same settings give the same model. The alignment follows the explorer's date as it is typed, before,
     during and after training.
     """
-    kind = widgets.ToggleButtons(options=["additive", "dot"], value="additive", description="scoring",
+    kind = widgets.ToggleButtons(options=[(_("additive"), "additive"), (_("dot"), "dot")], value="additive",
+                                 description=_("scoring"),
                                  style={"button_width": "80px"})
 
     def run(steps, scoring):
@@ -195,7 +204,8 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     def draw_alignment(ax, latest, scoring):
         source = explorer.current_source()
         if latest is None:                   # the title names the scoring the next press trains
-            blank, title = torch.zeros(ROWS, len(source)), f"no {scoring} model yet: press “Train a fresh model”"
+            blank = torch.zeros(ROWS, len(source))
+            title = _("no {scoring} model yet: press “Train a fresh model”").format(scoring=_(scoring))
             if not ax.images:
                 alignment_heatmap(blank, source, "?" * dates.TARGET_LEN, ax=ax, title=title)
             update_alignment(ax, blank, source, "?" * dates.TARGET_LEN, title=title)   # the date typed now
@@ -204,19 +214,20 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
         was_training = model.training
         output, w = alignment(model, source)
         model.train(was_training)
-        update_alignment(ax, w, source, output, title=f"your model after {latest['step']} steps: {source} → {output}")
+        update_alignment(ax, w, source, output, title=_("your model after {step} steps: {source} → {output}").format(
+            step=latest["step"], source=source, output=output))
         return None
 
     def done(model, history, scoring):
         acc = seq2seq.accuracy(model, n=200)
-        name = f"yours: {scoring}, {len(history['loss'])} steps"
+        name = _("yours: {scoring}, {steps} steps").format(scoring=_(scoring), steps=len(history["loss"]))
         explorer.add_model(name, model)
-        return (f"Exact-match accuracy on 200 fresh dates: <b>{acc:.2f}</b>. "
-                f"The explorer above now shows “{html.escape(name)}” on the right.")
+        return _("Exact-match accuracy on 200 fresh dates: <b>{accuracy:.2f}</b>. "
+                 "The explorer above now shows “{model}” on the right.").format(accuracy=acc, model=html.escape(name))
 
-    t = Trainer(run, steps=steps, controls={"scoring": kind}, curves=("loss",), extra=draw_alignment, done=done,
+    t = Trainer(run, steps=steps, controls={"scoring": kind}, curves=(N_("loss"),), extra=draw_alignment, done=done,
                 seconds_per_step=0.04, redraws=redraws, figsize=(12, 3.9), name="08-training")
-    t.axes["loss"].set(ylabel="loss (cross-entropy, log scale)", title="training loss")
+    t.axes["loss"].set(ylabel=_("loss (cross-entropy, log scale)"), title=_("training loss"))
     t.panel.refresh()                        # show those labels now, not after the first move
     # The date box is the explorer's control, not the trainer's: redraw the alignment when it changes.
     explorer.text.observe(lambda change: t.panel.refresh(), names="value")
@@ -231,9 +242,9 @@ def thumbnail(ax):
     im = ax.imshow(w[0, :10].numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(len(text)), [c if c != " " else "␣" for c in text], fontsize=6)
     ax.set_yticks(range(10), list(out[0]), fontsize=6)
-    ax.set_xlabel("input characters", fontsize=6)
-    ax.set_ylabel("output", fontsize=6)
+    ax.set_xlabel(_("input characters"), fontsize=6)
+    ax.set_ylabel(_("output"), fontsize=6)
     cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
     cbar.ax.tick_params(labelsize=5)
-    cbar.set_label("weight", fontsize=6)
+    cbar.set_label(_("weight"), fontsize=6)
 

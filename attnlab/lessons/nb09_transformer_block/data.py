@@ -12,6 +12,7 @@ import random
 import string
 
 from ... import _checks
+from ...i18n import N_, gettext as _
 
 # Objects come in two groups, so verbs and adjectives fit them ("drank the milk", "chased the ball").
 _FOOD = ["milk", "water", "juice", "tea", "soup", "cake", "apple", "bread", "cheese", "pie"]
@@ -38,9 +39,9 @@ VOCAB = {
     "places": ["kitchen", "garden", "barn", "yard", "morning", "evening"],
     "other_words": ["the", "it", "was", "because", "by", "and", "never", "very", "so", "in", "this", "then"],
 }
-KIND_NAMES = {"animals": "animals", "objects": "objects", "animal_adjectives": "animal adjectives",
-              "object_adjectives": "object adjectives", "verbs": "verbs", "places": "places",
-              "other_words": "other words"}
+KIND_NAMES = {"animals": N_("animals"), "objects": N_("objects"), "animal_adjectives": N_("animal adjectives"),
+              "object_adjectives": N_("object adjectives"), "verbs": N_("verbs"), "places": N_("places"),
+              "other_words": N_("other words")}                     # English; shown with _(KIND_NAMES[kind])
 WORDS = [w for kind in VOCAB.values() for w in kind]          # every known word, once
 KIND_OF = {w: kind for kind, words in VOCAB.items() for w in words}
 PAD = "<pad>"
@@ -161,20 +162,42 @@ def words_of(sentence):
     with the kinds of words known) or a sentence without exactly one "it"."""
     if not isinstance(sentence, str):
         raise TypeError(f"sentence: expected a str, got {type(sentence).__name__}")
+    words, problem = _problem(sentence)
+    if problem:
+        message, fields = problem
+        known = ""
+        if "words" in fields:                            # an unknown word: the API's message lists the known ones
+            known = "; the model knows only these kinds of words: " + "; ".join(
+                f"{KIND_NAMES[k]} ({', '.join(v)})" for k, v in VOCAB.items())
+        raise ValueError("sentence: " + message.format(**fields) + known)
+    return words
+
+
+def _problem(sentence):
+    """(the words of a typed str, what is wrong with them as (message marked N_, its fields) or None)."""
     words = [w.strip(string.punctuation) for w in sentence.lower().split()]
     words = [w for w in words if w]
     if not words:
-        raise ValueError("sentence: expected some words, got an empty sentence")
+        return words, (N_("expected some words, got an empty sentence"), {})
     unknown = [w for w in words if w not in KIND_OF]
     if unknown:
-        listed = ", ".join(repr(w) for w in dict.fromkeys(unknown))
-        raise ValueError(f"sentence: unknown word {listed}; the model knows only these kinds of words: "
-                         + "; ".join(f"{KIND_NAMES[k]} ({', '.join(v)})" for k, v in VOCAB.items()))
+        return words, (N_("unknown word {words}"), {"words": ", ".join(repr(w) for w in dict.fromkeys(unknown))})
     if len(words) > MAX_WORDS:
-        raise ValueError(f"sentence: expected at most {MAX_WORDS} words, got {len(words)}")
+        return words, (N_("expected at most {max} words, got {n}"), {"max": MAX_WORDS, "n": len(words)})
     if words.count("it") != 1:
-        raise ValueError(f"sentence: expected the word 'it' exactly once, got it {words.count('it')} times")
-    return words
+        return words, (N_("expected the word 'it' exactly once, got it {n} times"), {"n": words.count("it")})
+    return words, None
+
+
+def sentence_problem(sentence):
+    """Why ``words_of`` refuses the str ``sentence``, in the learner's language (for a panel; the known
+    words are listed apart, by ``widgets.known_words``), or None when it accepts it. The typed words
+    are quoted as typed, never translated."""
+    problem = _problem(sentence)[1]
+    if problem is None:
+        return None
+    message, fields = problem
+    return _(message).format(**fields)
 
 
 @_checks.arguments(sentences=_checks.Items(_checks.Text(), min_len=1))

@@ -9,18 +9,18 @@ from matplotlib.axes import Axes
 from matplotlib.patches import FancyBboxPatch
 
 from ... import _checks, plotting
+from ...i18n import N_, gettext as _
 from .model import Resolution
 
-# (label, job, colour) from the bottom of the diagram to its top. (The Chinese terms are in the
-# notebook's text: a CJK font is not on every machine that draws this.)
+# (label, job, colour) from the bottom of the diagram to its top; label and job marked N_, drawn with _().
 BLOCK_PARTS = [
-    ("word embedding\n+ positional encoding", "a vector per word, plus where it stands", "#dddddd"),
-    ("LayerNorm", "rescale each word's vector to mean 0, variance 1", "#fde7a9"),
-    ("multi-head self-attention", "each word gathers information from the others", "#b9d7f0"),
-    ("+  (residual)", "add what was gathered to what the word already was", "#ffffff"),
-    ("LayerNorm", "rescale again", "#fde7a9"),
-    ("position-wise FFN", "each word on its own: Linear → ReLU → Linear", "#c8e6c1"),
-    ("+  (residual)", "add the FFN's change to the word", "#ffffff"),
+    (N_("word embedding\n+ positional encoding"), N_("a vector per word, plus where it stands"), "#dddddd"),
+    ("LayerNorm", N_("rescale each word's vector to mean 0, variance 1"), "#fde7a9"),
+    (N_("multi-head self-attention"), N_("each word gathers information from the others"), "#b9d7f0"),
+    (N_("+  (residual)"), N_("add what was gathered to what the word already was"), "#ffffff"),
+    ("LayerNorm", N_("rescale again"), "#fde7a9"),
+    (N_("position-wise FFN"), N_("each word on its own: Linear → ReLU → Linear"), "#c8e6c1"),
+    (N_("+  (residual)"), N_("add the FFN's change to the word"), "#ffffff"),
 ]
 
 
@@ -32,7 +32,7 @@ _RESOLUTION = _checks.Instance(Resolution, "a Resolution (from resolve)")
 def block_diagram(ax=None, *, num_layers=2):
     """The pre-norm encoder block, bottom to top, each part with its job; returns the Axes."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(9, 5.2), layout="constrained")
+        _fig, ax = plt.subplots(figsize=(9, 5.2), layout="constrained")
     ax.set_xlim(0, 10)
     ax.set_ylim(-0.4, len(BLOCK_PARTS) + 1.1)
     ax.set_axis_off()
@@ -41,8 +41,8 @@ def block_diagram(ax=None, *, num_layers=2):
         box = FancyBboxPatch((0.3, y - 0.32), 3.6, 0.64, boxstyle="round,pad=0.02,rounding_size=0.12",
                              facecolor=colour, edgecolor="0.3", linewidth=1.2)
         ax.add_patch(box)
-        ax.text(2.1, y, label, ha="center", va="center", fontsize=9)
-        ax.text(4.3, y, job, ha="left", va="center", fontsize=9, color="0.15")
+        ax.text(2.1, y, _(label), ha="center", va="center", fontsize=9)
+        ax.text(4.3, y, _(job), ha="left", va="center", fontsize=9, color="0.15")
         if i:
             ax.annotate("", (2.1, y - 0.32), (2.1, y - 0.68), arrowprops={"arrowstyle": "->", "color": "0.3"})
     for top, bottom in ((3.5, 0.85), (6.5, 3.85)):          # the residual paths skip their sublayer
@@ -51,19 +51,20 @@ def block_diagram(ax=None, *, num_layers=2):
             "connectionstyle": "arc,angleA=180,angleB=180,armA=14,armB=14,rad=6"})
     ax.add_patch(FancyBboxPatch((0.05, 1.05), 9.8, 5.9, boxstyle="round,pad=0.02", fill=False,
                                 edgecolor="0.55", linestyle="--"))
-    ax.text(9.8, 6.98, f"one encoder block, repeated ×{num_layers}", ha="right", va="bottom", fontsize=9,
+    ax.text(9.8, 6.98, _("one encoder block, repeated ×{n}").format(n=num_layers), ha="right", va="bottom", fontsize=9,
             color="0.35")
-    ax.text(2.1, len(BLOCK_PARTS) + 0.6, "after the last block's attention: “it”'s weights point at the referent",
+    ax.text(2.1, len(BLOCK_PARTS) + 0.6, _("after the last block's attention: “it”'s weights point at the referent"),
             ha="left", va="center", fontsize=9.5, fontweight="bold")
-    ax.set_title("A Transformer encoder block (pre-norm); red arrows: the residual paths", fontsize=11)
+    ax.set_title(_("A Transformer encoder block (pre-norm); red arrows: the residual paths"), fontsize=11)
     return ax
 
 
 @_checks.arguments(num_layers=_checks.Int(1, 64), num_heads=_checks.Int(1, 64))
 def row_labels(num_layers, num_heads):
     """Row labels of ``attention_rows``: "block 1 · head 1", ..., then the answer row."""
-    return ([f"block {l + 1} · head {h + 1}" for l in range(num_layers) for h in range(num_heads)]
-            + [f"answer (block {num_layers} mean)"])
+    return ([_("block {block} · head {head}").format(block=l + 1, head=h + 1)
+             for l in range(num_layers) for h in range(num_heads)]
+            + [_("answer (block {block} mean)").format(block=num_layers)])
 
 
 @_checks.arguments(resolution=_RESOLUTION)
@@ -79,10 +80,10 @@ def it_attention(resolution, ax=None, *, title=None):
     rows = attention_rows(resolution)
     L, H, n = resolution.attention.shape
     if ax is None:
-        _, ax = plt.subplots(figsize=(1.6 + 0.62 * n, 0.9 + 0.34 * rows.shape[0]), layout="constrained")
-    plotting.heatmap(rows, x_labels=resolution.words, y_labels=row_labels(L, H), ax=ax, xlabel="the sentence's words (keys)",
+        _fig, ax = plt.subplots(figsize=(1.6 + 0.62 * n, 0.9 + 0.34 * rows.shape[0]), layout="constrained")
+    plotting.heatmap(rows, x_labels=resolution.words, y_labels=row_labels(L, H), ax=ax, xlabel=_("the sentence's words (keys)"),
                      ylabel="", annotate=True, fmt="{:.2f}",
-                     title=title or f"where “it” looks: answer = {resolution.referent}")
+                     title=title or _("where “it” looks: answer = {referent}").format(referent=resolution.referent))
     ax.axhline(L * H - 0.5, color="white", linewidth=3)
     for l in range(1, L):
         ax.axhline(l * H - 0.5, color="white", linewidth=1.5)
@@ -94,10 +95,11 @@ def head_accuracy_map(accuracy, ax=None):
     """(layers, heads) fractions of test sentences whose head's peak is the referent; returns the Axes."""
     acc = np.asarray(accuracy, dtype=float)
     if ax is None:
-        _, ax = plt.subplots(figsize=(1.8 + 1.0 * acc.shape[1], 0.9 + 0.7 * acc.shape[0]), layout="constrained")
-    plotting.heatmap(acc, x_labels=[f"head {h + 1}" for h in range(acc.shape[1])],
-                     y_labels=[f"block {l + 1}" for l in range(acc.shape[0])], ax=ax, xlabel="", ylabel="",
-                     annotate=True, fmt="{:.3f}", title="how often the head's peak is the referent (test split)")
+        _fig, ax = plt.subplots(figsize=(1.8 + 1.0 * acc.shape[1], 0.9 + 0.7 * acc.shape[0]), layout="constrained")
+    plotting.heatmap(acc, x_labels=[_("head {head}").format(head=h + 1) for h in range(acc.shape[1])],
+                     y_labels=[_("block {block}").format(block=l + 1) for l in range(acc.shape[0])], ax=ax,
+                     xlabel="", ylabel="", annotate=True, fmt="{:.3f}",
+                     title=_("how often the head's peak is the referent (test split)"))
     ax.tick_params(axis="x", labelrotation=0)
     return ax
 
@@ -108,17 +110,18 @@ def ablation_bars(measured, ax=None):
     rows = measured["ablations"]
     names = list(rows)
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 3.6), layout="constrained")
+        _fig, ax = plt.subplots(figsize=(10, 3.6), layout="constrained")
     x = np.arange(len(names))
-    for offset, split, colour in ((-0.2, "train", "C0"), (0.2, "test", "C1")):
+    for offset, split, colour, label in ((-0.2, "train", "C0", _("train accuracy")), (0.2, "test", "C1", _("test accuracy"))):
         values = [rows[n][split] for n in names]
-        bars = ax.bar(x + offset, values, width=0.38, color=colour, label=f"{split} accuracy")
+        bars = ax.bar(x + offset, values, width=0.38, color=colour, label=label)
         ax.bar_label(bars, labels=[f"{v:.3f}" for v in values], fontsize=7, padding=1)
     ax.axhline(0.95, color="0.4", linestyle=":", linewidth=1)
-    ax.text(len(names) - 0.5, 0.955, "target 0.95", ha="right", va="bottom", fontsize=7, color="0.4")
-    ax.set_xticks(x, [n.replace(", ", ",\n") for n in names], fontsize=8.5)
-    ax.set(ylim=(0, 1.12), ylabel="accuracy", title=f"the shipped model and its ablations, "
-                                                     f"each trained {measured['steps']} steps, same seed and data")
+    ax.text(len(names) - 0.5, 0.955, _("target 0.95"), ha="right", va="bottom", fontsize=7, color="0.4")
+    ax.set_xticks(x, [_(n).replace(", ", ",\n").replace("，", "，\n") for n in names], fontsize=8.5)
+    ax.set(ylim=(0, 1.12), ylabel=_("accuracy"),
+           title=_("the shipped model and its ablations, each trained {steps} steps, same seed and data").format(
+               steps=measured["steps"]))
     ax.legend(loc="lower left", fontsize=8)
     return ax
 
@@ -131,9 +134,10 @@ def pointer_rows(ax, resolutions):
     im = ax.imshow(w, cmap=plotting.WEIGHT_CMAP, vmin=0, vmax=1, aspect="auto")
     words = list(resolutions[0].words[:-1]) + ["…"]
     ax.set_xticks(range(len(words)), words, rotation=60, ha="right", fontsize=6)
-    ax.set_yticks(range(len(resolutions)), [f"…{r.words[-1]}: it →" for r in resolutions], fontsize=6)
-    ax.set_xlabel("word the pointer from “it” lands on", fontsize=6)
+    ax.set_yticks(range(len(resolutions)), [_("…{word}: it →").format(word=r.words[-1]) for r in resolutions],
+                  fontsize=6)
+    ax.set_xlabel(_("word the pointer from “it” lands on"), fontsize=6)
     cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
     cbar.ax.tick_params(labelsize=5)
-    cbar.set_label("weight", fontsize=6)
+    cbar.set_label(_("weight"), fontsize=6)
     return ax

@@ -8,22 +8,24 @@ import time
 import torch
 
 from ... import _checks
+from ...i18n import N_
 from ...trainer import one_thread
 from . import data
 from .model import ItResolver
 
 DEFAULTS = dict(batch_size=64, lr=1e-2, word_dropout=0.2, weight_decay=0.0)
+# The names are keys (the menu's values, results.json's rows); marked N_, shown with _(name).
 ABLATIONS = {
-    "full model": {},
-    "no positional encoding": {"positions": False},
-    "one head": {"num_heads": 1},
-    "no residual": {"residual": False},
-    "no FFN": {"ffn": False},
+    N_("full model"): {},
+    N_("no positional encoding"): {"positions": False},
+    N_("one head"): {"num_heads": 1},
+    N_("no residual"): {"residual": False},
+    N_("no FFN"): {"ffn": False},
 }
 # Residual connections earn their keep with depth: measured in results.json, too slow to train live.
 DEPTH_ABLATIONS = {
-    "6 blocks": {"num_layers": 6},
-    "6 blocks, no residual": {"num_layers": 6, "residual": False},
+    N_("6 blocks"): {"num_layers": 6},
+    N_("6 blocks, no residual"): {"num_layers": 6, "residual": False},
 }
 
 
@@ -150,12 +152,13 @@ def head_accuracy(model, split="test"):
 
 @_checks.arguments(model=_MODEL, layer=_checks.Int(0))
 def peak_kinds(model, split="test", layer=0):
-    """{head: {kind of word: fraction}}: what kind of word each head's "it" weights peak on."""
+    """{head: {kind of word: fraction}}: what kind of word each head's "it" weights peak on. The kinds
+    are English (marked N_): show them with _(kind)."""
     if layer >= len(model.blocks):
         raise ValueError(f"layer: expected an index in [0, {len(model.blocks) - 1}] (the model has "
                          f"{len(model.blocks)} blocks), got {layer}")
     pairs = data.examples(split)
-    ids, valid_lens, it_pos, _ = encoded(split)
+    ids, valid_lens, it_pos, _target = encoded(split)
     was = model.training
     model.eval()
     with torch.no_grad(), one_thread():
@@ -169,9 +172,9 @@ def peak_kinds(model, split="test", layer=0):
             words = s.split()
             w = words[p]
             if w == r:
-                kind = "the referent"
+                kind = N_("the referent")
             elif w in data.VOCAB["animal_adjectives"] + data.VOCAB["object_adjectives"]:
-                kind = "the deciding adjective" if p > words.index("it") else "a describing adjective"
+                kind = N_("the deciding adjective") if p > words.index("it") else N_("a describing adjective")
             else:
                 kind = "it" if w == "it" else data.KIND_NAMES[data.KIND_OF[w]]
             counts[kind] = counts.get(kind, 0) + 1

@@ -11,6 +11,7 @@ import torch
 from matplotlib.axes import Axes
 
 from ... import _checks, panels, plotting
+from ...i18n import N_, get_language, gettext as _
 from ...trainer import Trainer
 from . import data, figures, training
 from .model import Resolution, pretrained, resolve
@@ -21,9 +22,10 @@ EXAMPLE = "the cat drank the milk because it was hungry"
 @_checks.arguments(width=_checks.Int(20))
 def known_words(width=110):
     """The kinds of words the model knows, one kind a paragraph, wrapped to ``width``."""
-    lines = ["The model knows only these kinds of words:"]
+    lines = [_("The model knows only these kinds of words:")]
     for kind, words in data.VOCAB.items():
-        lines.append(textwrap.fill(f"{data.KIND_NAMES[kind]}: {', '.join(words)}", width,
+        lines.append(textwrap.fill(_("{kind}: {words}").format(kind=_(data.KIND_NAMES[kind]), words=", ".join(words)),
+                                   width,
                                    initial_indent="  ", subsequent_indent="    "))
     return "\n".join(lines)
 
@@ -32,12 +34,13 @@ def known_words(width=110):
 def describe(resolution):
     """The answer and each head's peak in words, for readers who can't see colour (one line per block)."""
     it = resolution.it_index
-    L, H, _ = resolution.attention.shape
-    lines = [f"“it” (word {it + 1}) refers to: {resolution.referent} (pointer weight {resolution.pointer.max():.2f})"]
+    L, H, _n = resolution.attention.shape
+    lines = [_("“it” (word {position}) refers to: {referent} (pointer weight {weight:.2f})").format(
+        position=it + 1, referent=resolution.referent, weight=resolution.pointer.max())]
     for l in range(L):
-        peaks = ", ".join(f"head {h + 1} → {resolution.words[int(resolution.attention[l, h].argmax())]}"
-                          for h in range(H))
-        lines.append(f"block {l + 1}, where each head's weight peaks: {peaks}")
+        peaks = ", ".join(_("head {head} → {word}").format(
+            head=h + 1, word=resolution.words[int(resolution.attention[l, h].argmax())]) for h in range(H))
+        lines.append(_("block {block}, where each head's weight peaks: {peaks}").format(block=l + 1, peaks=peaks))
     return "\n".join(lines)
 
 
@@ -50,10 +53,10 @@ class Explorer:
 
     @_checks.arguments(models=_checks.Optional(_checks.Dict()), text=_checks.Text())
     def __init__(self, models=None, *, text=EXAMPLE):
-        self.models = dict(models or {"shipped": pretrained()})
-        self.text = widgets.Text(value=text, description="sentence", continuous_update=False,
+        self.models = dict(models or {_("shipped"): pretrained()})
+        self.text = widgets.Text(value=text, description=_("sentence"), continuous_update=False,
                                  layout=widgets.Layout(width="640px"))
-        self.model = widgets.Dropdown(options=list(self.models), description="model")
+        self.model = widgets.Dropdown(options=list(self.models), description=_("model"))
         first = resolve(self.models[self.model.value], EXAMPLE)
         fig, self.ax = panels.new_figure(figsize=(11, 4.6))
         figures.it_attention(first, ax=self.ax)
@@ -74,19 +77,23 @@ class Explorer:
         try:
             r = resolve(self.models[model], sentence)
         except (TypeError, ValueError) as exc:
-            return self._refuse(str(exc), model)
+            return self._refuse(data.sentence_problem(sentence) if isinstance(sentence, str) else None, model,
+                                str(exc))
         self._dim(False)
         labels = figures.row_labels(*r.attention.shape[:2])
         plotting.update_heatmap(self.ax, figures.attention_rows(r), x_labels=r.words, y_labels=labels)
-        self.title.set_text(f"{model} model: “it” refers to {r.referent}")
+        self.title.set_text(_("{model} model: “it” refers to {referent}").format(model=model, referent=r.referent))
         return describe(r)
 
-    def _refuse(self, reason, model):
+    def _refuse(self, short, model, error=""):
+        """Dim the figure and say why: ``short`` is data.sentence_problem's reason (in the learner's
+        language); without one, the ``error``'s English message is shown as it is."""
         self._dim(True)
-        self.title.set_text(f"{model} model: no answer for this sentence")    # not the last sentence's referent
-        short = reason.split("; the model knows")[0].replace("sentence: ", "")
-        self.note.set_text("This sentence is not accepted:\n" + textwrap.fill(short, 60))
-        return f"⚠ Not accepted: {short}.\n" + known_words()
+        self.title.set_text(_("{model} model: no answer for this sentence").format(model=model))  # not the last referent
+        short = short or error.split("; the model knows")[0].replace("sentence: ", "")
+        width = 60 if get_language() == "en" else 34                               # Chinese characters are wider
+        self.note.set_text(_("This sentence is not accepted:\n{reason}").format(reason=textwrap.fill(short, width)))
+        return _("⚠ Not accepted: {reason}.\n{known}").format(reason=short, known=known_words())
 
     def _dim(self, dim):
         self.note.set_visible(dim)
@@ -103,7 +110,8 @@ class Explorer:
         self.panel.refresh()
 
     def _repr_mimebundle_(self, **kwargs):
-        text = f"Live panel 'it explorer': sentence text box, model menu ({', '.join(self.models)})"
+        text = _("Live panel 'it explorer': sentence text box, model menu ({models})").format(
+            models=", ".join(self.models))
         summary = self.panel.summary
         return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
                                     bytes(self.panel.image.value) or None)
@@ -114,7 +122,8 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
     """Train a fresh resolver (or an ablation) behind a button: loss, batch accuracy and test accuracy
     curves, and the model's pointer for ``sentence`` as it learns. Each press starts from the same
     weights and data, so the same settings give the same model. When done, it joins the explorer."""
-    choice = widgets.Dropdown(options=list(training.ABLATIONS), value="full model", description="model")
+    choice = widgets.Dropdown(options=[(_(name), name) for name in training.ABLATIONS], value="full model",
+                              description=_("model"))
 
     trained = {}
 
@@ -127,26 +136,32 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
         if not ax.images:
             words = sentence.split()
             plotting.heatmap(torch.zeros(1, len(words)), x_labels=words, y_labels=["it →"], ax=ax, xlabel="",
-                             ylabel="", annotate=True, colorbar=False, title="no model yet")
+                             ylabel="", annotate=True, colorbar=False, title=_("no model yet"))
         if latest is None:
-            ax.set_title(f"{model}: press the button to train it", fontsize=10)
+            ax.set_title(_("{model}: press the button to train it").format(model=_(model)), fontsize=10)
             return None
         r = resolve(latest["model"], sentence)
-        plotting.update_heatmap(ax, r.pointer[None], title=f"{trained['name']}: “it” → {r.referent}")
-        return None if model == trained["name"] else f"(the picture shows {trained['name']}; press the button to train {model})"
+        shown = trained["name"]                             # the model the picture shows (an ABLATIONS key)
+        plotting.update_heatmap(ax, r.pointer[None], title=_("{model}: “it” → {referent}").format(
+            model=_(shown), referent=r.referent))
+        if model == shown:
+            return None
+        return _("(the picture shows {shown}; press the button to train {model})").format(shown=_(shown), model=_(model))
 
     def done(result, history, model):
         acc = training.accuracy(result, "train"), training.accuracy(result, "test")
-        name = f"yours: {model}, {len(history['loss'])} steps"
-        if explorer is not None:
-            explorer.add_model(name, result)
-        return (f"Train accuracy <b>{acc[0]:.3f}</b>, test accuracy <b>{acc[1]:.3f}</b>."
-                + (f" The explorer above now shows “{html.escape(name)}”." if explorer is not None else ""))
+        name = _("yours: {model}, {steps} steps").format(model=_(model), steps=len(history["loss"]))
+        if explorer is None:
+            return _("Train accuracy <b>{train:.3f}</b>, test accuracy <b>{test:.3f}</b>.").format(
+                train=acc[0], test=acc[1])
+        explorer.add_model(name, result)
+        return _("Train accuracy <b>{train:.3f}</b>, test accuracy <b>{test:.3f}</b>. "
+                 "The explorer above now shows “{model}”.").format(train=acc[0], test=acc[1], model=html.escape(name))
 
     t = Trainer(run, steps=steps, min_steps=20, max_steps=600, step=20, controls={"model": choice},
-                curves=("loss", "test accuracy"), extra=draw_pointer, done=done,
+                curves=(N_("loss"), N_("test accuracy")), extra=draw_pointer, done=done,
                 seconds_per_step=0.025, figsize=(12, 3.4), name="09-training")
-    t.axes["loss"].set(ylabel="loss: −log(weight on the referent)", title="training loss")
+    t.axes["loss"].set(ylabel=_("loss: −log(weight on the referent)"), title=_("training loss"))
     t.panel.refresh()                                       # show the relabelled axes
     return t
 
