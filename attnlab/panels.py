@@ -21,6 +21,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from . import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 from ._blit import Blitter
 from .i18n import gettext as _, get_language, language
 

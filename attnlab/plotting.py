@@ -28,6 +28,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
+from . import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 from .i18n import N_, gettext as _
 
 WEIGHT_CMAP = "viridis"

@@ -410,7 +410,7 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
                 except Exception:  # a hint must never break the report
                     matched = False
                 if matched:
-                    message = (_("as under case {i}.").format(i=shown[hint]) if hint in shown else hint.message)
+                    message = (_("as under case {i}.").format(i=shown[hint]) if hint in shown else _(hint.message))   # a message marked N_ shows in the language of the check
                     print("    " + _("{label}: {message}").format(label=_(hint.label), message=message))
                     shown.setdefault(hint, i)
     print(_("{name}: all {n} cases match.").format(name=name, n=len(cases)) if ok

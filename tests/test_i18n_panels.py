@@ -8,7 +8,7 @@ from attnlab import panels, selfcheck
 from attnlab.i18n import gettext as _, language
 from attnlab.trainer import Trainer
 
-pytestmark = pytest.mark.filterwarnings("ignore:Glyph .* missing from font")   # no CJK font needed here
+
 
 # msgids of the catalog with a Chinese msgstr (drawing layer)
 WEIGHT, HEAD = "weight", "head {h}"
@@ -77,3 +77,19 @@ def test_a_trainer_reports_in_the_language_it_was_built_in(built, later):
     attnlab.set_language(later)
     trainer.train()
     assert trainer.panel.summary == want
+
+
+def test_a_hint_marked_for_the_catalog_shows_in_the_language_of_the_check(capsys):
+    """Lessons keep their mistake lists as English msgids (N_); check_function looks each up when it shows it."""
+    import torch
+
+    from attnlab.lessons import nb07_masks_and_efficient_attention as nb07
+    top_left_hint = nb07.BOTTOM_RIGHT_MISTAKES[0]               # "this is the top-left mask (al.causal_mask) ..."
+    with language("zh"):
+        translated = _(top_left_hint.message)
+        assert translated != top_left_hint.message
+        nb07.check_bottom_right(lambda num_queries, num_keys: torch.ones(num_queries, num_keys, dtype=torch.bool).tril())
+    zh = capsys.readouterr().out
+    assert translated in zh and top_left_hint.message not in zh
+    nb07.check_bottom_right(lambda num_queries, num_keys: torch.ones(num_queries, num_keys, dtype=torch.bool).tril())
+    assert top_left_hint.message in capsys.readouterr().out

@@ -9,7 +9,7 @@ from ... import _checks
 from ...attention import scaled_dot_product_attention
 from ...multihead import merge_heads, split_heads
 from ...i18n import N_, gettext as _
-from ...selfcheck import Hint, check_function, mistake
+from ...selfcheck import check_function, mistake
 
 
 @_checks.arguments(X=_checks.Tensor(3), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), W_v=_checks.Tensor(2),
@@ -67,15 +67,11 @@ SPLIT_MISTAKES = [
 ]
 
 
-def _in_language(hints):
-    """The hints with their messages looked up now (the lists above hold the English msgids)."""
-    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
-
 
 def check_split_heads(fn):
     """Exercise 1: fn(X (B, n, D), num_heads) -> (B, H, n, D/H), the same as ``al.split_heads``."""
     return check_function(fn, split_heads, split_cases(), name="my_split_heads",
-                          hints=_in_language(SPLIT_MISTAKES))
+                          hints=SPLIT_MISTAKES)
 
 
 def multihead_cases():
@@ -122,7 +118,7 @@ def check_multihead(fn):
     """Exercise 2: fn(X, W_q, W_k, W_v, W_o, num_heads) -> (B, n, D), multi-head self-attention
     with the output projection W_o (what seed 004's code leaves out)."""
     return check_function(fn, multihead, multihead_cases(), name="my_multihead",
-                          hints=_in_language(MULTIHEAD_MISTAKES))
+                          hints=MULTIHEAD_MISTAKES)
 
 
 def head_size_mistakes(d_model=512, num_heads=8):

@@ -5,7 +5,7 @@ from .figures import (
     StepTable, draw_step_table, cost_plot, path_plot, thumbnail)
 from .steps import (
     self_attention_steps, short, step_table, step_table_text, describe_step, SENTENCE, sentence_attention,
-    LAYER_TYPES, COMPLEXITY, layer_cost, path_length, crossover, complexity_table)
+    LAYER_TYPES, COMPLEXITY, layer_cost, path_length, crossover, complexity_table, plain_label)
 from .play import CONTROLS, WalkthroughPlay, play, sentence_title
 from .exercises import (
     attention_cases, masked_cases, check_attention, check_masked_softmax, divisor_mistakes, softmax_weight_mistakes,

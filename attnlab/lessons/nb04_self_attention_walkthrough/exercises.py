@@ -10,7 +10,7 @@ from ...attention import scaled_dot_product_attention
 from ...data import thinking_machines
 from ...masking import causal_mask, masked_softmax
 from ...i18n import N_, gettext as _
-from ...selfcheck import Hint, check_function, mistake
+from ...selfcheck import check_function, mistake
 
 
 def attention_cases():
@@ -38,15 +38,11 @@ ATTENTION_MISTAKES = [
 ]
 
 
-def _in_language(hints):
-    """The hints with their messages looked up now (the lists hold the English msgids)."""
-    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
-
 
 def check_attention(fn):
     """Exercise 1: fn(Q (..., Tq, d_k), K (..., Tk, d_k), V (..., Tk, dv)) -> softmax(QKᵀ/√d_k)V."""
     return check_function(fn, lambda Q, K, V: scaled_dot_product_attention(Q, K, V)[0], attention_cases(),
-                          name="my_attention", hints=_in_language(ATTENTION_MISTAKES))
+                          name="my_attention", hints=ATTENTION_MISTAKES)
 
 
 def masked_cases():
@@ -75,7 +71,7 @@ def check_masked_softmax(fn):
     """Exercise 2: fn(scores (Tq, Tk), mask bool (Tq, Tk), True = may attend) -> weights, 0 on masked
     keys, and all zeros (never NaN) for a query whose keys are all masked: ``al.masked_softmax``."""
     return check_function(fn, masked_softmax, masked_cases(), name="my_masked_softmax",
-                          hints=_in_language(MASKED_MISTAKES))
+                          hints=MASKED_MISTAKES)
 
 
 def divisor_mistakes(d_k=128, known_d_k=64):

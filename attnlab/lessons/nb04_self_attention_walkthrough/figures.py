@@ -12,7 +12,7 @@ from ...attention import scaled_dot_product_attention
 from ...i18n import N_, gettext as _
 from ...masking import causal_mask
 from ...plotting import heatmap, heatmap_state
-from .steps import COMPLEXITY, LAYER_TYPES, _plain, crossover, layer_cost, path_length
+from .steps import COMPLEXITY, LAYER_TYPES, plain_label, crossover, layer_cost, path_length
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 _LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _(); RNN and CNN stay as they are
@@ -20,8 +20,8 @@ _LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _();
 
 def _drawable(label):
     """A step label as drawn: mathtext ("$W^Q$"), unless it holds CJK characters, which mathtext's
-    fonts do not have; then in the prose's Unicode symbols ("W^Q", "q₁·kⱼ"), as ``_plain`` writes them."""
-    return _plain(label) if "$" in label and any("\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef"
+    fonts do not have; then in the prose's Unicode symbols ("W^Q", "q₁·kⱼ"), as ``plain_label`` writes them."""
+    return plain_label(label) if "$" in label and any("\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef"
                                                     for c in label) else label
 
 

@@ -115,7 +115,7 @@ def _subscript(text):
     return "_" + text
 
 
-def _plain(label):
+def plain_label(label):
     """A ``step_table`` label without mathtext, in the symbols of the notebook's prose:
     "÷ $\\sqrt{d_k}$ = 8" -> "÷ √d_k = 8", "q = x $W^Q$" -> "q = x W^Q", "score q$_{1}$·k$_j$" -> "score q₁·kⱼ",
     "$a_j$ v$_j$" -> "aⱼ vⱼ"."""
@@ -136,7 +136,7 @@ def step_table_text(table, words, *, current=None, title=None):
                          f"got {sorted({len(row) for _, _, row in table})}")
     shown = [n for n, _, row in table if all(c != "?" for c in row)]
     current = max(shown) if current is None and shown else current
-    labels = [(f"{n}  " if n else "   ") + _plain(label) for n, label, _ in table]
+    labels = [(f"{n}  " if n else "   ") + plain_label(label) for n, label, _ in table]
     lw = max(map(len, labels))
     widths = [max(len(words[j]), *(len(row[j]) for _, _, row in table)) for j in range(len(words))]
     lines = [] if title is None else [title]

@@ -7,7 +7,7 @@ import torch
 
 from ...data import cat_milk_it
 from ...i18n import N_, gettext as _
-from ...selfcheck import Hint, check_function, mistake
+from ...selfcheck import check_function, mistake
 from .compute import SEED_D_K, attend, feature_heads
 
 
@@ -31,15 +31,11 @@ ATTEND_MISTAKES = [
 ]
 
 
-def _in_language(hints):
-    """The hints with their messages looked up now (the lists hold the English msgids)."""
-    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
-
 
 def check_attend(fn):
     """Exercise 1: fn(X, d) should return softmax(X Xᵀ / √d) X, self-attention with Q = K = V = X."""
     return check_function(fn, lambda X, d: attend(X, "inside", d=d).output, _cases_attend(), name="my_attend",
-                          hints=_in_language(ATTEND_MISTAKES))
+                          hints=ATTEND_MISTAKES)
 
 
 FEATURE_HEADS_MISTAKES = [
@@ -61,4 +57,4 @@ def check_feature_heads(fn):
     cases = [(cat_milk_it("sweet")[1],), (cat_milk_it("hungry")[1],),
              (torch.randn(6, 2, generator=g, dtype=torch.float64),)]
     return check_function(fn, lambda X: feature_heads(X)[0], cases, name="my_feature_heads",
-                          hints=_in_language(FEATURE_HEADS_MISTAKES))
+                          hints=FEATURE_HEADS_MISTAKES)

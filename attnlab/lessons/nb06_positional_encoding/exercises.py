@@ -8,7 +8,7 @@ import torch
 
 from ...positional import sinusoidal_encoding
 from ...i18n import N_, gettext as _
-from ...selfcheck import Hint, check_function, mistake
+from ...selfcheck import check_function, mistake
 from .encoding import frequencies, rope
 
 
@@ -38,17 +38,13 @@ SINUSOIDAL_MISTAKES = [
 ]
 
 
-def _in_language(hints):
-    """The hints with their messages looked up now (the lists hold the English msgids)."""
-    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
-
 
 def check_sinusoidal(fn):
     """Check the learner's ``fn(n, D)`` (P with n rows and width D) against ``al.sinusoidal_encoding``;
     prints a report."""
     cases = [(8, 8), (60, 32), (1, 2), (5, 6)]
     return check_function(fn, lambda n, D: sinusoidal_encoding(n, D, dtype=torch.float64), cases,
-                          atol=1e-5, hints=_in_language(SINUSOIDAL_MISTAKES))
+                          atol=1e-5, hints=SINUSOIDAL_MISTAKES)
 
 
 def _rope_one(x, i):
@@ -89,4 +85,4 @@ def check_rope(fn):
     position) against ``lesson.rope``."""
     x = torch.tensor([1.0, 2.0, -0.5, 0.3, 0.7, -1.2, 2.0, 0.1], dtype=torch.float64)
     cases = [(x, 3), (x, 0), (x[:2], 10), (x, 25)]
-    return check_function(fn, _rope_one, cases, atol=1e-8, hints=_in_language(ROPE_MISTAKES))
+    return check_function(fn, _rope_one, cases, atol=1e-8, hints=ROPE_MISTAKES)

@@ -5,7 +5,7 @@ import torch
 
 from ...i18n import N_, gettext as _
 from ...masking import causal_mask, masked_softmax
-from ...selfcheck import Hint, check_function, mistake
+from ...selfcheck import check_function, mistake
 from .masks import causal_mask_bottom_right
 
 BOTTOM_RIGHT_MISTAKES = [
@@ -18,15 +18,11 @@ BOTTOM_RIGHT_MISTAKES = [
 ]
 
 
-def in_language(hints):
-    """``hints`` with their messages (marked with N_) in the learner's language, looked up now."""
-    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
-
 
 def check_bottom_right(fn):
     """Check the learner's ``fn(num_queries, num_keys)`` against ``causal_mask_bottom_right``."""
     cases = [(2, 5), (3, 3), (1, 4), (4, 6), (5, 3)]
-    return check_function(fn, causal_mask_bottom_right, cases, hints=in_language(BOTTOM_RIGHT_MISTAKES))
+    return check_function(fn, causal_mask_bottom_right, cases, hints=BOTTOM_RIGHT_MISTAKES)
 
 
 MASKED_SOFTMAX_MISTAKES = [
@@ -49,4 +45,4 @@ def check_masked_softmax(fn):
     big = torch.randn(2, 4, 6, generator=g)
     big_mask = torch.rand(2, 4, 6, generator=g) > 0.4
     cases = [(scores, mask), (big, big_mask), (100 * big, big_mask), (scores[:1], mask[:1])]
-    return check_function(fn, lambda s, m: masked_softmax(s, m), cases, hints=in_language(MASKED_SOFTMAX_MISTAKES))
+    return check_function(fn, lambda s, m: masked_softmax(s, m), cases, hints=MASKED_SOFTMAX_MISTAKES)

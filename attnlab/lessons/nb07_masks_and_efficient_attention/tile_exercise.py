@@ -11,7 +11,6 @@ import torch
 from ... import _checks
 from ...i18n import N_
 from ...selfcheck import check_function, mistake, symptom
-from .exercises import in_language
 from .tiles import toy_problem
 
 
@@ -136,4 +135,4 @@ def check_tile_update(fn):
     name = getattr(fn, "__name__", "my_tile_update")
     learner = _joined(fn) if callable(fn) else fn
     return check_function(learner, _joined(tile_update), tile_cases(), name=name, atol=1e-9, rtol=1e-9,
-                          hints=in_language(TILE_HINTS))
+                          hints=TILE_HINTS)

@@ -3,7 +3,7 @@ attention, shipped checkpoints, and the explorer and trainer widgets."""
 from . import dates
 from .dates import (
     MONTHS, SOURCE_CHARS, SOURCE_VOCAB, TARGET_VOCAB, MAX_SOURCE_LEN, TARGET_LEN, random_dates,
-    check_source, encode_sources, encode_targets, decode_targets)
+    check_source, source_problem, encode_sources, encode_targets, decode_targets)
 from . import gru_pooling
 from .gru_pooling import (
     SeedGRUAttention, pool)

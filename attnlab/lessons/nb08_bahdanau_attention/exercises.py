@@ -5,7 +5,7 @@ import torch
 
 from ... import _checks
 from ...i18n import N_, gettext as _
-from ...selfcheck import Hint, check_function, mistake
+from ...selfcheck import check_function, mistake
 
 
 @_checks.arguments(s=_checks.Tensor(1), H=_checks.Tensor(2), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), w_v=_checks.Tensor(1))
@@ -36,10 +36,6 @@ def context(outputs, weights):
     return torch.bmm(outputs.permute(1, 2, 0), weights).squeeze(2)                # (B, 2h, n) @ (B, n, 1)
 
 
-def in_language(hints):
-    """``hints`` with their messages (marked with N_) in the learner's language, looked up now."""
-    return [Hint(h.matches, _(h.message), label=h.label) for h in hints]
-
 
 def _score_cases():
     g = torch.Generator().manual_seed(0)
@@ -63,7 +59,7 @@ SCORE_MISTAKES = [
 
 def check_additive_scores(fn):
     """Check the learner's ``fn(s, H, W_q, W_k, w_v)`` against ``additive_scores``."""
-    return check_function(fn, additive_scores, _score_cases(), hints=in_language(SCORE_MISTAKES))
+    return check_function(fn, additive_scores, _score_cases(), hints=SCORE_MISTAKES)
 
 
 def _context_cases():
@@ -88,4 +84,4 @@ CONTEXT_MISTAKES = [                          # seed 001's line runs only where 
 
 def check_context(fn):
     """Check the learner's ``fn(outputs (n, B, 2h), weights (B, n, 1))`` against ``context`` (B, 2h)."""
-    return check_function(fn, context, _context_cases(), hints=in_language(CONTEXT_MISTAKES))
+    return check_function(fn, context, _context_cases(), hints=CONTEXT_MISTAKES)

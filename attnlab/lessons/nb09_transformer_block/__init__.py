@@ -14,7 +14,7 @@ Retrain the shipped checkpoint and re-measure the ablations: python -m attnlab.l
 from . import data, figures, model, training, widgets
 from .data import (
     HELD_OUT_NOUNS, HELD_OUT_PAIRS, INDEX, KIND_NAMES, KIND_OF, MAX_WORDS, PAD, SPLIT_SEED, SPLIT_SIZES, TEMPLATES,
-    VOCAB, WORDS, encode, examples, generate, referent, sentence, words_of)
+    VOCAB, WORDS, encode, examples, generate, referent, sentence, sentence_problem, words_of)
 from .model import (
     CHECKPOINT, CHECKPOINTS, RESULTS, ItResolver, Resolution, TransformerBlock, measured, pretrained, resolve,
     torch_layer)
