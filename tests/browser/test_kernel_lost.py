@@ -71,8 +71,8 @@ def open_lesson(new_page, server, name=NAME):
     return page, watch, sockets
 
 
-def ready(page, server, watch=None):
-    wait_for_panels(page, expected_panels(NOTEBOOK_DIR / NAME), RENDER_TIMEOUT, watch, server)
+def ready(page, server, watch=None, timeout=RENDER_TIMEOUT):
+    wait_for_panels(page, expected_panels(NOTEBOOK_DIR / NAME), timeout, watch, server)
     assert "AttnlabWebSocket" == page.evaluate("window.WebSocket.name"), "the page's script is not the template's"
     assert page.evaluate(BANNER) is None
 
@@ -236,7 +236,7 @@ def test_a_server_restart_says_so_and_the_lesson_comes_back(lesson, new_page):
     with page.expect_navigation(wait_until="commit", timeout=RENDER_TIMEOUT):
         lesson["server"] = server = VoilaServer(lesson["dir"], lesson["log"], port=server.port, env=ENV)
     watch.reloads.clear()
-    ready(page, server, watch)
+    ready(page, server, watch, 2 * RENDER_TIMEOUT)   # a cold server: its kernels start as the page waits
     assert slider_moves_figure(page), "after the restart the slider does not move the figure"
     history = [h["state"] for h in page.evaluate("window.attnlabKernelWatch.history")]
     assert history == [], history      # a new page: nothing happened to it
