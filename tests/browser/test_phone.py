@@ -4,12 +4,13 @@ notebook), as a learner opening a shared link sees it (issue 26; the CSS is the 
 template's, item 6).
 
 One page load per notebook, at 390 px, then the same page at 768 px (the layout is CSS under
-media queries only). At each width: no slider track under 120 px; nothing of a panel past the
-panel's right edge, which is on screen, unless it is inside a box of its own that scrolls
-sideways (a panel's text); on the phone each figure is shown at its own size (one picture pixel
-per CSS pixel: no text smaller than the renderer drew it) in the panel, which scrolls sideways,
-with a hint in the page's language when the figure is wider than the screen. A touch drag on a
-slider changes its panel's figure. Screenshots of each panel: screenshots/phone/ (ignored by git).
+media queries only). At each width: no slider track on the page under 120 px; nothing of a panel
+past the panel's right edge, which is on screen, unless it is inside a box of its own that
+scrolls sideways (a panel's text); on the phone each figure is shown at its own size (one
+picture pixel per CSS pixel: no text smaller than the renderer drew it) in the panel, which
+scrolls sideways, with a hint in the page's language when the figure is wider than the screen.
+A touch drag on a slider changes its panel's figure. Screenshots of each panel:
+screenshots/phone/ (ignored by git).
 """
 import time
 
@@ -27,12 +28,15 @@ HINT = {"en": "← scroll →", "zh": "← 左右滑动 →"}
 PAGES = [(p, "en") for p in NOTEBOOKS] + [(p, "zh") for p in sorted((NOTEBOOK_DIR / "zh").glob("[0-9]*.ipynb"))
                                            if (NOTEBOOK_DIR / p.name).exists()]
 
-# Per panel: its slider tracks' widths, what of it ends past its right edge outside a scroll box
-# of its own, and its figure's natural and drawn width, the hint's text.
+# Per panel: what of it ends past its right edge outside a scroll box of its own, its figure's
+# natural and drawn width, the hint's text; with the first: every slider track of the page.
 LAYOUT = """() => {
   const vw = document.documentElement.clientWidth;
   const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
-  return [...document.querySelectorAll('.attnlab-panel')].map(panel => {
+  const tracks = [...document.querySelectorAll('.jp-OutputArea-output .widget-slider')].map(s => [
+    (s.querySelector('.widget-label') || {}).textContent || '?',
+    Math.round(s.querySelector('.slider-container').getBoundingClientRect().width)]);
+  return [...document.querySelectorAll('.attnlab-panel')].map((panel, i) => {
     panel.scrollLeft = 0;
     const edge = Math.min(vw, panel.getBoundingClientRect().right) + 1;
     const img = panel.querySelector(':scope > img');
@@ -45,9 +49,7 @@ LAYOUT = """() => {
     const hint = getComputedStyle(panel, '::after').content;
     return {
       panelRight: Math.round(panel.getBoundingClientRect().right), vw,
-      tracks: [...panel.querySelectorAll('.widget-slider')].map(s => [
-        (s.querySelector('.widget-label') || {}).textContent || '?',
-        Math.round(s.querySelector('.slider-container').getBoundingClientRect().width)]),
+      tracks: i ? [] : tracks,                    // every slider of the page, with the first panel
       past, natural: img ? img.naturalWidth : 0, drawn: img ? img.getBoundingClientRect().width : 0,
       inner: panel.clientWidth, hint: hint === 'none' ? '' : hint.replace(/^"|"$/g, ''),
     };
@@ -63,7 +65,7 @@ def check_layout(page, width, lang):
             problems.append(f"{width} px, panel {i}: ends at {p['panelRight']} px, past the screen ({p['vw']} px)")
         narrow = [f"{label!r} {w} px" for label, w in p["tracks"] if w < MIN_TRACK]
         if narrow:
-            problems.append(f"{width} px, panel {i}: slider tracks under {MIN_TRACK} px: {narrow}")
+            problems.append(f"{width} px: slider tracks under {MIN_TRACK} px: {narrow}")
         if p["past"]:
             problems.append(f"{width} px, panel {i}: {len(p['past'])} element(s) cut at the right edge: {p['past'][:4]}")
         if width < 600 and p["natural"]:
