@@ -53,6 +53,22 @@ main { max-width: 1100px; margin: 0 auto; }
 .attnlab-hbox { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
 body.attnlab-index main { padding: 20px; font: 16px/1.5 sans-serif; }
 body.attnlab-index li { margin: 6px 0; }
+/* Phones (issue 26): a figure at its own size (one picture pixel per CSS pixel, so no text smaller
+   than drawn) in a box that scrolls sideways, with a hint when it is wider than the box (marked
+   attnlab-wide by the page's script); a panel's text stays in view; formulas and tables scroll. */
+@media (max-width: 600px) {
+  .attnlab-site-nav { padding: 8px 12px; }
+  .attnlab-run { display: block; margin-left: 0; }
+  .attnlab-static-panel, .jp-RenderedImage { overflow-x: auto; }
+  .attnlab-static-panel { display: flex; flex-direction: column; }
+  .attnlab-static-panel > img, .jp-RenderedImage > img { max-width: none; align-self: flex-start; }
+  .attnlab-static-panel > :not(img) { position: sticky; left: 0; order: 2; }
+  .attnlab-static-panel > pre { overflow-x: auto; white-space: pre; word-break: normal; }
+  .attnlab-wide::after { content: "← scroll →"; order: 1; display: block; position: sticky; left: 0; text-align: center;
+    font: 12px sans-serif; color: #616161; }
+  :lang(zh) .attnlab-wide::after { content: "← 左右滑动 →"; }
+  .katex-display, .jp-RenderedHTMLCommon table { display: block; overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+}
 """
 
 
