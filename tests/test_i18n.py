@@ -277,13 +277,27 @@ def used_characters():
     return set(HAN.findall("".join(texts)))
 
 
-def test_font_covers_every_chinese_character_of_the_catalog_and_the_notebooks():
-    missing = used_characters() - font_characters()
+def font_characters_of(path):
+    return {chr(c) for c in TTFont(str(path))["cmap"].getBestCmap()}
+
+
+@pytest.mark.parametrize("face", ["regular", "bold"])
+def test_font_covers_every_chinese_character_of_the_catalog_and_the_notebooks(face):
+    missing = used_characters() - font_characters_of(fonts.FONT_FILE if face == "regular" else fonts.BOLD_FILE)
     assert not missing, f"run python tools/build_font.py: {''.join(sorted(missing))}"
 
 
+def test_bold_chinese_is_drawn_from_the_bold_face_without_a_warning(caplog):
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.set_title("注意力权重", fontweight="bold")
+    with caplog.at_level("WARNING", logger="matplotlib.font_manager"):
+        fig.canvas.draw()
+    plt.close(fig)
+    assert not [r for r in caplog.records if "Failed to find font weight" in r.getMessage()]
+
+
 def test_font_is_small_and_licensed():
-    assert fonts.FONT_FILE.stat().st_size < 2_000_000
+    assert fonts.FONT_FILE.stat().st_size + fonts.BOLD_FILE.stat().st_size < 2_000_000
     licence = (fonts.FONT_FILE.parent / "OFL.txt").read_text(encoding="utf-8")
     assert "SIL OPEN FONT LICENSE Version 1.1" in licence and "Noto" in licence
     names = {r.nameID: r.toUnicode() for r in TTFont(str(fonts.FONT_FILE))["name"].names if r.langID == 0x409}
