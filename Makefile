@@ -8,7 +8,8 @@ PORT   ?= 8866
 # puts it on the venv's Jupyter data path: no symlink, no JUPYTER_PATH. Reinstall when it changes.
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
-.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz
+.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
+        check test-latest actionlint
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,12 +29,29 @@ setup: $(VENV)/.runtime
 
 test-setup: $(VENV)/.testdeps chromium
 
-# Debian's Chromium for the browser tests (playwright cannot download a browser here), and a
-# CJK font so the Chinese terms in screenshots are not empty boxes.
-chromium:
-	@{ command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "noto.*cjk"; } || { \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
+# A Chromium for the browser tests, and a CJK font so the Chinese terms in screenshots are not empty
+# boxes. tools/chromium.py decides which Chromium is used (ATTNLAB_CHROMIUM, then Debian's, then
+# Playwright's own); this target installs one where none is found, the right way for the platform:
+# Debian: apt-get chromium + fonts-noto-cjk (Playwright cannot download a browser on a machine
+# without internet). Ubuntu and other apt systems (their chromium is a snap stub): Playwright's
+# Chromium with its system libraries (--with-deps) + fonts-noto-cjk. Elsewhere (macOS): Playwright's
+# Chromium; the system's CJK fonts. Says what it did; nothing when a Chromium and the font are there.
+chromium: $(VENV)/.testdeps
+	@SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	if found=$$($(PY) tools/chromium.py 2>/dev/null) && \
+	   { [ "$$(uname)" != Linux ] || fc-list 2>/dev/null | grep -qi "noto.*cjk"; }; then \
+	  echo "make chromium: nothing to do (using $$found)"; \
+	elif grep -qx 'ID=debian' /etc/os-release 2>/dev/null && command -v apt-get >/dev/null; then \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null && \
+	  echo "make chromium: installed Debian's chromium and fonts-noto-cjk with apt-get; using $$($(PY) tools/chromium.py)"; \
+	elif command -v apt-get >/dev/null; then \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null && \
+	  $(PY) -m playwright install --with-deps chromium && \
+	  echo "make chromium: not Debian, so installed Playwright's chromium (and fonts-noto-cjk with apt-get); using $$($(PY) tools/chromium.py)"; \
+	else \
+	  $(PY) -m playwright install chromium && \
+	  echo "make chromium: installed Playwright's chromium (fonts: the system's); using $$($(PY) tools/chromium.py)"; \
+	fi
 
 dashboard: setup
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
@@ -92,6 +110,20 @@ $(VENV7)/.ready: requirements.txt requirements-test.txt pyproject.toml
 
 test-ipywidgets7: $(VENV7)/.ready
 	$(VENV7)/bin/python -m pytest -q -p no:cacheprovider tests/test_ipywidgets7.py tests/test_panels.py tests/test_widget_bundles.py
+
+# The early warning: a venv of its own with the NEWEST releases of the runtime dependencies (every
+# name in requirements.txt, unpinned; torch stays at its pin) and the test pins, then the unit,
+# panel-exactness and notebook tests (tools/latest.py: a table of pinned vs installed versions
+# first, a summary naming the packages that moved last). Upgraded on every run. The weekly workflow
+# (.github/workflows/latest.yml) runs this target and reports without blocking.
+VENVL ?= .venv-latest
+test-latest:
+	@test -x $(VENVL)/bin/python || $(PYTHON) -m venv $(VENVL)
+	$(VENVL)/bin/python -m pip install -q -U --upgrade-strategy eager $$(grep -E '^torch==' requirements.txt) \
+	  $$(sed -n -e '/^torch==/d' -e 's/^\([A-Za-z0-9._-]*\)==.*/\1/p' requirements.txt) \
+	  $$(grep -E '^(pytest|pytest-cov|hypothesis|nbval|babel)==' requirements-test.txt)
+	$(VENVL)/bin/python -m pip install -q --no-deps -e .
+	$(VENVL)/bin/python tools/latest.py $${LATEST_SUMMARY:+--summary "$$LATEST_SUMMARY"}
 
 # Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup
