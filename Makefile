@@ -112,7 +112,7 @@ test: test-setup site test-ipywidgets7 actionlint
 # browser, no panel pixel-exactness (tests/test_panels.py: minutes; make test runs it).
 CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
   inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
-  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py)
+  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py)
 check: $(VENV)/.testdeps
 	$(PY) -m pytest -q -p no:cacheprovider $(CHECK_TESTS)
 
