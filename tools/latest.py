@@ -24,12 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s;#]+)")
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/sanitize.cfg"]
 # name -> pytest arguments (run from the repository root). "unit" is every kernel-side test of the
-# package and its lessons (no browser, no fresh-venv install, no site build); "panels" the pixel
+# package and its lessons (no browser, no fresh-venv install, no site build; not the pins' and the
+# workflows' own checks, which no release changes); "panels" the pixel
 # exactness of every panel; "notebooks" nbval over every stored notebook (English and Chinese).
 GROUPS = {
     "unit": ["tests", "--ignore=tests/browser", "--ignore=tests/test_panels.py",
              "--ignore=tests/test_panel_blit_notebooks.py", "--ignore=tests/test_widget_bundles.py",
-             "--ignore=tests/test_requirements_sync.py", "-m", "not fuzz and not install and not site"],
+             "--ignore=tests/test_requirements_sync.py", "--ignore=tests/test_workflows.py",
+             "-m", "not fuzz and not install and not site"],
     "panels": ["tests/test_panels.py", "tests/test_panel_blit_notebooks.py", "tests/test_widget_bundles.py"],
     "notebooks": NBVAL + ["notebooks"],
 }
