@@ -104,6 +104,10 @@ def test_variable_may_name_a_command_on_path(machine, monkeypatch):
 
 
 def test_playwright_without_its_browser_downloaded_gives_none(monkeypatch, tmp_path):
+    def no_playwright():
+        raise ImportError("No module named 'playwright'")
+    monkeypatch.setattr(chromium, "_playwright_path", no_playwright)
+    assert chromium.playwright_chromium() is None
     monkeypatch.setattr(chromium, "_playwright_path", lambda: str(tmp_path / "not-downloaded/chrome"))
     assert chromium.playwright_chromium() is None
     exe = _exe(tmp_path / "downloaded/chrome")

@@ -66,13 +66,9 @@ def playwright_chromium():
     """Playwright's downloaded Chromium, or None (Playwright missing, or its browser not installed).
     Asked in a thread of its own, so that it works from inside an asyncio loop too."""
     try:
-        import playwright  # noqa: F401
-    except ImportError:
-        return None
-    try:
         with ThreadPoolExecutor(1) as pool:
             path = pool.submit(_playwright_path).result(timeout=60)
-    except Exception:  # noqa: BLE001 - a broken driver counts as "not installed"
+    except Exception:  # noqa: BLE001 - Playwright not installed, or a broken driver: "not installed"
         return None
     return path if _executable(path) else None
 
