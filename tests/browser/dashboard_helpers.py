@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("ATTNLAB_NOTEBOOKS", ROOT / "notebooks")).resolve()
 NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb") if not p.name.startswith("."))
 SCREENSHOTS = ROOT / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
+# Which Chromium to launch is decided in one place, tools/chromium.py (ATTNLAB_CHROMIUM, then
+# Debian's, then Playwright's own): tests, tools and benches call chromium_path().
+sys.path.insert(0, str(ROOT / "tools"))
+from chromium import ChromiumNotFound, chromium_path  # noqa: E402,F401
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")
