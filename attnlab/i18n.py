@@ -114,6 +114,7 @@ PAGE_MESSAGES = {
     "waiting": N_("The server does not answer yet. The lesson reloads as soon as it does."),
     "panel_lost": N_("Controls disabled: this figure no longer follows them. Reload the lesson at the top of the page."),
     "panel_retrying": N_("Reconnecting: this figure may not follow the controls until the connection is back."),
+    "scroll_hint": N_("← scroll →"),      # under a figure wider than a phone's screen (the template's change 7)
 }
 
 

@@ -16,6 +16,8 @@ import time
 
 import pytest
 
+from attnlab.i18n import page_messages
+
 from dashboard_helpers import NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, expected_panels, wait_for_panels
 
 RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
@@ -23,7 +25,7 @@ UPDATE_TIMEOUT = 20_000      # ms for a drag to reach the figure
 MIN_TRACK = 120              # px: a slider track a thumb can drag
 PHONE = dict(width=390, height=844, device_scale_factor=2, is_mobile=True, has_touch=True)
 TABLET = 768
-HINT = {"en": "← scroll →", "zh": "← 左右滑动 →"}
+HINT = {lang: page_messages(lang)["scroll_hint"] for lang in ("en", "zh")}   # from the catalog
 
 PAGES = [(p, "en") for p in NOTEBOOKS] + [(p, "zh") for p in sorted((NOTEBOOK_DIR / "zh").glob("[0-9]*.ipynb"))
                                            if (NOTEBOOK_DIR / p.name).exists()]
