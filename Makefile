@@ -8,7 +8,7 @@ PORT   ?= 8866
 # puts it on the venv's Jupyter data path: no symlink, no JUPYTER_PATH. Reinstall when it changes.
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
-.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz
+.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz hub hub-setup
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ $(VENV)/.testdeps: requirements-test.txt $(VENV)/.runtime
 
 setup: $(VENV)/.runtime
 
-test-setup: $(VENV)/.testdeps chromium
+test-setup: $(VENV)/.testdeps chromium hub-setup
 
 # Debian's Chromium for the browser tests (playwright cannot download a browser here), and a
 # CJK font so the Chinese terms in screenshots are not empty boxes.
@@ -61,6 +61,24 @@ lesson: setup
 DURATION ?= 60
 classroom: test-setup
 	$(PY) bench/bench_classroom.py --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
+
+# JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every
+# learner logs in with the class password (printed at start, or HUB_PASSWORD=...) and gets a
+# server of their own; idle servers are culled after 20 minutes. HUB_IP=0.0.0.0 for the class network.
+HUB_IP ?= 127.0.0.1
+HUB_PORT ?= 8000
+CHP := build/hub/node_modules/.bin/configurable-http-proxy
+$(VENV)/.hubdeps: requirements-hub.txt $(VENV)/.runtime
+	$(PY) -m pip install -q -r requirements-hub.txt
+	touch $@
+$(CHP):
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+	mkdir -p build/hub && cd build/hub && npm install --no-audit --no-fund --silent configurable-http-proxy@4.6.3
+hub-setup: $(VENV)/.hubdeps $(CHP)
+hub: hub-setup
+	ATTNLAB_HUB_IP=$(HUB_IP) ATTNLAB_HUB_PORT=$(HUB_PORT) ATTNLAB_HUB_PASSWORD=$(HUB_PASSWORD) \
+	  $(VENV)/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb

@@ -17,8 +17,9 @@ dashboards uses them: ``voila notebooks/`` from the repository root and ``make d
    touched, nor kernels that are not a Voila page's (JupyterLab's, under Binder);
 2. **has a ceiling**: it refuses a page a kernel when the server already holds ``max_kernels``
    (``ATTNLAB_MAX_KERNELS``, ``make lesson MAX_KERNELS=...``; 0: from the memory available at
-   start, cgroup limit included, divided by ``kernel_mb``, a measured kernel's size), when less
-   than ``kernel_mb`` + ``reserve_mb`` of memory is free now, or when one client address
+   start, a cgroup's or JupyterHub's MEM_LIMIT included, divided by ``kernel_mb``, a measured
+   kernel's size), when less
+   than ``kernel_mb`` of memory is free now (beyond ``reserve_mb``), or when one client address
    already holds ``max_per_client`` page kernels. The page then says so in the learner's
    language (HTTP 503, "This lesson is full..."), before anything else is sent.
 
@@ -133,14 +134,31 @@ def _cgroup_mb():
         return None
 
 
-def memory_available_mb():
-    """Memory a new kernel may use now, in MB: the machine's available memory, or what is left
-    under this container's cgroup limit if that is less."""
+def _server_mb():
+    """Memory (RSS, MB) of this server and every process it started (its kernels)."""
     import psutil
-    available = psutil.virtual_memory().available / 2**20
+    me = psutil.Process()
+    total = me.memory_info().rss
+    for child in me.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.Error:
+            pass
+    return total / 2**20
+
+
+def memory_available_mb(reserve_mb=0.0):
+    """Memory kernels may still use, in MB: the machine's available memory less ``reserve_mb`` (the
+    system's share), or what is left under this container's cgroup limit (less 256 MB for the
+    server) or under the MEM_LIMIT (bytes) JupyterHub gives this learner's server, if less."""
+    import psutil
+    available = psutil.virtual_memory().available / 2**20 - reserve_mb
     cgroup = _cgroup_mb()
     if cgroup is not None:
-        available = min(available, cgroup[0] - cgroup[1])
+        available = min(available, cgroup[0] - cgroup[1] - min(reserve_mb, 256))
+    hub_limit = os.environ.get("MEM_LIMIT")
+    if hub_limit and hub_limit.isdigit() and int(hub_limit) > 0:
+        available = min(available, int(hub_limit) / 2**20 - _server_mb())
     return available
 
 
@@ -163,7 +181,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         that reconnects within them keeps it.""")
     check_interval = Float(2.0, config=True, help="Seconds between two looks at the page kernels.")
     max_kernels = Integer(0, config=True, help=f"""At most this many kernels, pool included
-        (environment {MAX_KERNELS_ENV}); 0: (memory available at start - reserve_mb) / kernel_mb.""")
+        (environment {MAX_KERNELS_ENV}); 0: memory available at start (less reserve_mb) / kernel_mb.""")
     kernel_mb = Float(400.0, config=True, help="""Memory of one lesson kernel in MB: README's
         rehearsal measured a median of 263 MB PSS (ten notebooks' imports and figures), 400 leaves
         room for the largest notebooks.""")
@@ -186,13 +204,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self._page_kernels = {}     # kernel_id -> {"client", "handed", "connected", "closed_at"}
         self._reserved = {}         # client -> page kernels being started or handed right now
         self._reaper = None
-        self._memory_at_start = memory_available_mb()
+        self._memory_at_start = None
         super().__init__(**kwargs)
-        self.ceiling = self.max_kernels or max(1, int((self._memory_at_start - self.reserve_mb) // self.kernel_mb))
+        self._memory_at_start = memory_available_mb(self.reserve_mb)
+        self.ceiling = self.max_kernels or max(1, int(self._memory_at_start // self.kernel_mb))
         self.log.info("attnlab classroom: at most %d kernels (%s), %s page kernels per client; a page's "
                       "kernel is shut down %.0f s unclaimed or %.0f s after its page left",
                       self.ceiling, "max_kernels" if self.max_kernels else
-                      f"{self._memory_at_start:.0f} MB available, {self.kernel_mb:.0f} MB a kernel",
+                      f"{self._memory_at_start:.0f} MB for kernels, {self.kernel_mb:.0f} MB a kernel",
                       self.max_per_client or "any", self.claim_timeout, self.release_grace)
         # Voila builds its pool manager as a subclass of this class (voila_kernel_manager_factory);
         # its get_rendered_notebook hands a pooled kernel to a page: admit the page first.
@@ -221,7 +240,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             reason, limit = "client", self.max_per_client
         elif held >= self.ceiling:
             reason = "full"
-        elif memory_available_mb() < self.kernel_mb + self.reserve_mb:
+        elif memory_available_mb(self.reserve_mb) < self.kernel_mb:
             reason = "memory"
         if reason is not None:
             self.log.warning("attnlab classroom: page refused (%s) for %s: %d kernels held, ceiling %d",
