@@ -14,7 +14,7 @@ import urllib.request
 import nbformat
 import pytest
 
-from dashboard_helpers import VoilaServer, close_like_a_learner, settle
+from dashboard_helpers import JupyterServer, VoilaServer, close_like_a_learner, settle
 
 FAST = ["--ClassroomKernelManager.check_interval=0.5", "--VoilaKernelManager.fill_delay=0.5"]
 
@@ -145,3 +145,24 @@ def test_a_browser_closing_early_leaves_no_kernel_and_a_page_that_stays_keeps_it
     for c in contexts:
         c.close()
     assert wait_for_kernels(server, POOL, timeout=30) == POOL, server.log()[-2000:]
+
+
+def test_binder_and_the_hub_too_plain_gets_past_the_ceiling_and_the_claim_time(tiny_notebooks, tmp_path):
+    """Under `jupyter server` with Voila as its extension (Binder, a hub's learner server: no pool,
+    progressive rendering) with the kernel manager binder/postBuild and deploy/jupyterhub/ name."""
+    server = JupyterServer(tmp_path / "server.log", extra_args=[
+        "--ServerApp.kernel_manager_class=attnlab.classroom.ClassroomKernelManager", f"--ServerApp.root_dir={tiny_notebooks}",
+        "--ClassroomKernelManager.max_kernels=2", "--ClassroomKernelManager.claim_timeout=15",
+        "--ClassroomKernelManager.check_interval=0.5"])
+    try:
+        statuses = []
+        for path in ("tiny.ipynb", "tiny.ipynb", "tiny.ipynb", "zh/tiny.ipynb"):
+            status, body = get(server.url + "/voila/render/" + path)
+            statuses.append(status)
+        assert statuses == [200, 200, 503, 503], statuses
+        assert "This lesson is full" in get(server.url + "/voila/render/tiny.ipynb")[1]
+        assert "这节课已经满了" in body
+        assert len(server.kernels()) == 2
+        assert wait_for_kernels(server, 0, timeout=60) == 0, server.log()[-2000:]
+    finally:
+        server.stop()
