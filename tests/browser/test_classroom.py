@@ -166,3 +166,51 @@ def test_binder_and_the_hub_too_plain_gets_past_the_ceiling_and_the_claim_time(t
         assert wait_for_kernels(server, 0, timeout=60) == 0, server.log()[-2000:]
     finally:
         server.stop()
+
+
+def test_kept_voila_lists_no_kernels_and_ignores_code_sent_over_a_pages_websocket(serve, tmp_path):
+    """What the issue found good, kept: no /api/kernels listing, and an execute_request sent over
+    a page's own kernel websocket is dropped (Voila's allowed_message_types)."""
+    import asyncio
+    import json
+    import re
+    import uuid
+
+    from tornado.websocket import websocket_connect
+
+    server = serve()
+    assert get(server.url + "/api/kernels")[0] == 404
+    status, body = get(server.url + "/voila/render/tiny.ipynb")
+    kernel_id = re.search(r'"kernelId": "([0-9a-f-]{36})"', body).group(1)
+    marker = tmp_path / "executed"
+
+    async def send_code():
+        ws = await websocket_connect(f"ws://127.0.0.1:{server.port}/api/kernels/{kernel_id}/channels?session_id={uuid.uuid4()}")
+        def message(msg_type, content):
+            msg_id = uuid.uuid4().hex
+            ws.write_message(json.dumps({
+                "header": {"msg_id": msg_id, "msg_type": msg_type, "username": "", "session": uuid.uuid4().hex,
+                           "version": "5.3", "date": "2026-01-01T00:00:00Z"},
+                "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [], "content": content}))
+            return msg_id
+
+        # the control: an allowed request in the same format is answered
+        info_id = message("kernel_info_request", {})
+        msg_id = message("execute_request", {"code": f"open({str(marker)!r}, 'w').write('x')", "silent": False,
+                                             "store_history": False, "user_expressions": {}, "allow_stdin": False})
+        replies = []
+        try:
+            while True:
+                reply = await asyncio.wait_for(ws.read_message(), timeout=5)
+                if reply is None:
+                    break
+                if isinstance(reply, str) and (msg_id in reply or info_id in reply):
+                    replies.append(json.loads(reply)["header"]["msg_type"])
+        except asyncio.TimeoutError:
+            pass
+        ws.close()
+        return replies
+
+    replies = asyncio.run(send_code())
+    assert "kernel_info_reply" in replies, replies
+    assert "execute_reply" not in replies and not marker.exists(), replies
