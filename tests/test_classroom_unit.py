@@ -99,3 +99,67 @@ def test_the_claim_rule(monkeypatch):
     assert set(found) == {"unclaimed", "left"}, found
     assert "no page connected within 30 s" in found["unclaimed"]
     assert "left 16 s ago" in found["left"]
+
+
+class FakeHandler:
+    """What the classroom classes read and write on a tornado handler."""
+
+    def __init__(self, path="/voila/render/01.ipynb", ip="10.0.0.2", args=None, cookies=None, headers=None):
+        self.request = SimpleNamespace(path=path, method="GET", remote_ip=ip, headers=headers or {})
+        self.args, self.cookies, self.status, self.headers_out, self.base_url = args or {}, dict(cookies or {}), 200, {}, "/"
+
+    def get_argument(self, name, default=None):
+        return self.args.get(name, default)
+
+    def get_cookie(self, name):
+        return self.cookies.get(name)
+
+    def set_cookie(self, name, value, **kw):
+        self.cookies[name] = value
+
+    def set_status(self, status):
+        self.status = status
+
+    def set_header(self, name, value):
+        self.headers_out[name] = value
+
+
+def test_the_class_token_opens_the_door_and_its_cookie_keeps_it_open():
+    from tornado.web import Finish
+    provider = classroom.ClassroomIdentityProvider(parent=FakeVoila(ip="0.0.0.0"), token="", class_token="s3cret-x")
+    with pytest.raises(Finish) as refused:
+        provider.get_user(FakeHandler(path="/voila/render/zh/01.ipynb"))
+    assert "这节课需要老师给的完整链接" in refused.value.args[0]
+    with pytest.raises(Finish):
+        provider.get_user(FakeHandler(args={"token": "wrong"}))
+    handler = FakeHandler(args={"token": "s3cret-x"})
+    assert provider.get_user(handler) is not None
+    assert provider.get_user(FakeHandler(cookies=handler.cookies)) is not None
+    assert provider.get_user(FakeHandler(headers={"Authorization": "token s3cret-x"})) is not None
+
+
+def test_admission_the_ceiling_and_the_per_client_limit(monkeypatch):
+    from jupyter_server.base.call_context import CallContext
+    from tornado.web import Finish
+    km = classroom.ClassroomKernelManager(max_kernels=3, max_per_client=2)
+    assert km.ceiling == 3
+    handler = FakeHandler(ip="10.0.0.7", headers={"Accept-Language": "zh-CN"})
+    CallContext.set(CallContext.JUPYTER_HANDLER, handler)
+    try:
+        assert km._admit() == "10.0.0.7"                      # admitted, and counted while it starts
+        km._release("10.0.0.7")
+        km._page_kernels = {"a": dict(client="10.0.0.7"), "b": dict(client="10.0.0.7")}
+        with pytest.raises(Finish) as refused:
+            km._admit()
+        assert handler.status == 503 and "这台电脑打开的课程页面太多了" in refused.value.args[0]
+        km._page_kernels = {}
+        monkeypatch.setattr(type(km), "list_kernel_ids", lambda self: ["a", "b", "c"])
+        with pytest.raises(Finish) as refused:
+            km._admit()
+        assert "这节课已经满了" in refused.value.args[0]
+        monkeypatch.setattr(type(km), "list_kernel_ids", lambda self: [])
+        monkeypatch.setattr(classroom, "memory_available_mb", lambda reserve_mb=0: 100.0)
+        with pytest.raises(Finish):
+            km._admit()
+    finally:
+        CallContext.set(CallContext.JUPYTER_HANDLER, None)
