@@ -18,10 +18,11 @@ dashboards uses them: ``voila notebooks/`` from the repository root and ``make d
 2. **has a ceiling**: it refuses a page a kernel when the server already holds ``max_kernels``
    (``ATTNLAB_MAX_KERNELS``, ``make lesson MAX_KERNELS=...``; 0: from the memory available at
    start, a cgroup's or JupyterHub's MEM_LIMIT included, divided by ``kernel_mb``, a measured
-   kernel's size), when less
-   than ``kernel_mb`` of memory is free now (beyond ``reserve_mb``), or when one client address
-   already holds ``max_per_client`` page kernels. The page then says so in the learner's
-   language (HTTP 503, "This lesson is full..."), before anything else is sent.
+   kernel's size), when less than ``kernel_mb`` of memory is free now (beyond ``reserve_mb``),
+   or when one client address already holds ``max_per_client`` page kernels (loopback clients
+   excepted unless ``limit_loopback``: behind a proxy every learner is 127.0.0.1). The page then
+   says so in the learner's language (HTTP 503, "This lesson is full..."), before anything else
+   is sent.
 
 ``ClassroomIdentityProvider`` (``Voila.identity_provider_class``, standalone Voila): a server that
 listens beyond the loopback interface (``--Voila.ip=0.0.0.0``, ``make lesson IP=0.0.0.0``) needs a
