@@ -172,6 +172,7 @@ def test_kept_voila_lists_no_kernels_and_ignores_code_sent_over_a_pages_websocke
     """What the issue found good, kept: no /api/kernels listing, and an execute_request sent over
     a page's own kernel websocket is dropped (Voila's allowed_message_types)."""
     import asyncio
+    import concurrent.futures
     import json
     import re
     import uuid
@@ -211,6 +212,8 @@ def test_kept_voila_lists_no_kernels_and_ignores_code_sent_over_a_pages_websocke
         ws.close()
         return replies
 
-    replies = asyncio.run(send_code())
+    # a thread of its own: playwright's sync API (the browser fixture) keeps an event loop in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        replies = pool.submit(lambda: asyncio.run(send_code())).result(timeout=120)
     assert "kernel_info_reply" in replies, replies
     assert "execute_reply" not in replies and not marker.exists(), replies
