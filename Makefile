@@ -9,7 +9,7 @@ PORT   ?= 8866
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
 .PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
-        check test-latest actionlint
+        check test-latest actionlint hub hub-setup
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,7 @@ $(VENV)/.testdeps: requirements-test.txt $(VENV)/.runtime
 
 setup: $(VENV)/.runtime
 
-test-setup: $(VENV)/.testdeps chromium
+test-setup: $(VENV)/.testdeps chromium hub-setup
 
 # A Chromium for the browser tests, and a CJK font so the Chinese terms in screenshots are not empty
 # boxes. tools/chromium.py decides which Chromium is used (ATTNLAB_CHROMIUM, then Debian's, then
@@ -59,11 +59,19 @@ dashboard: setup
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
 # the class (started at once, not refilled for 4 hours; late arrivals get a fresh kernel in ~6 s).
 # Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (see README).
+# MAX_KERNELS caps the kernels (pool included; 0: from the memory available, attnlab/classroom.py);
+# MAX_PER_CLIENT caps one learner's open pages. Past either, a page says "This lesson is full" (503).
+# With IP other than 127.0.0.1 a class token is required: it is printed at start inside the address
+# to give learners (CLASS_TOKEN=... chooses it).
 LEARNERS ?= 20
 NOTEBOOK ?= 01_kernel_regression.ipynb
 IP ?= 127.0.0.1
+MAX_KERNELS ?= 0
+MAX_PER_CLIENT ?= 6
 lesson: setup
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} ATTNLAB_CLASS_TOKEN=$(CLASS_TOKEN) \
+	  $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
+	  --ClassroomKernelManager.max_kernels=$(MAX_KERNELS) --ClassroomKernelManager.max_per_client=$(MAX_PER_CLIENT) \
 	  --VoilaKernelManager.kernel_pools_config='{"$(NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
 	  --VoilaKernelManager.fill_delay=14400
 
@@ -71,6 +79,24 @@ lesson: setup
 DURATION ?= 60
 classroom: test-setup
 	$(PY) bench/bench_classroom.py --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
+
+# JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every
+# learner logs in with the class password (printed at start, or HUB_PASSWORD=...) and gets a
+# server of their own; idle servers are culled after 20 minutes. HUB_IP=0.0.0.0 for the class network.
+HUB_IP ?= 127.0.0.1
+HUB_PORT ?= 8000
+CHP := build/hub/node_modules/.bin/configurable-http-proxy
+$(VENV)/.hubdeps: requirements-hub.txt $(VENV)/.runtime
+	$(PY) -m pip install -q -r requirements-hub.txt
+	touch $@
+$(CHP):
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+	mkdir -p build/hub && cd build/hub && npm install --no-audit --no-fund --silent configurable-http-proxy@4.6.3
+hub-setup: $(VENV)/.hubdeps $(CHP)
+hub: hub-setup
+	ATTNLAB_HUB_IP=$(HUB_IP) ATTNLAB_HUB_PORT=$(HUB_PORT) ATTNLAB_HUB_PASSWORD=$(HUB_PASSWORD) \
+	  $(VENV)/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb

@@ -116,7 +116,7 @@ class JupyterServer:
     extra Voila config goes in a voila.json in a temporary config dir on JUPYTER_CONFIG_PATH (as
     binder/postBuild writes <prefix>/etc/jupyter/voila.json); the repo root's voila.json is read after it."""
 
-    def __init__(self, log_path, server_config=None):
+    def __init__(self, log_path, server_config=None, extra_args=()):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.prefix = "/voila/render/notebooks/"
@@ -127,7 +127,7 @@ class JupyterServer:
         self._log = open(log_path, "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={self.port}",
                                       "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
-                                      *(["--allow-root"] if os.geteuid() == 0 else [])],
+                                      *(["--allow-root"] if os.geteuid() == 0 else []), *extra_args],
                                      cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         _wait_listening(self.proc, self.port, "jupyter server", log_path)
         self.log_path = log_path
