@@ -299,3 +299,29 @@ def expected_panels(path):
             if text.startswith("Live panel"):
                 count += 1
     return count
+
+
+FIGURE_CHANGED = """([i, before]) => { const img = document.querySelectorAll('.attnlab-panel')[i].querySelector('img');
+                 return img.src !== before && img.complete && img.naturalWidth > 0; }"""
+
+
+def figure_changed(page, panel, before, timeout):
+    """Wait until panel number ``panel``'s picture is no longer ``before`` (its src) and has loaded; True if
+    it changed within ``timeout`` ms."""
+    try:
+        page.wait_for_function(FIGURE_CHANGED, arg=[panel, before], timeout=timeout, polling=50)
+        return True
+    except Exception:  # playwright TimeoutError
+        return False
+
+
+def slider_step(page, panel, slider, timeout):
+    """Press an arrow key on one slider handle (left at its maximum); True if the panel's picture changed."""
+    handle = page.locator(".attnlab-panel").nth(panel).locator(".widget-slider").nth(slider) \
+        .locator(".noUi-handle").first
+    before = page.locator(".attnlab-panel").nth(panel).locator("img").first.get_attribute("src")
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+    return figure_changed(page, panel, before, timeout)

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from dashboard_helpers import (NOTEBOOK_DIR, ROOT, SCREENSHOTS, VoilaServer, expected_panels, settle,
+from dashboard_helpers import (NOTEBOOK_DIR, ROOT, SCREENSHOTS, VoilaServer, expected_panels, settle, slider_step,
                                wait_for_panels)
 
 NAME = "02_scoring_functions.ipynb"
@@ -96,21 +96,7 @@ def kernel_process(server, sockets):
 
 
 def slider_moves_figure(page, panel=0, slider=0):
-    handle = page.locator(".attnlab-panel").nth(panel).locator(".noUi-handle").nth(slider)
-    img = page.locator(".attnlab-panel").nth(panel).locator("img").first
-    before = img.get_attribute("src")
-    handle.scroll_into_view_if_needed()
-    handle.focus()
-    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
-    page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
-    try:
-        page.wait_for_function(
-            """([i, before]) => { const img = document.querySelectorAll('.attnlab-panel')[i].querySelector('img');
-                 return img.src !== before && img.complete && img.naturalWidth > 0; }""",
-            arg=[panel, before], timeout=UPDATE_TIMEOUT, polling=50)
-        return True
-    except Exception:  # playwright TimeoutError
-        return False
+    return slider_step(page, panel, slider, UPDATE_TIMEOUT)
 
 
 def try_the_controls(page):

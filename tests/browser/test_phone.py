@@ -18,7 +18,8 @@ import pytest
 
 from attnlab.i18n import page_messages
 
-from dashboard_helpers import NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, expected_panels, wait_for_panels
+from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, expected_panels, figure_changed,
+                               wait_for_panels)
 
 RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
 UPDATE_TIMEOUT = 20_000      # ms for a drag to reach the figure
@@ -102,14 +103,7 @@ def touch_drag(page, panel):
         touch("touchMove", x + (to - x) * k / 8)
         time.sleep(0.03)
     touch("touchEnd", to)
-    try:
-        page.wait_for_function(
-            """([i, before]) => { const img = document.querySelectorAll('.attnlab-panel')[i].querySelector('img');
-                 return img.src !== before && img.complete && img.naturalWidth > 0; }""",
-            arg=[panel, before], timeout=UPDATE_TIMEOUT, polling=50)
-        return True
-    except Exception:  # playwright TimeoutError
-        return False
+    return figure_changed(page, panel, before, UPDATE_TIMEOUT)
 
 
 def shoot_panels(page, stem, width):
