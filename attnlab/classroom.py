@@ -177,9 +177,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     claim_timeout = Float(30.0, config=True, help="""Seconds a kernel handed to a page may stay
         without the page's websocket (counted from its last activity, so a notebook still running
         for its page is not cut short) before it is shut down.""")
-    release_grace = Float(15.0, config=True, help="""Seconds after a page's last kernel websocket
+    release_grace = Float(60.0, config=True, help="""Seconds after a page's last kernel websocket
         closed (a tab closed without Voila's shutdown beacon) before its kernel is shut down; a page
-        that reconnects within them keeps it.""")
+        that reconnects within them keeps it. A minute: the page's client retries with a growing
+        random backoff (1, 3, 7, 15 s ...), so a network blip of a few seconds can keep the socket
+        away for over 15 s (tests/browser/test_kernel_lost.py's dropped connection did, on a busy machine).""")
     check_interval = Float(2.0, config=True, help="Seconds between two looks at the page kernels.")
     max_kernels = Integer(0, config=True, help=f"""At most this many kernels, pool included
         (environment {MAX_KERNELS_ENV}); 0: memory available at start (less reserve_mb) / kernel_mb.""")
