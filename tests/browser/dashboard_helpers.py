@@ -288,15 +288,27 @@ PROBLEMS = """() => {
 }"""
 
 
+def _panel_prefixes():
+    """How a live panel's text form starts in each language ('Live panel', and its Chinese from the catalog)."""
+    from attnlab.i18n import gettext, language
+    prefixes = set()
+    for lang in ("en", "zh"):
+        with language(lang):
+            prefixes.add(gettext("Live panel '{name}' with controls: {controls}").split("{")[0].rstrip("'‘“\"").strip())
+    return tuple(sorted(prefixes))
+
+
 def expected_panels(path):
-    """How many live panels the stored notebook displays (their text/plain says 'Live panel ...')."""
-    nb = json.loads(Path(path).read_text())
+    """How many live panels the stored notebook displays (their text/plain says 'Live panel ...', or the
+    same in the notebook's language)."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    prefixes = _panel_prefixes()
     count = 0
     for cell in nb["cells"]:
         for out in cell.get("outputs", []):
             text = out.get("data", {}).get("text/plain", "")
             text = "".join(text) if isinstance(text, list) else text
-            if text.startswith("Live panel"):
+            if text.startswith(prefixes):
                 count += 1
     return count
 
