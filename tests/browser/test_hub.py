@@ -39,6 +39,19 @@ def user_servers(hub):
     return found
 
 
+def _status(url):
+    """The HTTP status of a GET of ``url`` (0 when nothing answers)."""
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status
+    except urllib.error.HTTPError as e:
+        return e.code
+    except OSError:
+        return 0
+
+
 def wait_until(condition, timeout, step=1.0):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -64,6 +77,9 @@ def hub(tmp_path):
     hub_proc = psutil.Process(proc.pid)
     try:
         _wait_listening(proc, port, "jupyterhub", log_path, timeout=180)
+        # the proxy listens before the hub has added its route (a GET then answers 404): wait for the login page
+        assert wait_until(lambda: _status(f"http://127.0.0.1:{port}/hub/login") == 200, 180), \
+            f"the hub's login page did not answer; see {log_path}"
         yield f"http://127.0.0.1:{port}", hub_proc, log_path
     finally:
         tree = [hub_proc, *hub_proc.children(recursive=True)] if hub_proc.is_running() else []
