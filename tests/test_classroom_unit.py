@@ -81,6 +81,7 @@ def test_the_claim_rule(monkeypatch):
     """Shut down: a page kernel never connected for claim_timeout since its last activity, or one
     whose page left release_grace ago. Keep: a busy one, a fresh one, a connected one, a reloading one."""
     km = classroom.ClassroomKernelManager()
+    grace = km.release_grace
     now = 1000.0
     idle = SimpleNamespace(execution_state="idle", last_activity=None)
     kernels = {"unclaimed": idle, "running": SimpleNamespace(execution_state="busy", last_activity=None),
@@ -89,8 +90,8 @@ def test_the_claim_rule(monkeypatch):
              "running": dict(handed=now - 100, connected=False, closed_at=None),
              "fresh": dict(handed=now - 5, connected=False, closed_at=None),
              "connected": dict(handed=now - 500, connected=True, closed_at=None),
-             "left": dict(handed=now - 500, connected=True, closed_at=now - 16),
-             "reloading": dict(handed=now - 500, connected=True, closed_at=now - 3)}
+             "left": dict(handed=now - 500, connected=True, closed_at=now - grace - 1),
+             "reloading": dict(handed=now - 500, connected=True, closed_at=now - grace + 3)}
     km._page_kernels = {k: dict(v, client="10.0.0.2") for k, v in pages.items()}
     km._kernel_connections = {"connected": 1}
     monkeypatch.setattr(type(km), "__contains__", lambda self, k: k in kernels)
@@ -98,7 +99,7 @@ def test_the_claim_rule(monkeypatch):
     found = dict(km.unclaimed(now=now))
     assert set(found) == {"unclaimed", "left"}, found
     assert "no page connected within 30 s" in found["unclaimed"]
-    assert "left 16 s ago" in found["left"]
+    assert f"left {grace + 1:.0f} s ago" in found["left"]
 
 
 class FakeHandler:
