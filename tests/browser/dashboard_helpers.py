@@ -38,10 +38,32 @@ def voila_env():
     return env
 
 
+_LAST = [None]   # the port free_port() last returned in a range: the next search starts after it
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free TCP port on 127.0.0.1: any the system picks, or, when ATTNLAB_TEST_PORTS="LOW-HIGH" is set
+    (a machine shared by several test runs, each given its own range), a free one in that range."""
+    wanted = os.environ.get("ATTNLAB_TEST_PORTS")
+    if not wanted:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    m = re.fullmatch(r"(\d+)-(\d+)", wanted.strip())
+    if not m or int(m.group(1)) > int(m.group(2)):
+        raise ValueError(f"ATTNLAB_TEST_PORTS: expected a range LOW-HIGH such as 8730-8749, got {wanted!r}")
+    low, high = int(m.group(1)), int(m.group(2))
+    start = low if _LAST[0] is None or not low <= _LAST[0] < high else _LAST[0] + 1
+    # round the range from after the last one handed out (its server may not listen yet)
+    for port in [*range(start, high + 1), *range(low, start)]:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _LAST[0] = port
+        return port
+    raise RuntimeError(f"ATTNLAB_TEST_PORTS={wanted}: no free port left in the range")
 
 
 def kernel_processes(server_pid):
