@@ -131,16 +131,17 @@ site: $(VENV)/.runtime $(KATEX)
 test: test-setup site test-ipywidgets7 actionlint
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
-	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" \
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" --durations=40 \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
 
 # The quick loop (docs/contributing.md): the package's unit and property tests, no notebooks, no
 # browser, no panel pixel-exactness (tests/test_panels.py: minutes; make test runs it).
+# Hypothesis's "check" profile (conftest.py): 12 examples per property, where make test runs 40-50.
 CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
   inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
   properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py)
 check: $(VENV)/.testdeps
-	$(PY) -m pytest -q -p no:cacheprovider $(CHECK_TESTS)
+	$(PY) -m pytest -q -p no:cacheprovider --hypothesis-profile=check $(CHECK_TESTS)
 
 # The browser fuzz: every control of every dashboard moved 100 times at random (minutes per notebook).
 fuzz: test-setup

@@ -41,3 +41,15 @@ if IPyNbCell is not None:
         return True
 
     IPyNbCell.compare_outputs = _compare_outputs_and_pictures
+
+try:
+    from hypothesis import settings as _hypothesis_settings
+except ImportError:  # hypothesis not installed: no profiles
+    _hypothesis_settings = None
+
+if _hypothesis_settings is not None:
+    # `make check` (the quick loop) runs the property tests with `--hypothesis-profile=check`: fewer
+    # examples each. `make test` keeps the default profile, so each test's own max_examples (written
+    # `min(50, settings.default.max_examples)`: the profile's number when smaller) applies in full there.
+    _hypothesis_settings.register_profile("check", max_examples=12, deadline=None)
+

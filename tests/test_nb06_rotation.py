@@ -110,7 +110,7 @@ def test_similarity_by_offset_mean_and_spread():
     assert spread.min().item() > 1.0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=min(40, settings.default.max_examples), deadline=None)
 @given(half=st.integers(1, 32), base=st.floats(2.0, 1e5), delta=st.integers(-30, 30), i=st.integers(0, 30))
 def test_property_rotation_any_width_base_offset(half, base, delta, i):
     d = 2 * half
@@ -180,7 +180,7 @@ def test_rope_equals_rotation_matrix_and_leaves_input_alone():
     assert torch.equal(x, before)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=min(40, settings.default.max_examples), deadline=None)
 @given(i=st.integers(0, 500), j=st.integers(0, 500), shift=st.integers(-200, 200), seed=st.integers(0, 10 ** 6))
 def test_rope_scores_depend_only_on_the_offset(i, j, shift, seed):
     q, k = torch.randn(2, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))

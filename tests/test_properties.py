@@ -7,7 +7,7 @@ from hypothesis.extra import numpy as hnp
 
 import attnlab as al
 
-SETTINGS = settings(max_examples=50, deadline=None)
+SETTINGS = settings(max_examples=min(50, settings.default.max_examples), deadline=None)  # make check: fewer
 DTYPES = st.sampled_from([torch.float32, torch.float64])
 TEMPERATURES = st.floats(1e-3, 1e3)
 

@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 import attnlab as al
 from attnlab import data, plotting, selfcheck
 
-SETTINGS = settings(max_examples=40, deadline=None)
+SETTINGS = settings(max_examples=min(40, settings.default.max_examples), deadline=None)  # make check: fewer
 ALL_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 DTYPES = st.sampled_from(ALL_DTYPES)
 TEMPERATURES = st.one_of(st.sampled_from([1e-3, 1e3]), st.floats(1e-3, 1e3))     # the ends, often
