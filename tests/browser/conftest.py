@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboard_helpers import (ARGS, ChromiumNotFound, NOTEBOOK_DIR, NOTEBOOKS, PageWatch, VoilaServer, close_like_a_learner,
-                               chromium_path, settle)
+from dashboard_helpers import (ARGS, ChromiumNotFound, NOTEBOOK_DIR, NOTEBOOKS, PREHEATED, PageWatch, VoilaServer,
+                               close_like_a_learner, chromium_path, settle)
 
 
 def pytest_collection_modifyitems(items):
@@ -20,9 +20,10 @@ def voila_server(tmp_path_factory):
     if not NOTEBOOKS:
         pytest.skip(f"no notebooks in {NOTEBOOK_DIR}")
     server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log")
-    # Every notebook's preheated kernel has run before a page opens: on two cores the ten start
-    # together, and the first pages would otherwise wait on them (and take Voila's hand-over path).
-    settle(server, min_kernels=len(NOTEBOOKS))
+    # Every notebook's preheated kernel (both languages) has run before a page opens: on two cores
+    # they start together, and the first pages would otherwise wait on them (and take Voila's
+    # hand-over path).
+    settle(server, min_kernels=len(PREHEATED))
     yield server
     server.stop()
 
