@@ -312,7 +312,8 @@ def test_the_play_text_names_the_shortest_key_at_every_n_and_the_prose_says_whic
     for n in range(2, 33):
         want = 2 if n <= 6 else 7 if n <= 11 else 12                  # as the notebook's Play text says
         assert int(k[:n].norm(dim=-1).argmin()) + 1 == want
-        assert f"the shortest key, k{want} (" in play.update(method="gaussian", d_k=256, temperature=1.0, n=n)
+        if n in (2, 6, 7, 8, 11, 12, 32):     # the text, drawn with its figure: at each end of each stretch
+            assert f"the shortest key, k{want} (" in play.update(method="gaussian", d_k=256, temperature=1.0, n=n)
     nb = json.loads((Path(__file__).parent.parent / "notebooks" / "02_scoring_functions.ipynb").read_text())
     for cell in nb["cells"]:
         if cell["cell_type"] != "markdown":
