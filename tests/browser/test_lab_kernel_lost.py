@@ -143,6 +143,7 @@ def shoot(page, name):
 def test_a_killed_kernels_panel_shows_it_and_a_rerun_brings_a_live_panel(lab, new_page):
     page = open_notebook(new_page, lab)
     assert_live(page)
+    shoot(page, "live")
     kernel_id = kernel(page)[0]
     found = [p for p in kernel_processes(lab["proc"].pid) if any(f"kernel-{kernel_id}.json" in a for a in p.cmdline())]
     assert len(found) == 1, f"no single process for kernel {kernel_id}"
@@ -152,6 +153,7 @@ def test_a_killed_kernels_panel_shows_it_and_a_rerun_brings_a_live_panel(lab, ne
     dismiss_dialogs(page)
     run_the_cell(page)                                # the server restarted the kernel: run the cell again
     assert_live(page)
+    shoot(page, "rerun")
     print(f"disconnected state after {took:.1f} s")
     page.close()                                      # the notebook is unsaved: no "leave the page?" wait
 
