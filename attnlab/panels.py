@@ -32,6 +32,27 @@ _STATIC = ("<div class='attnlab-static-panel'><img alt=\"{alt}\" src='data:image
 _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);"
          "white-space:pre'>{}</pre>")
 PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
+# A panel whose kernel is gone (issue 28) in JupyterLab, with no front-end extension: when the
+# kernel dies (the server restarts it) or is restarted, ipywidgets' manager there (jupyterlab_widgets)
+# sets the old models' comm_live false, and every view gets the class "jupyter-widgets-disconnected"
+# (measured in JupyterLab 4.6 / ipywidgets 8.1: within 1.3 s of a SIGKILL). The panel's first child
+# carries this style and a note: the box is not displayed, and the note has the `hidden` attribute
+# (a viewer that drops the <style> hides it too). A disconnected panel shows the note, greys its
+# controls and figure, and they take no clicks. Elsewhere (Colab, static viewers, nbconvert) no view
+# is marked so, and nothing shows. Voila's page has its own banner and notes (the attnlab template,
+# change 6), which hide this note and this greying.
+_GONE_STYLE = (
+    "<style>"
+    ".attnlab-panel > .attnlab-disconnected-note { display: none; }"
+    ".attnlab-panel.jupyter-widgets-disconnected > .attnlab-disconnected-note { display: block; height: auto; }"
+    ".attnlab-panel.jupyter-widgets-disconnected .attnlab-disconnected-text {"
+    " display: block; margin: 4px 0; padding: 4px 10px; white-space: normal;"
+    " font: 14px/1.4 var(--jp-ui-font-family, system-ui, sans-serif);"
+    " border-left: 4px solid #b00020; background: #fdecee; color: #5c0010; }"
+    ".attnlab-panel.jupyter-widgets-disconnected > :not(.attnlab-disconnected-note) {"
+    " opacity: .4; filter: grayscale(1); pointer-events: none; user-select: none; }"
+    "</style>")
+_GONE_NOTE = "<div class='attnlab-disconnected-text' role='status' hidden>{}</div>"
 
 
 def new_figure(nrows=1, ncols=1, *, figsize=(6, 3.5), dpi=90, **subplot_kw):
@@ -87,6 +108,10 @@ class Panel:
         self.text = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px"))
         self.error = widgets.HTML()
         self.download = widgets.HTML()
+        self.gone = widgets.HTML(_GONE_STYLE + _GONE_NOTE.format(html.escape(_(
+            "Controls disabled: the kernel is gone, so this figure no longer follows them. "
+            "Restart the kernel and run the cells again."))))
+        self.gone.add_class("attnlab-disconnected-note")
         buttons = []
         for fmt in ("png", "svg"):
             b = widgets.Button(description=_("Download {format}").format(format=fmt.upper()), icon="download",
@@ -97,7 +122,7 @@ class Panel:
         items = list(self.controls.values())
         rows = [widgets.HBox(items[i:i + columns]) for i in range(0, len(items), columns)]
         self.widget = widgets.VBox(
-            rows + [self.image, self.text, self.error, widgets.HBox(buttons + [self.download])],
+            [self.gone] + rows + [self.image, self.text, self.error, widgets.HBox(buttons + [self.download])],
             layout=widgets.Layout(max_width="1100px"))
         self.widget.add_class("attnlab-panel")
         for control in self.controls.values():

@@ -51,6 +51,29 @@ def test_a_panel_redraws_in_the_language_it_was_built_in(built, later):
     assert attnlab.get_language() == later                    # the panel left the global choice alone
 
 
+GONE = ("Controls disabled: the kernel is gone, so this figure no longer follows them. "
+        "Restart the kernel and run the cells again.")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_panels_kernel_gone_note_is_in_its_language_hidden_until_its_views_are_disconnected(lang):
+    """The note JupyterLab shows when the kernel is gone (issue 28; tests/browser/test_lab_kernel_lost.py
+    shows it in a real JupyterLab): the panel's first child, in the build language, hidden twice (its
+    box by the style, its text by the `hidden` attribute), shown only under the class ipywidgets'
+    JupyterLab manager gives a view whose kernel is gone."""
+    with language(lang):
+        panel, _ax = _titled_panel()
+        want = _(GONE)
+    assert lang == "en" or want != GONE
+    gone = panel.widget.children[0]
+    assert gone is panel.gone and "attnlab-disconnected-note" in gone._dom_classes
+    value = gone.value
+    assert f"<div class='attnlab-disconnected-text' role='status' hidden>{want}</div>" in value
+    assert ".attnlab-panel > .attnlab-disconnected-note { display: none; }" in value
+    assert ".attnlab-panel.jupyter-widgets-disconnected > .attnlab-disconnected-note { display: block" in value
+    assert "attnlab-panel" in panel.widget._dom_classes
+
+
 @pytest.mark.parametrize("built, later", [("en", "zh"), ("zh", "en")])
 def test_a_self_check_answers_in_the_language_it_was_built_in(built, later):
     with language(built):

@@ -41,7 +41,10 @@ CONTROLS = """() => [...document.querySelectorAll('.attnlab-panel')].map(p => ({
   gone: !!p.closest('.attnlab-kernel-gone[inert]'),
   sliders: [...p.querySelectorAll('.noUi-target')].map(s => s.hasAttribute('disabled')),
   buttons: [...p.querySelectorAll('button, input, select')].map(b => b.disabled),
-  note: (p.closest('.jp-OutputArea-child').previousElementSibling || {}).textContent || ''}))"""
+  note: (p.closest('.jp-OutputArea-child').previousElementSibling || {}).textContent || '',
+  disconnected: p.classList.contains('jupyter-widgets-disconnected'),
+  labNote: !!(p.querySelector('.attnlab-disconnected-text') || {}).offsetParent,
+  rows: [...p.querySelectorAll(':scope > .widget-hbox')].map(r => Number(getComputedStyle(r).opacity))}))"""
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +144,8 @@ def test_a_killed_kernel_says_so_disables_the_controls_and_reload_brings_the_les
     for panel in page.evaluate(CONTROLS):
         assert panel["gone"] and all(panel["sliders"]) and all(panel["buttons"]), panel
         assert panel["note"].startswith("Controls disabled"), panel
+        # The panel's own note and greying for JupyterLab stay out of the way (the output is greyed once).
+        assert not panel["labNote"] and set(panel["rows"]) == {1}, panel
     before, after = try_the_controls(page)
     assert before == after, "a slider of a lost kernel's panel still moves"
     assert page.evaluate(TEXT, True) == shown
