@@ -20,6 +20,8 @@ from ... import _checks, panels, plotting
 from ...i18n import N_, gettext as _
 from ...masking import masked_softmax
 
+__all__ = ["THUMBNAILS", "CAPTIONS", "TITLES", "thumbnail_path", "title", "gallery", "gallery_html", "SoftmaxWarmUp"]
+
 THUMBNAILS = Path(__file__).parent / "thumbnails"
 SIZE_INCHES, DPI = (2.6, 1.8), 100          # every stored picture: 260 x 180 pixels
 

@@ -18,6 +18,10 @@ from ...plotting import heatmap, heatmap_state, live_title, to_numpy, update_hea
 from ...trainer import Trainer
 from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
+__all__ = [
+    "FitLines", "fit_lines", "kernel_regression_plot", "POOLINGS", "pooling_weights", "ROW_LIMITS", "row_limit",
+    "Explorer", "SIGMAS", "TrainingView", "thumbnail", "weight_maps"
+]
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 _LINE = _checks.Array(1)

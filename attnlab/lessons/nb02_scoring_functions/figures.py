@@ -16,7 +16,10 @@ from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
 from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, row_entropy, scores,
                     seeded_additive)
 
-
+__all__ = [
+    "key_choice_plot", "LABEL_AT", "vectors_and_weights", "D_KS", "PLAY_METHODS", "PLAY_LIMITS", "play_limit",
+    "play_edges", "ScoringPlay", "thumbnail"
+]
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 

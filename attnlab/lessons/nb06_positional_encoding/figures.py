@@ -22,6 +22,13 @@ from ...plotting import to_numpy
 from ...positional import sinusoidal_encoding
 from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
 
+__all__ = [
+    "SIGNED_CMAP", "MAX_BITS", "encoding_image", "encoding_heatmap", "update_encoding_heatmap",
+    "encoding_columns_plot", "binary_counter_plot", "CounterFigure", "counter_vs_columns_figure",
+    "SimilarityFigure", "similarity_figure", "CircleFigure", "rotation_circle_figure", "Explorer", "explorer",
+    "thumbnail"
+]
+
 SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
 MAX_BITS = 8             # the counter draws 2^num_bits columns of numbers: 256 is already dense
 

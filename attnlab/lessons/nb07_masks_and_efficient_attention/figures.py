@@ -26,6 +26,13 @@ from .costs import memory_bytes, structured_qkv
 from .masks import MASK_KINDS, make_mask
 from .tiles import implied_weights, tiled_attention_steps
 
+__all__ = [
+    "MASK_CMAP", "SCORE_CMAP", "OUTSIDE_COLOUR", "NOT_VISITED_HATCH", "NOT_VISITED_EDGE", "MASK_CMAP_OUTSIDE",
+    "WEIGHT_CMAP_OUTSIDE", "mask_heatmap", "mask_key", "not_visited_background", "not_visited_patch", "Gallery",
+    "mask_gallery", "ErrorPlot", "error_plot", "SoFarFigure", "weights_so_far_figure", "MemoryPlot",
+    "memory_plot", "key_positions", "visible_keys_table", "MaskExplorer", "StepFigure", "TileExplorer"
+]
+
 MASK_CMAP = "Greys"          # black = may attend
 # One colour, one meaning in notebook 07: grey (OUTSIDE_COLOUR) is only "not in this sequence" (the mask
 # panel); a tile not visited yet is hatched (NOT_VISITED_HATCH, drawn under a transparent NaN cell).
