@@ -212,6 +212,14 @@ class Panel:
         return widget_bundle(self.widget, text, bytes(self.image.value) or None)
 
 
+class ShowsPanel:
+    """Mixin for a lesson's object built around a ``Panel`` (its ``.panel``): the object displays as that
+    panel (widget view, and the PNG and text form for static viewers)."""
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.panel._repr_mimebundle_(**kwargs)
+
+
 def png_bytes(rgba):
     """A PNG file of an (height, width, 4) uint8 RGBA array, lossless, built for speed: every row
     filtered "up" (its difference from the row above, which the plain backgrounds of a figure turn

@@ -111,7 +111,7 @@ def gallery_html(names=None, *, columns=4):
     return HTML(grid)
 
 
-class SoftmaxWarmUp:
+class SoftmaxWarmUp(panels.ShowsPanel):
     """The index's Play: three scores and a temperature T; bars show softmax(scores / T).
 
     ``.controls`` (s1, s2, s3, T), ``.bars`` (the three bars), ``.panel``; displayable.
@@ -148,6 +148,3 @@ class SoftmaxWarmUp:
     @property
     def widget(self):
         return self.panel.widget
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)
