@@ -26,6 +26,7 @@ whole, so its limits and ticks may change too; any other artist is redrawn as th
 Two things Axes.draw places at draw time are handled so: a declared axes title redraws its axes
 whole (the title's height moves it), and legends of an axes with moving artists move with them.
 """
+import enum
 import functools
 import types
 from operator import is_
@@ -45,7 +46,21 @@ _IMMUTABLE = (str, int, float, bool, bytes, type(None), complex)
 _OPAQUE = (Artist, TransformNode, CallbackRegistry, types.FunctionType, types.MethodType, functools.partial)
 
 
-STRUCTURE_CHANGED = "axes moved or rescaled, or artists added, removed or restacked"
+class Full(enum.Enum):
+    """Why a refresh drew the whole figure instead of blitting (``Blitter.reason``); each value is the
+    text ``Blitter.why`` shows."""
+    FIRST_DRAW = "first draw"
+    NOTHING_DECLARED = "nothing declared"
+    BLITTING_OFF = "blitting off (a background + moving artists once differed from a full draw)"
+    NO_BACKGROUND = "no background saved"
+    STRUCTURE_CHANGED = "axes moved or rescaled, or artists added, removed or restacked"
+    UNDECLARED_CHANGE = "undeclared change"                               # an undeclared artist went stale
+    UNDECLARED_UNMARKED = "undeclared change (not marked stale)"          # ... or changed without saying so
+    GREW = "grew over an artist drawn after it"                          # a moving unclipped artist grew
+    MOVED_WHILE_DRAWING = "an axes moved while drawing"
+
+
+_STOPPED = "; blitting off: background + moving artists differed from a full draw"
 
 
 class Blitter:
@@ -53,18 +68,34 @@ class Blitter:
 
     ``moving``: artists, or callables returning artists (called again at every full draw, so a
     lesson can declare e.g. ``lambda: ax.texts`` whose members come and go). ``draw()`` brings the
-    canvas up to date; ``why`` says why the last refresh was a full draw ("" after a blit).
+    canvas up to date; ``reason`` (a ``Full``, None after a blit) and ``culprit`` (the artist it
+    names, if any) say why the last refresh was a full draw, ``why`` says it as text ("" after a blit).
     """
 
     def __init__(self, figure, moving=(), *, freeze_layout=False):
         self.figure = figure
-        self.freeze_layout = freeze_layout     # lay out on the first draw only, then keep positions
-        self.moving = []
+        self.freeze_layout = freeze_layout  # lay out on the first draw only, then keep positions
+        self.moving = []                    # declared artists, or callables returning artists
+        self.exact = True                   # False once a background + moving artists differed from a full draw
+        self.full_draws = self.blits = self.planned_ahead = 0      # counts, for tests and benches
+        self.reason, self.culprit = Full.FIRST_DRAW, None          # why the last refresh drew in full
+        self.stopped = False                # that refresh (or plan_ahead after it) turned blitting off
+        self.reset()                        # the plan and what it depends on: none yet
         self.declare(moving)
-        self.why = "first draw"
-        self.full_draws = self.blits = self.planned_ahead = 0
-        self.exact = True               # False once a background + moving artists differed from a full draw
-        self.reset()
+
+    def reset(self):
+        """Forget the background: the next draw is a full one (after an export or a failed draw).
+        All that a plan is, and what it was made from, is set here."""
+        self.plan = None            # artists drawn on top of the background, in drawing order
+        self.background = None      # the canvas without them (copy_from_bbox)
+        self.checks = []            # (unclipped plan artist, pixels the background draws after it)
+        self.whole = set()          # ids of the axes drawn whole (declared, or with a declared title)
+        self.watched = []           # undeclared artists the background shows
+        self.prints = []            # their fingerprints after the last draw
+        self.redrawn = []           # indices into watched of those a blit draws again
+        self.structure = None       # _structure() when the plan was made
+        self.unplanned = None       # _structure() after a plain (unplanned) full draw
+        self._drawn = False         # whether the canvas holds this blitter's last full draw
 
     def declare(self, *artists):
         """Add artists (or callables returning artists) that the controls move; the next draw is full."""
@@ -77,12 +108,13 @@ class Blitter:
                 self.declare(*item)
         self.reset()
 
-    def reset(self):
-        """Forget the background: the next draw is a full one (after an export or a failed draw)."""
-        self.plan = None                # artists drawn on top of the background, in drawing order
-        self.background = None
-        self.unplanned = None           # the structure after a plain (unplanned) full draw
-        self._drawn = False             # whether the canvas holds this blitter's last full draw
+    @property
+    def why(self):
+        """Why the last refresh was a full draw, as text ("" after a blit)."""
+        if self.reason is None:
+            return ""
+        text = self.reason.value if self.culprit is None else f"{self.reason.value}: {self.culprit!r}"
+        return text + (_STOPPED if self.stopped else "")
 
     def plan_ahead(self):
         """Make the plan now if the last refresh left none (after a plain full draw, e.g. a
@@ -100,50 +132,68 @@ class Blitter:
     # -- drawing ---------------------------------------------------------------------------------
     def draw(self):
         """Bring the canvas up to date; returns True if it blitted, False if it drew in full."""
-        why = self._why_full()
-        if not why:
+        reason, culprit = self._reason_to_draw_in_full()
+        if reason is None:
             canvas = self.figure.canvas
             canvas.restore_region(self.background)
             renderer = canvas.get_renderer()
             for artist in self.plan:
                 artist.draw(renderer)
-            why = self._grown(renderer) or self._moved_while_drawing()
-            if not why:
+            reason, culprit = self._blit_went_wrong(renderer)
+            if reason is None:
                 self._settle(blitted=True)
-                self.why = ""
+                self.reason, self.culprit, self.stopped = None, None, False
                 self.blits += 1
                 return True
-        self.why = why
+        self.reason, self.culprit, self.stopped = reason, culprit, False
         # A structural change (a slider that reshapes a heatmap, shows or hides axes) tends to come
         # again on the next move of the same drag: draw plainly; the plan is made on the next full
         # draw, or ahead (plan_ahead) once the controls are still: one plain draw per such move
         # instead of the plan's several.
-        plan = why != STRUCTURE_CHANGED
+        plan = reason is not Full.STRUCTURE_CHANGED
         self._full(plan=plan)
         self._drawn = True                  # the canvas shows this figure as it is now (see plan_ahead)
-        self.unplanned = None if plan else self._structure()
+        self.unplanned = None
+        if not plan:
+            self._place_axes()
+            self.unplanned = self._structure()
         self.full_draws += 1
         return False
 
-    def _why_full(self):
+    def _reason_to_draw_in_full(self):
+        """(Full, the artist it names or None), or (None, None) if the saved plan can be blitted."""
         if not self.moving:
-            return "nothing declared"
+            return Full.NOTHING_DECLARED, None
         if not self.exact:
-            return "blitting off (a background + moving artists once differed from a full draw)"
+            return Full.BLITTING_OFF, None
         if self.plan is None:
             if self.full_draws == 0:
-                return "first draw"
-            if self.unplanned is not None and self._structure() != self.unplanned:
-                return STRUCTURE_CHANGED                      # still changing: draw plainly again
-            return "no background saved"
+                return Full.FIRST_DRAW, None
+            if self.unplanned is not None:
+                self._place_axes()
+                if self._structure() != self.unplanned:
+                    return Full.STRUCTURE_CHANGED, None               # still changing: draw plainly again
+            return Full.NO_BACKGROUND, None
+        self._place_axes()
         if self._structure() != self.structure:
-            return STRUCTURE_CHANGED
+            return Full.STRUCTURE_CHANGED, None
         for artist, print_ in zip(self.watched, self.prints):
             if artist.stale:
-                return f"undeclared change: {artist!r}"
+                return Full.UNDECLARED_CHANGE, artist
             if not _unchanged(artist, print_):
-                return f"undeclared change (not marked stale): {artist!r}"
-        return ""
+                return Full.UNDECLARED_UNMARKED, artist
+        return None, None
+
+    def _blit_went_wrong(self, renderer):
+        """After the plan was drawn on the background: (Full, artist or None) if that picture may
+        differ from a full draw, (None, None) if not."""
+        grown = self._grown(renderer)
+        if grown is not None:
+            return Full.GREW, grown
+        self._place_axes()
+        if self._structure() != self.structure:
+            return Full.MOVED_WHILE_DRAWING, None
+        return None, None
 
     def _full(self, plan=True, drawn=False):
         """A full draw, the reference, and (``plan``) the plan and its background. ``drawn``: the
@@ -160,7 +210,7 @@ class Blitter:
             self.freeze_layout = False
         if not plan or not self.moving or not self.exact:
             return
-        units, declared = self._units()
+        units, declared, self.whole = self._units()
         if not declared or not _layout_fixed(fig):
             return                                            # no plan: the next refresh draws in full
         renderer = canvas.get_renderer()
@@ -184,7 +234,7 @@ class Blitter:
                 return self._full(plan, drawn=False)
             self.exact = False                 # a safety net: from now on every refresh draws in full
             canvas.restore_region(saved)
-            self.why += "; blitting off: background + moving artists differed from a full draw"
+            self.stopped = True
             self._settle_all(units, declared)
             return
         self.plan, self.background = plan, background
@@ -201,6 +251,7 @@ class Blitter:
         # Undeclared artists a blit draws (on top of moving ones): drawing may change their attributes.
         drawn = {id(a) for unit in (self.plan or []) if id(unit) not in ids for a in _descendants(unit)}
         self.redrawn = [i for i, a in enumerate(self.watched) if id(a) in drawn]
+        self._place_axes()
         self.structure = self._structure()
         self._settle()
 
@@ -217,16 +268,16 @@ class Blitter:
 
     # -- what is drawn where ---------------------------------------------------------------------
     def _units(self):
-        """The artists Figure.draw and Axes.draw draw, in their order, and the declared ones among
-        them. A declared Axes is one unit (drawn whole); any other axes gives its patch (drawn first,
-        when the frame is on) and its children, sorted as Axes.draw sorts them."""
+        """The artists Figure.draw and Axes.draw draw, in their order; the declared ones among them;
+        and the ids of the axes drawn whole. A declared Axes is one unit (drawn whole), and so is an
+        axes whose title is declared; any other axes gives its patch (drawn first, when the frame is
+        on) and its children, sorted as Axes.draw sorts them."""
         fig = self.figure
         wanted = []
         for item in self.moving:
             wanted += list(item() if callable(item) and not hasattr(item, "draw") else [item])
         # An axes title is placed by Axes.draw after its own extent: a declared one redraws its axes.
         whole = {id(a) for a in wanted if isinstance(a, Axes)} | {id(a.axes) for a in wanted if _is_title(a)}
-        self.whole = whole
         units = []
         for top in _draw_order(fig):
             if isinstance(top, Axes) and id(top) not in whole:
@@ -247,7 +298,7 @@ class Blitter:
             if unit is not None and id(unit) not in seen:
                 seen.add(id(unit))
                 declared.append(unit)
-        return units, declared
+        return units, declared, whole
 
     def _make_plan(self, units, declared, renderer):
         """Declared units and every later unit touching pixels one of them covers, in drawing order;
@@ -304,29 +355,32 @@ class Blitter:
         return plan, checks
 
     def _grown(self, renderer):
-        """A declared artist not clipped to a box now reaching what the background draws after it."""
+        """The declared artist, not clipped to a box, that now reaches what the background draws after
+        it, or None."""
         for unit, later in self.checks:
             box = _text_reach(unit, *later.shape)            # cheap: no text layout
             if box is not None and not later[box].any():
                 continue
             if any(later[rect].any() for rect in _footprint(unit, renderer, *later.shape)):
-                return f"{unit!r} grew over an artist drawn after it"
-        return ""
+                return unit
+        return None
 
-    def _moved_while_drawing(self):
-        return "" if self._structure() == self.structure else "an axes moved while drawing"
+    def _place_axes(self):
+        """Place every axes as Figure.draw does before drawing (``apply_aspect``): what ``_structure``
+        reads must be where the next draw puts it. Changes the axes' active positions."""
+        renderer = self.figure.canvas.get_renderer()
+        for ax in self.figure.axes:
+            locator = ax.get_axes_locator()
+            ax.apply_aspect(locator(ax, renderer) if locator else None)
 
     def _structure(self):
         """What the background depends on besides its artists' looks: the figure's size, its
-        children and their order, and per axes its place (after ``apply_aspect``), limits and children."""
+        children and their order, and per axes its place (its box in pixels, as last placed: not
+        ``get_position()``, which places a fixed-aspect axes first), limits and children (for an axes
+        drawn whole, its place only). Reads the figure, changes nothing: call ``_place_axes`` first."""
         fig = self.figure
-        renderer = fig.canvas.get_renderer()
-        for ax in fig.axes:                               # as Figure.draw places them before drawing
-            locator = ax.get_axes_locator()
-            ax.apply_aspect(locator(ax, renderer) if locator else None)
-        whole = getattr(self, "whole", set())            # axes drawn whole: limits and artists may change
-        axes = tuple((id(ax), ax.get_visible(), ax.axison, ax.get_frame_on(), tuple(ax.get_position().bounds))
-                     + (() if id(ax) in whole else
+        axes = tuple((id(ax), ax.get_visible(), ax.axison, ax.get_frame_on(), tuple(ax.bbox.bounds))
+                     + (() if id(ax) in self.whole else
                         (ax.get_xlim(), ax.get_ylim(), tuple((id(a), a.get_zorder()) for a in ax.get_children())))
                      for ax in fig.axes)
         return (tuple(fig.bbox.bounds), fig.dpi, axes,

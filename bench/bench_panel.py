@@ -8,7 +8,7 @@ live panel in the notebooks, the render of a drag (moves in a row on one slider)
 Per notebook control (sliders, menus, toggles; not text boxes): the render per move (median, first
 move of a drag excluded), wall clock and CPU time, as the panel declares its moving artists ("dec")
 and with every move drawn in full ("all"), the fraction of moves that blitted, and the most frequent
-reason (``Blitter.why``) of a full draw.
+reason (``Blitter.reason``, a ``_blit.Full``) of a full draw.
 
 The browser side (bytes -> pixels) is measured by bench/bench_dashboards.py.
 """
@@ -169,9 +169,9 @@ def notebook_drags(moves, only):
                     for i, value in enumerate(values):
                         control.value = value
                         if moving is declared and i > 0:
-                            blitted += panel.blitter.why == ""
-                            if panel.blitter.why:
-                                whys[panel.blitter.why[:60]] += 1
+                            blitted += panel.blitter.reason is None
+                            if panel.blitter.reason is not None:        # grouped by reason, not by artist
+                                whys[panel.blitter.reason.value[:60]] += 1
                     renders = [t[1] for t in panel.timings[n0 + 1:]]
                     medians.append(statistics.median(renders) * 1e3 if renders else float("nan"))
                     cpus.append(statistics.median(cpu[c0 + 1:]) * 1e3 if cpu[c0 + 1:] else float("nan"))

@@ -91,6 +91,7 @@ GOOD = [
 
     ("nb02", "ScoringPlay", nb02.ScoringPlay, (),
      {"method": "dot", "d_k": 16, "temperature": 1.0, "n": 8, "num_queries": 64, "seed": 0}),
+    ("nb02", "play", nb02.play, (), {"method": "dot", "d_k": 16, "temperature": 1.0, "n": 8, "num_queries": 64}),
     ("nb02", "centre_rows", nb02.centre_rows, (_r(3, 4),), {}),
     ("nb02", "histogram_density", nb02.histogram_density, (_r(50), torch.linspace(-3, 3, 7, dtype=torch.float64)), {}),
     ("nb02", "key_choice", nb02.key_choice, (Q2, K2), {"method": "scaled_dot"}),
@@ -158,7 +159,7 @@ GOOD = [
     ("nb06", "similarity_figure", nb06.similarity_figure, (P06,), {"base": 10000.0}),
     ("nb06", "rotation_circle_figure", nb06.rotation_circle_figure, (P06, 1, (0, 5), 3), {}),
     ("nb06", "Explorer", nb06.Explorer, (60,), {"position": 10, "pair": 3, "width": 32, "base": 10000.0}),
-    ("nb06", "explorer", nb06.explorer, (60,), {"position": 10}),
+    ("nb06", "play", nb06.play, (60,), {"position": 10}),
     ("nb06", "check_sinusoidal", nb06.check_sinusoidal, (lambda n, d: torch.zeros(n, d),), {}),
     ("nb06", "thumbnail", nb06.thumbnail, (Lazy(ax),), {}),
 
@@ -192,6 +193,7 @@ GOOD = [
     ("nb07", "memory_plot", nb07.memory_plot, ([128, 1024], 64), {"block_size": 128}),
     ("nb07", "MaskExplorer", nb07.MaskExplorer, (), {"kind": "local", "num_queries": 12, "num_keys": 12, "w": 2, "max_len": 12}),
     ("nb07", "TileExplorer", nb07.TileExplorer, QKV07, {"tile": 2, "block": 2}),
+    ("nb07", "play", nb07.play, ("masks",), {"kind": "local", "num_queries": 12, "num_keys": 12, "w": 2}),
     ("nb07", "tile_update", nb07.tile_update, (torch.full((2, 1), float("-inf"), dtype=torch.float64),
      torch.zeros(2, 1, dtype=torch.float64), torch.zeros(2, 3, dtype=torch.float64), _r(2, 4), _r(4, 3, seed=1)), {}),
     ("nb07", "mask_key", nb07.mask_key, (Lazy(Figure),), {}),

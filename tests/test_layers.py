@@ -133,19 +133,86 @@ def test_layout_lists_one_lesson_per_notebook():
     assert lessons == {"nb" + n for n in notebooks}
 
 
+def public_definitions(source):
+    """The public names a module defines at its top level (functions, classes, assigned names)."""
+    names = []
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return [n for n in dict.fromkeys(names) if not n.startswith("_") and n != "__all__"]
+
+
+def surface_problems(source, module):
+    """What is wrong with a lesson module's declared surface: ``__all__`` missing, listing a name twice or a
+    name the module lacks, or leaving out a public name the module defines (make that one private: ``_x``)."""
+    declared = getattr(module, "__all__", None)
+    if declared is None:
+        return [f"{module.__name__} has no __all__"]
+    out = [f"{module.__name__}.__all__ lists {n!r} twice" for n in sorted({n for n in declared if declared.count(n) > 1})]
+    out += [f"{module.__name__}.__all__ lists {n!r}, which it does not have" for n in declared if not hasattr(module, n)]
+    out += [f"{module.__name__} defines the public {n!r} but its __all__ leaves it out"
+            for n in public_definitions(source) if n not in declared]
+    return out
+
+
+LESSON_MODULES = sorted(p for p in (PACKAGE / "lessons").rglob("*.py")
+                        if p.parent != PACKAGE / "lessons" or p.name.startswith("nb"))
+LESSON_MODULES = [p for p in LESSON_MODULES if p.name != "__main__.py"]
+
+
+@pytest.mark.parametrize("path", LESSON_MODULES, ids=lambda p: module_name(p))
+def test_a_lesson_module_declares_its_public_names_once(path):
+    """Each lesson module lists in ``__all__`` exactly the public names it defines, once."""
+    import importlib
+    name = module_name(path).removesuffix(".__init__")
+    assert surface_problems(path.read_text(encoding="utf-8"), importlib.import_module(name)) == []
+
+
 LESSON_PACKAGES = sorted(p for p in (PACKAGE / "lessons").iterdir() if p.is_dir() and p.name.startswith("nb"))
 
 
 @pytest.mark.parametrize("package", LESSON_PACKAGES, ids=lambda p: p.name)
-def test_a_lesson_package_shows_every_public_name_of_its_modules(package):
-    """The notebook sees one namespace: `lesson.X` for every public X defined in the package's modules."""
+def test_a_lesson_package_is_the_union_of_its_modules_surfaces(package):
+    """The notebook sees one namespace, ``lesson.X``: the package's ``__all__`` is its modules' ``__all__``
+    put together (every module, none left out), and each name is the module's own object."""
     import importlib
     lesson = importlib.import_module(f"attnlab.lessons.{package.name}")
-    for path in sorted(package.glob("*.py")):
-        if path.name == "__init__.py":
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-        names += [t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)]
-        missing = [n for n in names if not n.startswith("_") and not hasattr(lesson, n)]
-        assert not missing, f"{package.name}/__init__.py does not re-export {missing} from {path.name}"
+    modules = [importlib.import_module(f"{lesson.__name__}.{p.stem}") for p in sorted(package.glob("*.py"))
+               if p.name not in ("__init__.py", "__main__.py")]
+    if not modules:                                  # a package whose only module is its __init__ (nb00)
+        return
+    assert sorted(lesson.__all__) == sorted(n for m in modules for n in m.__all__)
+    for m in modules:
+        for n in m.__all__:
+            assert getattr(lesson, n) is getattr(m, n), f"{package.name}.{n} is not {m.__name__}.{n}"
+
+
+def test_the_surface_rule_can_fail():
+    """A module without ``__all__``, with a name twice or missing, or defining a public name it leaves out."""
+    import types
+    m = types.ModuleType("attnlab.lessons.nb99_x")
+    assert surface_problems("", m) == ["attnlab.lessons.nb99_x has no __all__"]
+    m.__all__, m.f = ["f", "f", "g"], 1
+    problems = surface_problems("def f(): pass\ndef h(): pass\ndef _k(): pass\nC = 1\n", m)
+    assert problems == ["attnlab.lessons.nb99_x.__all__ lists 'f' twice",
+                        "attnlab.lessons.nb99_x.__all__ lists 'g', which it does not have",
+                        "attnlab.lessons.nb99_x defines the public 'h' but its __all__ leaves it out",
+                        "attnlab.lessons.nb99_x defines the public 'C' but its __all__ leaves it out"]
+
+
+def test_surface_gathers_names_and_refuses_a_clash_or_a_module_without_all():
+    import types
+    from attnlab.lessons import surface
+    a, b, c = types.ModuleType("a"), types.ModuleType("b"), types.ModuleType("c")
+    a.__all__, a.x, a.y = ["x", "y"], 1, 2
+    b.__all__, b.x = ["x"], 3
+    namespace = {}
+    assert surface(namespace, a) == ["x", "y"] and namespace == {"x": 1, "y": 2}
+    with pytest.raises(ValueError, match="modules: 'x' is declared by both a and b"):
+        surface({}, a, b)
+    with pytest.raises(ValueError, match="modules: c has no __all__"):
+        surface({}, a, c)

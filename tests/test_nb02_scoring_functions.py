@@ -295,13 +295,13 @@ def test_a_d_k_move_blits_unless_the_histogram_axis_steps():
     """Only a move across d_k = 128 | 256 rescales the histogram's axes (a full draw); the next move
     draws in full once more to save a background (no idle loop here to plan it), then moves blit. From
     the default d_k = 256 up, the axis stays: the grey histogram widens on one axis."""
-    from attnlab._blit import STRUCTURE_CHANGED
+    from attnlab._blit import Full
     play = ss.ScoringPlay(method="scaled_dot", d_k=256)
-    for d_k, why in ((512, ""), (2048, ""), (1024, ""), (256, ""), (128, STRUCTURE_CHANGED),
-                     (4, "no background saved"), (64, ""), (128, ""), (256, STRUCTURE_CHANGED),
-                     (2048, "no background saved"), (512, "")):
+    for d_k, reason in ((512, None), (2048, None), (1024, None), (256, None), (128, Full.STRUCTURE_CHANGED),
+                        (4, Full.NO_BACKGROUND), (64, None), (128, None), (256, Full.STRUCTURE_CHANGED),
+                        (2048, Full.NO_BACKGROUND), (512, None)):
         play.controls["d_k"].value = d_k
-        assert play.panel.blitter.why == why, d_k
+        assert play.panel.blitter.reason is reason, d_k
 
 
 def test_the_play_text_names_the_shortest_key_at_every_n_and_the_prose_says_which_n():

@@ -109,7 +109,7 @@ def test_rotation_circle_figure_and_bad_input():
 
 
 def test_explorer_moves_its_named_artists():
-    e = lesson.explorer(n=60)
+    e = lesson.play(n=60)
     text = e.update(position=7, pair=2, width=16, base=100.0)
     P = al.sinusoidal_encoding(60, 16, 100.0, dtype=torch.float64).numpy()
     np.testing.assert_allclose(e.sin_line.get_ydata(), P[:, 4])
@@ -140,7 +140,7 @@ def test_explorer_moves_redraw_no_title_or_legend_and_the_text_carries_the_numbe
     change, the legends are outside the axes, and the numbers the titles used to give are in the text."""
     from matplotlib.legend import Legend
     from matplotlib.text import Text
-    e = lesson.explorer(n=60)
+    e = lesson.play(n=60)
     titles = [ax.get_title() for ax in e.figure.axes]
     assert len(e.figure.legends) == 2 and not any(ax.get_legend() for ax in e.figure.axes)
     _boxes_clear(e.figure)

@@ -45,7 +45,7 @@ def figure_texts(fig):
 
 
 def test_explorer_sliders_and_text_write_the_width_as_D():
-    e = lesson.explorer(n=60)
+    e = lesson.play(n=60)
     try:
         assert e.controls["width"].description == "D"
         assert [c.description for c in e.controls.values()] == ["position i", "pair j", "D", "base"]
@@ -61,7 +61,7 @@ def test_explorer_sliders_and_text_write_the_width_as_D():
 
 
 def test_explorer_figure_names_no_d():
-    e = lesson.explorer(n=60)
+    e = lesson.play(n=60)
     try:
         texts = figure_texts(e.figure)
         assert "sin column 2j" in texts and "position m" in texts          # the texts are found
@@ -71,7 +71,7 @@ def test_explorer_figure_names_no_d():
 
 
 def test_explorer_axes_over_every_position_say_m_and_i_is_the_chosen_one():
-    e = lesson.explorer(n=60)
+    e = lesson.play(n=60)
     try:
         assert e.ax_pair.get_xlabel() == "position m"
         assert e.ax_pair.get_ylabel() == "P[m, column]"
@@ -162,7 +162,7 @@ def test_notebook_play_says_D_and_defines_i_and_m():
     play = next(s for s in cells if s.startswith("## Play"))
     assert "Change **D** (the width)" in play
     assert "chosen position $i$" in play and "every position $m$" in play
-    assert any("lesson.explorer(n=60)" in s and "D, base" in s for s in cells)
+    assert any("lesson.play(n=60)" in s and "D, base" in s for s in cells)
 
 
 def test_notebook_writes_positions_as_i_and_m_and_j_only_numbers_pairs():

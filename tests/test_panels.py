@@ -444,7 +444,8 @@ def test_a_declared_text_growing_over_a_colour_bar_draws_in_full():
     move(panel, "n", 3)
     assert panel.blitter.why == ""
     move(panel, "n", 40)                               # now it runs over the colour bar
-    assert "grew" in panel.blitter.why
+    assert panel.blitter.reason is panels_blit.Full.GREW and panel.blitter.culprit is note
+    assert panel.blitter.why == f"grew over an artist drawn after it: {note!r}"
 
 
 def test_a_live_title_growing_over_the_next_axes_draws_in_full():
@@ -464,7 +465,7 @@ def test_a_live_title_growing_over_the_next_axes_draws_in_full():
     move(panel, "n", 3)
     assert panel.blitter.why == ""
     move(panel, "n", 40)                               # over the right axes, drawn after it
-    assert "grew" in panel.blitter.why
+    assert panel.blitter.reason is panels_blit.Full.GREW and panel.blitter.culprit is title
 
 
 def test_an_arrow_with_no_text_moving_under_a_later_text_is_exact():
@@ -758,7 +759,7 @@ def _limits_panel():
 def test_plan_ahead_after_a_structural_move_keeps_the_pixels_and_lets_the_next_move_blit():
     panel = _limits_panel()
     move(panel, "top", 2)
-    assert panel.blitter.why == panels_blit.STRUCTURE_CHANGED and panel.blitter.plan is None
+    assert panel.blitter.reason is panels_blit.Full.STRUCTURE_CHANGED and panel.blitter.plan is None
     shown = np.asarray(panel.figure.canvas.buffer_rgba()).copy()
     assert panel.blitter.plan_ahead() is True
     assert np.array_equal(np.asarray(panel.figure.canvas.buffer_rgba()), shown)
@@ -924,3 +925,53 @@ def test_png_encoder_compresses_only_the_bands_that_changed_and_makes_the_same_b
     check(a[:40], 1)                                                     # shorter: the last band changes
     check(a[:, :5].copy(), 4)                                            # narrower: all new
     check(a, 4)
+
+
+def attributes_set_late(source, cls, places=("__init__", "reset")):
+    """Attributes a class assigns (``self.x = ...``) in some method but never in ``places``."""
+    import ast
+    klass = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ClassDef) and n.name == cls)
+    assigned = {}
+    for method in (n for n in klass.body if isinstance(n, ast.FunctionDef)):
+        for node in ast.walk(method):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            for target in targets:
+                for t in ast.walk(target):
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        assigned.setdefault(t.attr, set()).add(method.name)
+    return sorted(a for a, where in assigned.items() if not where & set(places))
+
+
+def test_the_blitter_declares_its_state_in_init_and_reset():
+    from pathlib import Path
+    source = Path(panels_blit.__file__).read_text(encoding="utf-8")
+    assert attributes_set_late(source, "Blitter") == []
+    late = "class B:\n    def __init__(self):\n        self.a = 1\n    def go(self):\n        self.a, self.b = 2, 3\n"
+    assert attributes_set_late(late, "B") == ["b"]                          # the rule can fail
+
+
+def test_the_blitters_structure_is_a_query_and_placing_the_axes_is_separate():
+    """_structure reads the figure and changes nothing; Figure.draw's apply_aspect is _place_axes's job."""
+    fig, ax = panels.new_figure(figsize=(5, 2.5))
+    ax.imshow(np.zeros((3, 3)))                                      # aspect "equal": apply_aspect places it
+    blitter = panels_blit.Blitter(fig, [ax.images[0]])
+    blitter._place_axes()
+    fig.set_size_inches(2.5, 5)                                      # the axes' place is now out of date
+    before = tuple(ax.bbox.bounds)                                   # (reading bbox places nothing)
+    structure = blitter._structure()
+    assert tuple(ax.bbox.bounds) == before and blitter._structure() == structure
+    blitter._place_axes()
+    assert tuple(ax.bbox.bounds) != before and blitter._structure() != structure
+
+
+def test_a_full_draw_says_why_as_a_value_and_as_text():
+    fig, ax = panels.new_figure(figsize=(4, 2.5))
+    line, = ax.plot([0, 1], [0, 1])
+    blitter = panels_blit.Blitter(fig, [line], freeze_layout=True)
+    assert blitter.draw() is False and blitter.reason is panels_blit.Full.FIRST_DRAW and blitter.why == "first draw"
+    line.set_ydata([1, 0])
+    assert blitter.draw() is True and blitter.reason is None and blitter.why == ""
+    ax.title.set_text("changed")                                      # undeclared, marked stale
+    assert blitter.draw() is False and blitter.reason is panels_blit.Full.UNDECLARED_CHANGE
+    assert blitter.culprit is not None and blitter.why == f"undeclared change: {blitter.culprit!r}"

@@ -129,6 +129,24 @@ def test_lesson_01_explorer_and_training_view_display():
     assert png_of(data) == bytes(training.trainer.panel.image.value)
 
 
+@pytest.mark.parametrize("lesson_name,make", [
+    ("nb00_index", lambda m: m.SoftmaxWarmUp()),
+    ("nb02_scoring_functions", lambda m: m.play(d_k=16, num_queries=64)),
+    ("nb06_positional_encoding", lambda m: m.play(n=20)),
+    ("nb07_masks_and_efficient_attention", lambda m: m.play("masks")),
+    ("nb07_masks_and_efficient_attention", lambda m: m.play("tiles", *m.toy_problem())),
+])
+def test_a_lesson_panel_displays_as_its_panel(lesson_name, make):
+    """The Play panels that share panels.ShowsPanel show their Panel's own bundle (view, text, PNG)."""
+    import importlib
+    obj = make(importlib.import_module(f"attnlab.lessons.{lesson_name}"))
+    assert isinstance(obj, panels.ShowsPanel)
+    data = shown(obj)
+    assert_live_view(data, obj.panel.widget)
+    assert data["text/plain"].startswith(f"Live panel '{obj.panel.name}'")
+    assert png_of(data) == bytes(obj.panel.image.value)
+
+
 def test_lesson_08_explorer_and_trainer_display():
     from attnlab.lessons import nb08_bahdanau_attention as lesson
     explorer = lesson.AlignmentExplorer({"additive (shipped)": lesson.pretrained("additive")}, text="17 mar 1994")

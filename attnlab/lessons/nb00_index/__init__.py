@@ -20,6 +20,8 @@ from ... import _checks, panels, plotting
 from ...i18n import N_, gettext as _
 from ...masking import masked_softmax
 
+__all__ = ["THUMBNAILS", "CAPTIONS", "TITLES", "thumbnail_path", "title", "gallery", "gallery_html", "SoftmaxWarmUp"]
+
 THUMBNAILS = Path(__file__).parent / "thumbnails"
 SIZE_INCHES, DPI = (2.6, 1.8), 100          # every stored picture: 260 x 180 pixels
 
@@ -109,7 +111,7 @@ def gallery_html(names=None, *, columns=4):
     return HTML(grid)
 
 
-class SoftmaxWarmUp:
+class SoftmaxWarmUp(panels.ShowsPanel):
     """The index's Play: three scores and a temperature T; bars show softmax(scores / T).
 
     ``.controls`` (s1, s2, s3, T), ``.bars`` (the three bars), ``.panel``; displayable.
@@ -146,6 +148,3 @@ class SoftmaxWarmUp:
     @property
     def widget(self):
         return self.panel.widget
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)

@@ -18,6 +18,10 @@ from ...plotting import heatmap, heatmap_state, live_title, to_numpy, update_hea
 from ...trainer import Trainer
 from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
+__all__ = [
+    "FitLines", "fit_lines", "kernel_regression_plot", "POOLINGS", "pooling_weights", "ROW_LIMITS", "row_limit",
+    "Explorer", "SIGMAS", "TrainingView", "thumbnail", "weight_maps"
+]
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 _LINE = _checks.Array(1)
@@ -105,7 +109,7 @@ def row_limit(largest):
     return next((top for top in ROW_LIMITS if top >= 1.15 * largest), ROW_LIMITS[-1])
 
 
-class Explorer:
+class Explorer(panels.ShowsPanel):
     """Play part 1: σ, n and query x drive a fit, the query's weight bars and the weight heatmap.
 
     ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.panels.Panel); displayable.
@@ -200,9 +204,6 @@ class Explorer:
     @property
     def widget(self):
         return self.panel.widget
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)
 
 
 SIGMAS = torch.logspace(-1.6, 0.6, 60, dtype=torch.float64).tolist()    # 0.025 ... 4: the landscape's σ grid

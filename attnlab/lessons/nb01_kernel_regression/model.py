@@ -15,6 +15,11 @@ from torch import nn
 
 from ... import _checks
 
+__all__ = [
+    "NWKernelRegression", "leave_one_out", "training_loss", "training_loss_curve", "TrainingResult",
+    "train_steps", "train_bandwidth", "predict"
+]
+
 
 def _check_1d(x, name):
     _checks.tensor(x, name, min_dim=1)

@@ -16,7 +16,10 @@ from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
 from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, row_entropy, scores,
                     seeded_additive)
 
-
+__all__ = [
+    "key_choice_plot", "LABEL_AT", "vectors_and_weights", "D_KS", "PLAY_METHODS", "PLAY_LIMITS", "play_limit",
+    "play_edges", "ScoringPlay", "play", "thumbnail"
+]
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 
@@ -118,7 +121,7 @@ def _row_var(s):
     return (centre_rows(s).pow(2).sum(-1) / max(s.shape[-1] - 1, 1)).mean().item()
 
 
-class ScoringPlay:
+class ScoringPlay(panels.ShowsPanel):
     """The Play panel: scoring function, d_k, temperature T and number of keys n over random N(0, 1) vectors.
 
     Left: histogram of what the softmax sees, (score − row mean) / T, against plain q·k, on an x axis that
@@ -236,8 +239,11 @@ class ScoringPlay:
     def widget(self):
         return self.panel.widget
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)
+
+def play(*, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0):
+    """The Play panel of notebook 02 (see ``ScoringPlay``) with these starting values; display it as the
+    cell's last value."""
+    return ScoringPlay(method=method, d_k=d_k, temperature=temperature, n=n, num_queries=num_queries, seed=seed)
 
 
 @_checks.arguments(ax=_AX)

@@ -16,6 +16,11 @@ from ...i18n import N_, gettext as _
 from ...masking import masked_softmax
 from ...scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
 
+__all__ = [
+    "METHODS", "random_queries_keys", "seeded_additive", "scores", "row_entropy", "softmax_jacobian_norm",
+    "centre_rows", "score_statistics", "histogram_density", "key_choice", "scaling_hint", "variance_mistakes"
+]
+
 #: The methods ``scores`` knows, with a label for plots and menus (English; show it as ``_(METHODS[m])``).
 METHODS = {
     "dot": N_("q·k (no scaling)"),

@@ -11,6 +11,11 @@ from ...multihead import merge_heads, split_heads
 from ...i18n import N_, gettext as _
 from ...selfcheck import check_function, mistake
 
+__all__ = [
+    "multihead", "split_cases", "SPLIT_MISTAKES", "check_split_heads", "multihead_cases", "MULTIHEAD_MISTAKES",
+    "check_multihead", "head_size_mistakes"
+]
+
 
 @_checks.arguments(X=_checks.Tensor(3), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), W_v=_checks.Tensor(2),
                    W_o=_checks.Tensor(2), num_heads=_checks.Int(1))

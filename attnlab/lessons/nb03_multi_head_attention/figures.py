@@ -11,6 +11,8 @@ from ...attention import scaled_dot_product_attention
 from ...i18n import gettext as _
 from ...plotting import to_numpy
 
+__all__ = ["HEAD_COLORS", "head_blocks_plot", "mark_padding", "thumbnail"]
+
 HEAD_COLORS = ("#fbb4ae", "#b3cde3", "#ccebc5", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd", "#fddaec")
 
 

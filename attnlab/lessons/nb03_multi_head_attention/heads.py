@@ -23,6 +23,11 @@ from ... import _checks
 from ...i18n import N_, gettext as _
 from ...multihead import MultiHeadAttention
 
+__all__ = [
+    "VOCAB", "MAX_LEN", "HEAD_SIZE", "INPUT_SIZE", "HEAD_KINDS", "HEAD_TITLES", "SENTENCES", "embed",
+    "head_projections", "toy_multihead", "head_titles", "head_readout", "readout_table"
+]
+
 VOCAB = ("<pad>", "the", "cat", "sat", "on", "mat")
 MAX_LEN = 8                                   # positions the one-hot position code can hold
 HEAD_SIZE = 8                                 # d_k = d_v of every toy head (>= MAX_LEN, >= len(VOCAB))

@@ -16,6 +16,8 @@ from ...plotting import heatmap, heatmap_state, update_heatmap, weights_summary
 from .figures import mark_padding
 from .heads import HEAD_KINDS, SENTENCES, embed, head_titles, toy_multihead
 
+__all__ = ["MAX_HEADS", "CONTROLS", "QUERY", "HeadsPlay", "play"]
+
 MAX_HEADS = len(HEAD_KINDS)
 CONTROLS = ("heads", "valid_len_0", "valid_len_1", "temperature", "causal")
 QUERY = "sat"                                  # the query whose weights are printed under the figure

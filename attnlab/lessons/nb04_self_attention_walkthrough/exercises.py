@@ -12,6 +12,11 @@ from ...masking import causal_mask, masked_softmax
 from ...i18n import N_, gettext as _
 from ...selfcheck import check_function, mistake
 
+__all__ = [
+    "attention_cases", "ATTENTION_MISTAKES", "check_attention", "masked_cases", "MASKED_MISTAKES",
+    "check_masked_softmax", "divisor_mistakes", "softmax_weight_mistakes"
+]
+
 
 def attention_cases():
     tm = thinking_machines()

@@ -14,6 +14,8 @@ from ...masking import causal_mask
 from ...plotting import heatmap, heatmap_state
 from .steps import COMPLEXITY, LAYER_TYPES, plain_label, crossover, layer_cost, path_length
 
+__all__ = ["StepTable", "draw_step_table", "cost_plot", "path_plot", "thumbnail"]
+
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
 _LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _(); RNN and CNN stay as they are
 

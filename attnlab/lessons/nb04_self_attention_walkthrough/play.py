@@ -18,6 +18,8 @@ from ...panels import Panel, new_figure
 from ...plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
 from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text
 
+__all__ = ["CONTROLS", "sentence_title", "WalkthroughPlay", "play"]
+
 CONTROLS = ("step", "d_k", "causal", "padding")
 # The six steps of seed 000, as the left panel lists them (the numbers are in the table under the figure),
 # in the notebook's symbols: q₁·kⱼ, the weights aⱼ, aⱼ vⱼ, z₁ (step_table and describe_step use the same).

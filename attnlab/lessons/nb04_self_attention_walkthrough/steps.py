@@ -17,6 +17,13 @@ from ... import _checks
 from ...i18n import N_, gettext as _
 from ...masking import masked_softmax
 
+__all__ = [
+    "self_attention_steps", "short", "step_table", "plain_label", "step_table_text", "describe_step",
+    "SENTENCE", "sentence_attention", "LAYER_TYPES", "COMPLEXITY", "layer_cost", "path_length", "crossover",
+    "complexity_table"
+]
+
+
 def _check_inputs(X, W_Q, W_K, W_V, mask):
     _checks.tensor(X, "X", min_dim=2)
     if X.dim() != 2:

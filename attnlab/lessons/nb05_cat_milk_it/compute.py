@@ -22,6 +22,11 @@ from ...attention import scaled_dot_product_attention
 from ...i18n import gettext as _
 from ...data import cat_milk_it
 
+__all__ = [
+    "SCALINGS", "SEED_D_K", "SEED_SCORES", "SEED_OUTPUTS", "SEED_SIMILARITIES", "Attended", "attend",
+    "similarities", "compare_to_seed", "feature_heads", "similarity_mistakes"
+]
+
 SCALINGS = ("none", "after", "inside")
 SEED_D_K = 4          # seed 004: "dim = 4", d_k = D: the correct d in softmax(QKᵀ/√d_k)V for its vectors
 

@@ -10,6 +10,8 @@ from ...i18n import N_, gettext as _
 from ...selfcheck import check_function, mistake
 from .compute import SEED_D_K, attend, feature_heads
 
+__all__ = ["ATTEND_MISTAKES", "check_attend", "FEATURE_HEADS_MISTAKES", "check_feature_heads"]
+
 
 def _cases_attend():
     g = torch.Generator().manual_seed(5)

@@ -18,6 +18,8 @@ from ...attention import scaled_dot_product_attention
 from ...i18n import gettext as _
 from .compute import SEED_D_K
 
+__all__ = ["WORD_COLORS", "Moves", "moves_plot", "thumbnail"]
+
 WORD_COLORS = {"cat": "C0", "milk": "C1", "it": "C2", "sweet": "C3", "hungry": "C4"}
 _MARKER_SIZE = 11          # points; every word the same size, so no marker hides inside another
 _SAME_POINT = 0.05         # words closer than this (in feature units) share a marker and a label

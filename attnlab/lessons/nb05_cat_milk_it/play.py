@@ -13,6 +13,8 @@ from ...plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .compute import SCALINGS, attend, similarities
 from .figures import moves_plot
 
+__all__ = ["CONTROLS", "SCALING_OPTIONS", "formula", "CatMilkPlay", "play", "word_sliders"]
+
 CONTROLS = ("sentence", "scaling", "d", "T")      # plus "<word>_x", "<word>_y" for every word
 
 # The formula of each scaling, with T: one source for the scaling menu and the live title line.

@@ -19,6 +19,11 @@ import torch
 from ... import _checks
 from ...i18n import gettext as _
 
+__all__ = [
+    "frequencies", "wavelengths", "rotation_matrix", "offset_similarity", "similarity_by_offset", "rope",
+    "wavelength_mistakes"
+]
+
 
 def _even_width(num_hiddens):
     d = _checks.count(num_hiddens, "num_hiddens", low=2)

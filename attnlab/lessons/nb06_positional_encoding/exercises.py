@@ -11,6 +11,8 @@ from ...i18n import N_, gettext as _
 from ...selfcheck import check_function, mistake
 from .encoding import frequencies, rope
 
+__all__ = ["SINUSOIDAL_MISTAKES", "check_sinusoidal", "ROPE_MISTAKES", "check_rope"]
+
 
 def _swapped(n, D):
     P = sinusoidal_encoding(n, D, dtype=torch.float64)

@@ -22,6 +22,13 @@ from ...plotting import to_numpy
 from ...positional import sinusoidal_encoding
 from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
 
+__all__ = [
+    "SIGNED_CMAP", "MAX_BITS", "encoding_image", "encoding_heatmap", "update_encoding_heatmap",
+    "encoding_columns_plot", "binary_counter_plot", "CounterFigure", "counter_vs_columns_figure",
+    "SimilarityFigure", "similarity_figure", "CircleFigure", "rotation_circle_figure", "Explorer", "play",
+    "thumbnail"
+]
+
 SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
 MAX_BITS = 8             # the counter draws 2^num_bits columns of numbers: 256 is already dense
 
@@ -229,7 +236,7 @@ def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6
     return CircleFigure(fig, ax, dots, arrows)
 
 
-class Explorer:
+class Explorer(panels.ShowsPanel):
     """The Play panel: P with a chosen row and column pair, that pair against position, the pair on the
     unit circle, and the similarity of the chosen position to every other. ``.panel`` is the live panel;
     the artists it moves are attributes (``row_box``, ``sin_line``, ``trail`` ...).
@@ -339,11 +346,8 @@ class Explorer:
             _("rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 10⁻¹²): {rotated}").format(
                 rotated=rotated)])
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)
 
-
-def explorer(n=60, **values):
+def play(n=60, **values):
     """The Play panel of notebook 06 (see ``Explorer``); display it as the cell's last value."""
     return Explorer(n, **values)
 

@@ -14,6 +14,8 @@ from .masks import block_mask
 from ...masking import local_mask
 from ...positional import sinusoidal_encoding
 
+__all__ = ["METHODS", "BYTES", "structured_qkv", "relative_error", "approximation_errors", "flops", "memory_bytes"]
+
 METHODS = (N_("dense"), N_("local"), N_("block"), N_("linear"), N_("tiled"))   # values; N_: shown with _()
 BYTES = 4                                                     # float32
 

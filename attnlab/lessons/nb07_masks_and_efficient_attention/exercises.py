@@ -8,6 +8,8 @@ from ...masking import causal_mask, masked_softmax
 from ...selfcheck import check_function, mistake
 from .masks import causal_mask_bottom_right
 
+__all__ = ["BOTTOM_RIGHT_MISTAKES", "check_bottom_right", "MASKED_SOFTMAX_MISTAKES", "check_masked_softmax"]
+
 BOTTOM_RIGHT_MISTAKES = [
     mistake(causal_mask, N_("this is the top-left mask (al.causal_mask): query i sees keys 0…i. Bottom-right shifts "
                             "every row right by Tk − Tq, so the last query sees every key.")),

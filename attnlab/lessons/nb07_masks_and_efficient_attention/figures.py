@@ -26,6 +26,14 @@ from .costs import memory_bytes, structured_qkv
 from .masks import MASK_KINDS, make_mask
 from .tiles import implied_weights, tiled_attention_steps
 
+__all__ = [
+    "MASK_CMAP", "SCORE_CMAP", "OUTSIDE_COLOUR", "NOT_VISITED_HATCH", "NOT_VISITED_EDGE", "MASK_CMAP_OUTSIDE",
+    "WEIGHT_CMAP_OUTSIDE", "mask_heatmap", "mask_key", "not_visited_background", "not_visited_patch", "Gallery",
+    "mask_gallery", "ErrorPlot", "error_plot", "SoFarFigure", "weights_so_far_figure", "MemoryPlot",
+    "memory_plot", "key_positions", "visible_keys_table", "MaskExplorer", "StepFigure", "TileExplorer",
+    "PLAY_PANELS", "play"
+]
+
 MASK_CMAP = "Greys"          # black = may attend
 # One colour, one meaning in notebook 07: grey (OUTSIDE_COLOUR) is only "not in this sequence" (the mask
 # panel); a tile not visited yet is hatched (NOT_VISITED_HATCH, drawn under a transparent NaN cell).
@@ -230,7 +238,7 @@ def _ljust(text, width):
     return text + " " * (width - _width(text))
 
 
-class MaskExplorer:
+class MaskExplorer(panels.ShowsPanel):
     """Play panel 1: a mask (left, black = may attend) and the weights it allows on mostly local data
     (right). The queries are the last Tq of Tk positions, as when decoding with a cache.
 
@@ -315,9 +323,6 @@ class MaskExplorer:
         self.mask_title.set_text(_("{kind} mask").format(kind=_(kind)))
         return visible_keys_table(mask, weights, start)
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)
-
 
 class StepFigure:
     """The three views of the tiled step-through: scores filled in tile by tile with the current tile
@@ -382,7 +387,7 @@ class StepFigure:
         return min(float(exact.min()), 0.0) - pad, max(float(exact.max()), 0.0) + pad
 
 
-class TileExplorer:
+class TileExplorer(panels.ShowsPanel):
     """Play panel 2: the step-through of ``tiled_attention_steps`` on (q, k, v), one tile per slider step,
     with the tile size and a causal mask as controls. ``.steps`` is the StepFigure."""
 
@@ -429,5 +434,14 @@ class TileExplorer:
             _("output so far   = {values}").format(values=fmt(st["output"])),
             _("exact output    = {values}").format(values=fmt(exact[q0:q1]))])
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)
+
+#: The notebook's two Play panels, by the name ``play`` takes.
+PLAY_PANELS = {"masks": MaskExplorer, "tiles": TileExplorer}
+
+
+@_checks.arguments(panel=_checks.Choice(tuple(PLAY_PANELS)))
+def play(panel, *args, **values):
+    """One of the notebook's Play panels, display it as the cell's last value:
+    ``play("masks", kind=..., num_queries=..., num_keys=..., w=...)`` (``MaskExplorer``) or
+    ``play("tiles", q, k, v, tile=..., block=...)`` (``TileExplorer``)."""
+    return PLAY_PANELS[panel](*args, **values)

@@ -15,6 +15,12 @@ from ... import _checks
 from ...i18n import N_, gettext as _
 from ...masking import causal_mask, local_mask, masked_softmax, sequence_mask
 
+__all__ = [
+    "MASK_KINDS", "SPARSE_PATTERNS", "causal_mask_bottom_right", "block_mask", "make_mask",
+    "masked_row_conventions", "global_mask", "random_mask", "log_sparse_mask", "lsh_buckets", "lsh_mask",
+    "sparse_patterns", "thumbnail", "visible_keys_mistakes"
+]
+
 _SIDE = _checks.Int(0, 1 << 15, why="a side of a bool mask of at most 1 GiB")
 
 # The names are values (make_mask's kind, sparse_patterns' keys); marked N_ so a menu or a title can

@@ -16,6 +16,8 @@ from torch.nn import functional as F
 from ... import _checks
 from ...attention import scaled_dot_product_attention
 
+__all__ = ["SeedDotProductAttention", "score_spread"]
+
 
 class SeedDotProductAttention(nn.Module):
     """Seed 001's module (``fixed=False``: verbatim forward) or its fix (``fixed=True``).

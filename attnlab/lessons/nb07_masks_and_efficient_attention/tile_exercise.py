@@ -13,6 +13,8 @@ from ...i18n import N_
 from ...selfcheck import check_function, mistake, symptom
 from .tiles import toy_problem
 
+__all__ = ["tile_update", "TILE_HINTS", "tile_cases", "check_tile_update"]
+
 
 @_checks.arguments(m=_checks.Tensor(2), l=_checks.Tensor(2), acc=_checks.Tensor(2), scores=_checks.Tensor(2),
                    v=_checks.Tensor(2))

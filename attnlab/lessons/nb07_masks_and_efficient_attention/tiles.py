@@ -12,6 +12,8 @@ import torch
 from ... import _checks
 from ...attention import check_qkv
 
+__all__ = ["tiled_attention_steps", "implied_weights", "toy_problem"]
+
 
 def tiled_attention_steps(queries, keys, values, *, block_size=2, causal=False):
     """Yield the online-softmax state after each (query block, key block) tile.

@@ -9,6 +9,11 @@ import torch
 from ... import _checks
 from ...i18n import N_, gettext as _
 
+__all__ = [
+    "MONTHS", "SOURCE_CHARS", "SOURCE_VOCAB", "TARGET_VOCAB", "MAX_SOURCE_LEN", "TARGET_LEN", "random_dates",
+    "check_source", "source_problem", "encode_sources", "encode_targets", "decode_targets"
+]
+
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
 SOURCE_CHARS = sorted(set("0123456789 " + "".join(MONTHS)))

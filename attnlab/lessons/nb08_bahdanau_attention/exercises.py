@@ -7,6 +7,10 @@ from ... import _checks
 from ...i18n import N_, gettext as _
 from ...selfcheck import check_function, mistake
 
+__all__ = [
+    "additive_scores", "context", "SCORE_MISTAKES", "check_additive_scores", "CONTEXT_MISTAKES", "check_context"
+]
+
 
 @_checks.arguments(s=_checks.Tensor(1), H=_checks.Tensor(2), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), w_v=_checks.Tensor(1))
 def additive_scores(s, H, W_q, W_k, w_v):

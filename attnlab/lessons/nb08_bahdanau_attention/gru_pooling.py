@@ -13,6 +13,8 @@ from torch.nn import functional as F
 
 from ... import _checks
 
+__all__ = ["SeedGRUAttention", "pool"]
+
 
 class SeedGRUAttention(nn.Module):
     """Seed 001's module. ``fixed=False`` keeps its bmm line; ``fixed=True`` uses the corrected one.

@@ -19,6 +19,8 @@ from . import dates
 from ...attention import AdditiveAttention, DotProductAttention
 from ...trainer import one_thread
 
+__all__ = ["CHECKPOINTS", "DateTranslator", "translate", "trace", "train", "train_steps", "accuracy", "pretrained"]
+
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 
 

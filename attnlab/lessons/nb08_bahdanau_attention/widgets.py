@@ -18,6 +18,11 @@ from ...i18n import N_, get_language, gettext as _
 from ...trainer import Trainer
 from . import dates, seq2seq
 
+__all__ = [
+    "SPACE", "ROWS", "source_labels", "output_labels", "alignment_heatmap", "update_alignment", "alignment",
+    "argmax_line", "AlignmentExplorer", "trainer", "thumbnail"
+]
+
 SPACE = "␣"                                   # a visible space for tick labels
 ROWS = dates.TARGET_LEN + 1                    # 10 output characters + <eos>
 XLABEL, YLABEL = N_("input character j (encoder state h_j)"), N_("output character i (decoder step)")   # shown with _()

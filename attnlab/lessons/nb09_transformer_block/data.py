@@ -14,6 +14,12 @@ import string
 from ... import _checks
 from ...i18n import N_, gettext as _
 
+__all__ = [
+    "VOCAB", "KIND_NAMES", "WORDS", "KIND_OF", "PAD", "INDEX", "MAX_WORDS", "HELD_OUT_NOUNS", "SPLIT_SEED",
+    "TEMPLATES", "HELD_OUT_PAIRS", "sentence", "referent", "generate", "SPLIT_SIZES", "examples", "words_of",
+    "sentence_problem", "encode"
+]
+
 # Objects come in two groups, so verbs and adjectives fit them ("drank the milk", "chased the ball").
 _FOOD = ["milk", "water", "juice", "tea", "soup", "cake", "apple", "bread", "cheese", "pie"]
 _THINGS = ["ball", "box", "blanket", "hat", "toy", "rope", "shoe", "sock", "stick", "basket"]

@@ -12,6 +12,11 @@ from ... import _checks, plotting
 from ...i18n import N_, gettext as _
 from .model import Resolution
 
+__all__ = [
+    "BLOCK_PARTS", "block_diagram", "row_labels", "attention_rows", "it_attention", "head_accuracy_map",
+    "ablation_bars", "pointer_rows"
+]
+
 # (label, job, colour) from the bottom of the diagram to its top; label and job marked N_, drawn with _().
 BLOCK_PARTS = [
     (N_("word embedding\n+ positional encoding"), N_("a vector per word, plus where it stands"), "#dddddd"),

@@ -25,6 +25,11 @@ from ... import _checks
 
 from . import data
 
+__all__ = [
+    "CHECKPOINTS", "CHECKPOINT", "RESULTS", "TransformerBlock", "torch_layer", "ItResolver", "Resolution",
+    "resolve", "pretrained", "measured"
+]
+
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 CHECKPOINT = CHECKPOINTS / "it_resolver.pt"
 RESULTS = CHECKPOINTS / "results.json"

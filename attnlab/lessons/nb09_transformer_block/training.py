@@ -13,6 +13,11 @@ from ...trainer import one_thread
 from . import data
 from .model import ItResolver
 
+__all__ = [
+    "DEFAULTS", "ABLATIONS", "DEPTH_ABLATIONS", "encoded", "batches", "accuracy", "run", "train",
+    "head_accuracy", "peak_kinds", "SHIPPED_STEPS", "retrain_and_measure"
+]
+
 DEFAULTS = dict(batch_size=64, lr=1e-2, word_dropout=0.2, weight_decay=0.0)
 # The names are keys (the menu's values, results.json's rows); marked N_, shown with _(name).
 ABLATIONS = {

@@ -16,6 +16,8 @@ from ...trainer import Trainer
 from . import data, figures, training
 from .model import Resolution, pretrained, resolve
 
+__all__ = ["EXAMPLE", "known_words", "describe", "Explorer", "trainer", "thumbnail"]
+
 EXAMPLE = "the cat drank the milk because it was hungry"
 
 
