@@ -1,0 +1,23 @@
+"""Notebook 10 (10_encoder_decoder.ipynb): the whole Transformer, an encoder-decoder trained on dates in
+five formats, teacher forcing, greedy decoding step by step with a KV cache.
+
+    from attnlab.lessons import nb10_encoder_decoder as lesson
+    lesson.random_dates(n, seed=0), lesson.pretrained(), lesson.translate(model, texts),
+    lesson.decode(model, text, cache=True) -> .output, .logits (steps, V), .cross_attention (L, H, steps, S)
+
+data      the formats, vocabularies, held-out split, the typed-date check
+model     DateTransformer (attnlab.transformer's EncoderLayer and DecoderLayer), greedy decoding with
+          and without the KV cache, translate, decode, pretrained
+training  teacher forcing and free running, exact match per format, the retrain entry
+
+Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_encoder_decoder
+"""
+from . import data, model, training
+from .data import (
+    BOS, EOS, FORMATS, MAX_SOURCE_LEN, PAD, SOURCE_CHARS, SOURCE_VOCAB, TARGET_LEN, TARGET_VOCAB, check_source,
+    decode_targets, encode_sources, encode_targets, format_of, held_out, is_date, random_dates, source_problem,
+    test_dates, training_dates)
+from .model import (
+    CHECKPOINT, CHECKPOINTS, MAX_STEPS, RESULTS, DateTransformer, Decoding, decode, greedy, measured, parameters,
+    pretrained, translate)
+from .training import DEFAULTS, SHIPPED_STEPS, accuracy, retrain_and_measure, run, test_split, train

@@ -1,0 +1,130 @@
+"""Training the date Transformer on the CPU, with teacher forcing or free running.
+
+Teacher forcing (强制教学): the decoder's input at position t is the TRUE character t-1, so all
+positions train in one parallel pass. Free running: its input is the model's OWN previous guess (as at
+test time), found by greedy decoding first; early in training those guesses are wrong, and every
+later position learns from a wrong prefix.
+"""
+import time
+
+import torch
+
+from ... import _checks
+from ...trainer import one_thread
+from . import data
+from .model import DateTransformer, greedy
+
+DEFAULTS = dict(batch_size=128, lr=3e-3)
+SHIPPED_STEPS = 2000
+_STEPS = _checks.Int(1, 100_000)
+_TEST = {}
+
+
+def test_split():
+    """The held-out split, encoded once: (pairs, src ids, valid_lens)."""
+    if "test" not in _TEST:
+        pairs = data.test_dates()
+        src, valid = data.encode_sources([s for s, _ in pairs])
+        _TEST["test"] = pairs, src, valid
+    return _TEST["test"]
+
+
+@_checks.arguments(model=_checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"))
+def accuracy(model, pairs=None):
+    """Exact match (the whole ISO string right) on ``pairs`` (default: the held-out split), overall
+    and per format: {"all": fraction, format: fraction, ...}."""
+    if pairs is None:
+        pairs, src, valid = test_split()
+    else:
+        src, valid = data.encode_sources([s for s, _ in pairs])
+    was = model.training
+    model.eval()
+    with torch.no_grad(), one_thread():
+        tokens, _, _ = greedy(model, src, valid)
+    model.train(was)
+    right = [out == t for out, (_, t) in zip(data.decode_targets(tokens), pairs)]
+    result = {"all": sum(right) / len(right)}
+    for fmt in data.FORMATS:
+        hits = [r for r, (s, _) in zip(right, pairs) if data.format_of(s) == fmt]
+        if hits:
+            result[fmt] = sum(hits) / len(hits)
+    return result
+
+
+@_checks.arguments(steps=_STEPS, teacher_forcing=_checks.Flag(), seed=_checks.Int(0), eval_every=_checks.Int(1))
+def run(steps=SHIPPED_STEPS, *, teacher_forcing=True, seed=0, eval_every=100, **config):
+    """Train a fresh DateTransformer; yield {"loss", "accuracy" (held-out exact match, measured every
+    ``eval_every`` steps and at the last), "model"} per step; return the model in eval mode."""
+    model = DateTransformer(seed=seed, **config)
+    return _train(model, steps, teacher_forcing, seed, eval_every)
+
+
+def _train(model, steps, teacher_forcing, seed, eval_every):
+    opts = DEFAULTS
+    optimizer = torch.optim.AdamW(model.parameters(), lr=opts["lr"], weight_decay=0.01)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=opts["lr"], total_steps=steps, pct_start=0.1)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    acc = 0.0
+    for step in range(steps):
+        pairs = data.training_dates(opts["batch_size"], seed=seed * 1_000_003 + step)
+        src, valid = data.encode_sources([s for s, _ in pairs])
+        dec_in, labels = data.encode_targets([t for _, t in pairs])
+        with one_thread():
+            if not teacher_forcing:                        # feed the model its own guesses instead
+                model.eval()
+                with torch.no_grad():
+                    guesses, _, _ = greedy(model, src, valid, steps=labels.shape[1] - 1)
+                dec_in = torch.cat([dec_in[:, :1], guesses], dim=1)
+            model.train()
+            logits = model(src, valid, dec_in)                                      # (B, T, V)
+            loss = loss_fn(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+        if (step + 1) % eval_every == 0 or step + 1 == steps:
+            acc = accuracy(model)["all"]
+        yield {"loss": loss.item(), "accuracy": acc, "model": model}
+    return model.eval()
+
+
+@_checks.arguments(steps=_STEPS)
+def train(steps=SHIPPED_STEPS, **options):
+    """Run to the end: (model, history {name: [floats]}, {"wall": s, "cpu": s})."""
+    history = {}
+    t0, c0 = time.perf_counter(), time.process_time()
+    gen = run(steps, **options)
+    while True:
+        try:
+            row = next(gen)
+        except StopIteration as stop:
+            return stop.value, history, {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+        for k, v in row.items():
+            if k != "model":
+                history.setdefault(k, []).append(v)
+
+
+def retrain_and_measure(steps=SHIPPED_STEPS, compare_steps=400):
+    """Retrain the shipped checkpoint and measure: python -m attnlab.lessons.nb10_encoder_decoder"""
+    import json
+    import platform
+
+    from .model import CHECKPOINT, RESULTS, parameters
+    results = {"steps": steps, "command": "python -m attnlab.lessons.nb10_encoder_decoder",
+               "machine": platform.processor() or platform.machine(), "torch": torch.__version__}
+    model, history, seconds = train(steps, eval_every=100)
+    results["shipped"] = {"held-out exact match": accuracy(model), "parameters": parameters(model),
+                          "cpu seconds": round(seconds["cpu"], 1), "wall seconds": round(seconds["wall"], 1),
+                          "accuracy every 100 steps": history["accuracy"][99::100]}
+    print(json.dumps(results["shipped"], indent=1), flush=True)
+    torch.save({"config": model.config, "state": {k: v.half() for k, v in model.state_dict().items()}}, CHECKPOINT)
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    results["teacher forcing"] = {}
+    for name, forcing in (("teacher forcing", True), ("free running", False)):
+        _, hist, sec = train(compare_steps, teacher_forcing=forcing, eval_every=50)
+        results["teacher forcing"][name] = {"steps": list(range(50, compare_steps + 1, 50)),
+                                            "accuracy": hist["accuracy"][49::50],
+                                            "cpu seconds": round(sec["cpu"], 1)}
+        print(name, results["teacher forcing"][name], flush=True)
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")

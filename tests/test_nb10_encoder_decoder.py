@@ -1,0 +1,85 @@
+"""Notebook 10's lesson: the API the issue lists, the KV cache, the refused inputs, the shipped model."""
+import pytest
+import torch
+
+from attnlab.lessons import nb10_encoder_decoder as lesson
+
+
+@pytest.fixture(scope="module")
+def fresh():
+    return lesson.DateTransformer(seed=3).eval()
+
+
+def test_random_dates_cover_every_format():
+    pairs = lesson.random_dates(200, seed=1)
+    assert pairs == lesson.random_dates(200, seed=1)
+    assert {lesson.format_of(s) for s, _ in pairs} == set(lesson.FORMATS)
+    assert all(lesson.is_date(t) for _, t in pairs)
+    assert all(len(s) <= lesson.MAX_SOURCE_LEN and set(s) <= set(lesson.SOURCE_CHARS) for s, _ in pairs)
+
+
+def test_held_out_dates_are_never_trained_on():
+    test = {t for _, t in lesson.test_dates()}
+    assert len(lesson.test_dates()) == 2000 and all(lesson.held_out(t) for t in test)
+    assert not any(lesson.held_out(t) for _, t in lesson.training_dates(2000, seed=0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_cached_decoding_equals_recomputing(fresh, dtype):
+    model = fresh.to(dtype)
+    try:
+        src, valid = lesson.encode_sources(["7 mar 1994", "september 30, 1994", "03/07/1994"])
+        with torch.no_grad():
+            a = lesson.greedy(model, src, valid, cache=True)
+            b = lesson.greedy(model, src, valid, cache=False)
+        assert torch.equal(a[0], b[0])                                   # same tokens
+        tol = dict(atol=1e-5, rtol=1e-4) if dtype == torch.float32 else dict(atol=1e-11, rtol=1e-9)
+        torch.testing.assert_close(a[1], b[1], **tol)                    # same logits, to round-off
+        torch.testing.assert_close(a[2], b[2], **tol)                    # same cross-attention
+    finally:
+        fresh.float()
+
+
+def test_teacher_forced_logits_equal_greedy_logits_on_its_own_output(fresh):
+    src, valid = lesson.encode_sources(["1994 mar 7"])
+    with torch.no_grad():
+        tokens, logits, _ = lesson.greedy(fresh, src, valid)
+        dec_in = torch.cat([torch.tensor([[lesson.TARGET_VOCAB.index(lesson.BOS)]]), tokens[:, :-1]], 1)
+        torch.testing.assert_close(fresh(src, valid, dec_in), logits, atol=1e-5, rtol=1e-4)
+
+
+def test_decode_shapes(fresh):
+    d = lesson.decode(fresh, " 7 MAR 1994 ")
+    steps = len(d.tokens)
+    assert d.source == "7 mar 1994"
+    assert d.logits.shape == (steps, len(lesson.TARGET_VOCAB))
+    L, H = fresh.config["num_layers"], fresh.config["num_heads"]
+    assert d.cross_attention.shape == (L, H, steps, len("7 mar 1994"))
+    torch.testing.assert_close(d.cross_attention.sum(-1), torch.ones(L, H, steps))
+    assert d.cache_sizes == list(range(1, steps + 1))
+
+
+@pytest.mark.parametrize("text", ["", "x" * 40, "__import__('os')", "1994-03-07", "7 mär 1994"])
+def test_unreadable_text_is_refused_naming_text(fresh, text):
+    with pytest.raises(ValueError, match="^text: "):
+        lesson.decode(fresh, text)
+    with pytest.raises(ValueError, match="^text: "):
+        lesson.translate(fresh, [text])
+    assert lesson.source_problem(text)
+
+
+def test_not_a_str_or_not_a_model():
+    with pytest.raises(TypeError, match="^text: "):
+        lesson.check_source(1994)
+    with pytest.raises(TypeError, match="^model: "):
+        lesson.decode("model", "7 mar 1994")
+
+
+@pytest.mark.skipif(not lesson.CHECKPOINT.exists(), reason="no shipped checkpoint")
+def test_shipped_model_reads_every_format():
+    model = lesson.pretrained()
+    assert not model.training
+    assert lesson.translate(model, ["7 mar 1994", "march 7, 1994", "07.03.1994", "1994 mar 7", "03/07/1994"]) \
+        == ["1994-03-07"] * 5
+    acc = lesson.accuracy(model)
+    assert acc["all"] >= 0.99, acc
