@@ -21,3 +21,4 @@ from .model import (
     CHECKPOINT, CHECKPOINTS, MAX_STEPS, RESULTS, DateTransformer, Decoding, decode, greedy, measured, parameters,
     pretrained, translate)
 from .training import DEFAULTS, SHIPPED_STEPS, accuracy, retrain_and_measure, run, test_split, train
+from .play import CONTROLS, EXAMPLE, DecodingPlay, controls, play
