@@ -20,5 +20,6 @@ from .data import (
 from .model import (
     CHECKPOINT, CHECKPOINTS, MAX_STEPS, RESULTS, DateTransformer, Decoding, decode, greedy, measured, parameters,
     pretrained, translate)
-from .training import DEFAULTS, SHIPPED_STEPS, accuracy, retrain_and_measure, run, test_split, train
+from .training import DEFAULTS, SHIPPED_STEPS, accuracy, compare_teacher_forcing, retrain_and_measure, run, test_split, train
 from .play import CONTROLS, EXAMPLE, DecodingPlay, controls, play
+from .analysis import FAMILIES, FIELDS, OUTPUT_FIELD, families_figure, head_ablations, head_alignment, source_fields, without_head

@@ -119,12 +119,18 @@ def retrain_and_measure(steps=SHIPPED_STEPS, compare_steps=400):
                           "accuracy every 100 steps": history["accuracy"][99::100]}
     print(json.dumps(results["shipped"], indent=1), flush=True)
     torch.save({"config": model.config, "state": {k: v.half() for k, v in model.state_dict().items()}}, CHECKPOINT)
+    results["teacher forcing"] = compare_teacher_forcing(compare_steps)
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
-    results["teacher forcing"] = {}
+
+
+@_checks.arguments(steps=_STEPS, every=_checks.Int(1))
+def compare_teacher_forcing(steps=400, every=50):
+    """Train two fresh models the same number of steps on the same batches, one with teacher forcing and
+    one free running: {name: {"steps": [...], "accuracy": [held-out exact match...], "cpu seconds": s}}."""
+    out = {}
     for name, forcing in (("teacher forcing", True), ("free running", False)):
-        _, hist, sec = train(compare_steps, teacher_forcing=forcing, eval_every=50)
-        results["teacher forcing"][name] = {"steps": list(range(50, compare_steps + 1, 50)),
-                                            "accuracy": hist["accuracy"][49::50],
-                                            "cpu seconds": round(sec["cpu"], 1)}
-        print(name, results["teacher forcing"][name], flush=True)
-    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        _, hist, sec = train(steps, teacher_forcing=forcing, eval_every=every)
+        out[name] = {"steps": list(range(every, steps + 1, every)),
+                     "accuracy": hist["accuracy"][every - 1::every], "cpu seconds": round(sec["cpu"], 1)}
+        print(name, out[name], flush=True)
+    return out
