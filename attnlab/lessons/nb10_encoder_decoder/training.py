@@ -10,6 +10,7 @@ import time
 import torch
 
 from ... import _checks
+from ...i18n import N_
 from ...trainer import one_thread
 from . import data
 from .model import DateTransformer, greedy
@@ -128,7 +129,7 @@ def compare_teacher_forcing(steps=400, every=50):
     """Train two fresh models the same number of steps on the same batches, one with teacher forcing and
     one free running: {name: {"steps": [...], "accuracy": [held-out exact match...], "cpu seconds": s}}."""
     out = {}
-    for name, forcing in (("teacher forcing", True), ("free running", False)):
+    for name, forcing in ((N_("teacher forcing"), True), (N_("free running"), False)):   # shown with _(name)
         _, hist, sec = train(steps, teacher_forcing=forcing, eval_every=every)
         out[name] = {"steps": list(range(every, steps + 1, every)),
                      "accuracy": hist["accuracy"][every - 1::every], "cpu seconds": round(sec["cpu"], 1)}
