@@ -21,5 +21,5 @@ from .model import (
     CHECKPOINT, CHECKPOINTS, MAX_STEPS, RESULTS, DateTransformer, Decoding, decode, greedy, measured, parameters,
     pretrained, translate)
 from .training import DEFAULTS, SHIPPED_STEPS, accuracy, compare_teacher_forcing, retrain_and_measure, run, test_split, train
-from .play import CONTROLS, EXAMPLE, DecodingPlay, controls, play
+from .play import CONTROLS, EXAMPLE, DecodingPlay, controls, play, thumbnail
 from .analysis import FAMILIES, FIELDS, OUTPUT_FIELD, families_figure, head_ablations, head_alignment, source_fields, without_head

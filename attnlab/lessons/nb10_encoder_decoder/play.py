@@ -110,3 +110,13 @@ def play(model=None, *, text=EXAMPLE):
     view = DecodingPlay(model)
     return Panel(view.figure, controls(text, model.config["num_layers"]), view.update, name="10-decoding",
                  columns=3)
+
+
+def thumbnail(ax):
+    """The index's small picture of this notebook: the last layer's cross-attention (mean of the heads)
+    of the shipped model decoding "march 7, 1994", drawn into ``ax``."""
+    from ...plotting import heatmap as draw
+    d = decode(pretrained(), EXAMPLE)
+    w = d.cross_attention[-1].mean(0)                                     # (steps, S)
+    draw(w, x_labels=list(d.source), y_labels=[_shown(c) for c in d.tokens], ax=ax, colorbar=False,
+         annotate=False, xlabel="", ylabel="")
