@@ -83,3 +83,32 @@ def test_shipped_model_reads_every_format():
         == ["1994-03-07"] * 5
     acc = lesson.accuracy(model)
     assert acc["all"] >= 0.99, acc
+
+
+def test_source_fields_find_year_month_day_in_every_format():
+    for source, target in lesson.random_dates(100, seed=7):
+        fields = lesson.source_fields(source)
+        y, m, d = target.split("-")
+        year = "".join(c for c, f in zip(source, fields) if f == "year")
+        day = "".join(c for c, f in zip(source, fields) if f == "day")
+        assert year == y and int(day) == int(d), (source, fields)
+        assert any(f == "month" for f in fields)
+
+
+def test_play_panel_steps_and_refuses_bad_text_with_a_message(fresh):
+    import matplotlib
+    matplotlib.use("Agg")
+    panel = lesson.play(fresh, text="1994 mar 7")
+    assert "1994 mar 7" in panel.text.value and not panel.error.value
+    panel.controls["step"].value = 3
+    assert "3" in panel.text.value and not panel.error.value
+    panel.controls["text"].value = "import os; os.system('x')"
+    assert "Traceback" not in panel.error.value and not panel.error.value
+    assert "Cannot read" in panel.text.value
+
+
+def test_head_ablation_restores_the_weights(fresh):
+    before = {k: v.clone() for k, v in fresh.state_dict().items()}
+    with lesson.without_head(fresh, 1, 2):
+        assert fresh.decoder[1].cross_attention.W_o.weight[:, 24:36].abs().sum() == 0
+    assert all(torch.equal(before[k], v) for k, v in fresh.state_dict().items())
