@@ -97,10 +97,11 @@ def families_figure(n=6, *, axes=None):
     """The three families' masks side by side (n source or text tokens): encoder-only self-attention
     sees every token; decoder-only is causal; encoder-decoder has a full encoder, a causal decoder and
     cross-attention from every target position to every source token. Returns the axes."""
-    from ...panels import new_figure
+    import matplotlib.pyplot as plt
+
     from ...plotting import heatmap
     if axes is None:
-        _fig, axes = new_figure(1, 4, figsize=(13, 3.4))
+        _fig, axes = plt.subplots(1, 4, figsize=(13, 3.4), layout="constrained")
     full = torch.ones(n, n)
     causal = causal_mask(n, n).float()
     panels = [(full, _(FAMILIES[0]) + "\n" + _("self-attention"), "x"),
