@@ -14,7 +14,7 @@ Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_en
 """
 from . import data, model, training
 from .data import (
-    BOS, EOS, FORMATS, MAX_SOURCE_LEN, PAD, SOURCE_CHARS, SOURCE_VOCAB, TARGET_LEN, TARGET_VOCAB, check_source,
+    BOS, EOS, FORMATS, MAX_SOURCE_LEN, MONTH_NAMES, PAD, SOURCE_CHARS, SOURCE_VOCAB, TARGET_LEN, TARGET_VOCAB, check_source,
     decode_targets, encode_sources, encode_targets, format_of, held_out, is_date, random_dates, source_problem,
     test_dates, training_dates)
 from .model import (
