@@ -9,17 +9,21 @@ data      the formats, vocabularies, held-out split, the typed-date check
 model     DateTransformer (attnlab.transformer's EncoderLayer and DecoderLayer), greedy decoding with
           and without the KV cache, translate, decode, pretrained
 training  teacher forcing and free running, exact match per format, the retrain entry
+play      the Play panel (a typed date decoded step by step) and the index thumbnail
+analysis  which heads read which field, head ablations, the three families' masks
 
 Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_encoder_decoder
 """
-from . import data, model, training
+from . import analysis, data, model, play, training
 from .data import (
-    BOS, EOS, FORMATS, MAX_SOURCE_LEN, MONTH_NAMES, PAD, SOURCE_CHARS, SOURCE_VOCAB, TARGET_LEN, TARGET_VOCAB, check_source,
-    decode_targets, encode_sources, encode_targets, format_of, held_out, is_date, random_dates, source_problem,
-    test_dates, training_dates)
+    BOS, EOS, FORMATS, MAX_SOURCE_LEN, MONTH_NAMES, PAD, SOURCE_CHARS, SOURCE_VOCAB, TARGET_LEN, TARGET_VOCAB,
+    TEST_SEED, TEST_SIZE, check_source, decode_targets, encode_sources, encode_targets, format_of, held_out, is_date,
+    random_dates, source_problem, test_dates, training_dates)
 from .model import (
-    CHECKPOINT, CHECKPOINTS, MAX_STEPS, RESULTS, DateTransformer, Decoding, decode, greedy, measured, parameters,
-    pretrained, translate)
-from .training import DEFAULTS, SHIPPED_STEPS, accuracy, compare_teacher_forcing, retrain_and_measure, run, test_split, train
+    BOS_ID, CHECKPOINT, CHECKPOINTS, EOS_ID, MAX_STEPS, RESULTS, DateTransformer, Decoding, decode, greedy, measured,
+    parameters, pretrained, translate)
+from .training import (
+    DEFAULTS, SHIPPED_STEPS, accuracy, compare_teacher_forcing, retrain_and_measure, run, test_split, train)
 from .play import CONTROLS, EXAMPLE, DecodingPlay, controls, play, thumbnail
-from .analysis import FAMILIES, FIELDS, OUTPUT_FIELD, families_figure, head_ablations, head_alignment, source_fields, without_head
+from .analysis import (
+    FAMILIES, FIELDS, OUTPUT_FIELD, families_figure, head_ablations, head_alignment, source_fields, without_head)

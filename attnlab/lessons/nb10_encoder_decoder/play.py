@@ -64,7 +64,7 @@ class DecodingPlay:
         n = len(d.tokens)
         t = min(step, n)                                                # steps taken (1..n)
         tokens = [_shown(c) for c in d.tokens]
-        inputs = [BOS_INPUT] + tokens[:-1]                              # what each step was fed
+        inputs = [_shown(data.BOS)] + tokens[:-1]                       # what each step was fed
         labels = [f"{inputs[i]}→{tokens[i]}" for i in range(MAX_STEPS)] if n == MAX_STEPS else \
             [f"{inputs[i]}→{tokens[i]}" if i < n else "" for i in range(MAX_STEPS)]
         mask = np.full((MAX_STEPS, MAX_STEPS), np.nan)
@@ -93,7 +93,6 @@ class DecodingPlay:
         ])
 
 
-BOS_INPUT = "BOS"
 
 
 def controls(text=EXAMPLE, layers=2):
