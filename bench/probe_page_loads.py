@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import (ARGS, CHROMIUM, NOTEBOOK_DIR, NOTEBOOKS, PageWatch, VoilaServer,  # noqa: E402
+from dashboard_helpers import (ARGS, chromium_path, NOTEBOOK_DIR, NOTEBOOKS, PageWatch, VoilaServer,  # noqa: E402
                                close_like_a_learner, expected_panels, wait_for_panels)
 from test_dashboards import SLIDERS, slider_step  # noqa: E402
 
@@ -36,7 +36,7 @@ def main(argv=None):
     loads = failed = reloaded = 0
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
         for rnd in range(args.rounds):
             logdir = Path(tempfile.mkdtemp(prefix="page_loads"))
             server = VoilaServer(NOTEBOOK_DIR, logdir / "voila.log")

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_dashboards import focus_slider  # noqa: E402
 from dashboard_helpers import (  # noqa: E402
-    ARGS, CHROMIUM, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels)
+    ARGS, chromium_path, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels)
 
 HOOK = r"""
 (() => {
@@ -89,7 +89,7 @@ def main():
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
         server = VoilaServer(NOTEBOOKS[0].parent, ROOT / "bench" / "results" / "voila-transport.log")
         try:
             settle(server, quiet=8)

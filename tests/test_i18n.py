@@ -129,6 +129,8 @@ def scratch_catalog(tmp_path, monkeypatch):
     shutil.copytree(catalog.LOCALE, locale)
     monkeypatch.setattr(catalog, "LOCALE", locale)
     monkeypatch.setattr(catalog, "TEMPLATE", locale / "attnlab.pot")
+    shutil.copy(catalog.PAGE_MESSAGES_JSON, tmp_path / "attnlab_messages.json")
+    monkeypatch.setattr(catalog, "PAGE_MESSAGES_JSON", tmp_path / "attnlab_messages.json")
     return locale / "zh" / "LC_MESSAGES" / "attnlab.po"
 
 
@@ -159,6 +161,34 @@ def test_checker_finds_a_stale_mo(scratch_catalog):
 def test_checker_finds_a_stale_template(scratch_catalog):
     (scratch_catalog.parents[2] / "attnlab.pot").write_text("", encoding="utf-8")
     assert any("out of date with the code" in line for line in catalog.problems())
+
+
+# ---- the dashboard page's messages (the Voila template, change 6) -----------------------------------
+
+def test_page_messages_in_the_template_are_the_catalogs():
+    written = json.loads(catalog.PAGE_MESSAGES_JSON.read_text(encoding="utf-8"))
+    assert set(written) == set(i18n.LANGUAGES)
+    for lang in i18n.LANGUAGES:
+        assert written[lang] == i18n.page_messages(lang)
+    assert written["en"] == i18n.PAGE_MESSAGES
+    assert written["zh"]["reload"] == "重新加载本课"           # docs/glossary.md, words on the controls
+    assert "内核" in written["zh"]["lost"]                    # Jupyter's kernel: 内核, never 核 alone
+
+
+def test_page_messages_refuse_an_unknown_language():
+    with pytest.raises(ValueError, match="expected one of 'en', 'zh', got 'fr'"):
+        i18n.page_messages("fr")
+
+
+def test_checker_finds_stale_page_messages(scratch_catalog):
+    cat = catalog._read(scratch_catalog, locale="zh")
+    cat[i18n.PAGE_MESSAGES["reload"]].string = "重新加载"
+    scratch_catalog.write_text(catalog._po_text(cat), encoding="utf-8")
+    scratch_catalog.with_suffix(".mo").write_bytes(catalog._mo_bytes(cat))
+    assert [line for line in catalog.problems() if "attnlab_messages.json" in line]
+    catalog.compile_all()
+    assert not [line for line in catalog.problems() if "attnlab_messages.json" in line]
+    assert json.loads(catalog.PAGE_MESSAGES_JSON.read_text(encoding="utf-8"))["zh"]["reload"] == "重新加载"
 
 
 # ---- strings that bypass the catalog ---------------------------------------------------------------
@@ -247,13 +277,27 @@ def used_characters():
     return set(HAN.findall("".join(texts)))
 
 
-def test_font_covers_every_chinese_character_of_the_catalog_and_the_notebooks():
-    missing = used_characters() - font_characters()
+def font_characters_of(path):
+    return {chr(c) for c in TTFont(str(path))["cmap"].getBestCmap()}
+
+
+@pytest.mark.parametrize("face", ["regular", "bold"])
+def test_font_covers_every_chinese_character_of_the_catalog_and_the_notebooks(face):
+    missing = used_characters() - font_characters_of(fonts.FONT_FILE if face == "regular" else fonts.BOLD_FILE)
     assert not missing, f"run python tools/build_font.py: {''.join(sorted(missing))}"
 
 
+def test_bold_chinese_is_drawn_from_the_bold_face_without_a_warning(caplog):
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.set_title("注意力权重", fontweight="bold")
+    with caplog.at_level("WARNING", logger="matplotlib.font_manager"):
+        fig.canvas.draw()
+    plt.close(fig)
+    assert not [r for r in caplog.records if "Failed to find font weight" in r.getMessage()]
+
+
 def test_font_is_small_and_licensed():
-    assert fonts.FONT_FILE.stat().st_size < 2_000_000
+    assert fonts.FONT_FILE.stat().st_size + fonts.BOLD_FILE.stat().st_size < 2_000_000
     licence = (fonts.FONT_FILE.parent / "OFL.txt").read_text(encoding="utf-8")
     assert "SIL OPEN FONT LICENSE Version 1.1" in licence and "Noto" in licence
     names = {r.nameID: r.toUnicode() for r in TTFont(str(fonts.FONT_FILE))["name"].names if r.langID == 0x409}

@@ -3,6 +3,7 @@
 References: closed-form softmax weights (logit `strength` on the target, 0 elsewhere) and torch's
 own nn.MultiheadAttention with the same weights copied in."""
 import math
+import re
 
 import matplotlib
 import pytest
@@ -174,6 +175,20 @@ def test_play_moves_leave_the_global_rng_alone_and_update_in_place():
     assert hatch.get_visible() and hatch.get_x() == 0.5                  # sentence 1: keys 1.. are padding
     W = view.weights(4, 6, 1, 1.0, False)
     torch.testing.assert_close(W[1, :, :, 0], torch.ones(4, 6, dtype=W.dtype))   # one valid key: weight 1
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_play_text_keeps_the_whole_word_in_every_language(language):
+    """The text under the figure cuts "sat: " off each summary; zh writes "sat：" (one character shorter)."""
+    from attnlab.lessons import nb03_multi_head_attention as lesson
+
+    with al.language(language):
+        view = lesson.HeadsPlay()
+        text = view.describe(view.weights(4, 6, 3), (6, 3))
+    lines = text.splitlines()[2:]
+    words = [re.search(r"(?<![A-Za-z])([a-z]+) 0\.92, the 0\.02$", line) for line in lines[:4]]
+    assert [m and m.group(1) for m in words] == ["cat", "sat", "cat", "on"]
+    assert re.search(r"(?<![A-Za-z])cat 0\.47, on 0\.24, sat 0\.24$", lines[4])
 
 
 def test_play_bad_input():

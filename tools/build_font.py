@@ -11,6 +11,7 @@ What it covers: every Han character and CJK punctuation mark in the catalog (att
 the Chinese notebooks (notebooks/zh/*.ipynb, prose and outputs) and docs/glossary.md, plus the 3,755
 characters of GB 2312 level 1 (the common characters of written Chinese), so a new string rarely
 needs a rebuild; tests/test_i18n.py fails when a character the catalog or a notebook uses is missing.
+A bold face (Noto Sans CJK SC Bold) covers the characters in use, for bold figure titles.
 Layout features, hinting and glyph names are dropped (matplotlib lays Chinese out glyph by glyph);
 the name table is kept whole except the family names, which say it is a subset (the licence,
 copyright and vendor fields stay). Source: Debian's fonts-noto-cjk (the SC face is number 2 of the
@@ -27,8 +28,10 @@ from fontTools.ttLib import TTFont
 ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = ROOT / "attnlab" / "locale" / "fonts"
 FONT = OUT_DIR / "attnlab-cjk-sc.otf"
+BOLD = OUT_DIR / "attnlab-cjk-sc-bold.otf"
 FAMILY = "attnlab CJK SC"
 SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+BOLD_SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc")
 SC_INDEX = 2
 LICENCE_SOURCE = Path("/usr/share/doc/fonts-noto-cjk/copyright")
 WIDE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2018\u2019\u201c\u201d\u2026\u00b7]")
@@ -68,8 +71,16 @@ def licence_text():
             "Noto is a trademark of Google Inc.\n\n" + body.strip() + "\n")
 
 
-def build(source=SOURCE, index=SC_INDEX):
-    chars = sorted(set(gb2312_level1()) | used_characters())
+def build(source=SOURCE, index=SC_INDEX, bold_source=BOLD_SOURCE):
+    """The regular face (GB 2312 level 1 and every used character) and the bold one (the used characters:
+    bold is for figure titles, whose words all come from the catalog)."""
+    count = _subset(source, index, sorted(set(gb2312_level1()) | used_characters()), FONT, "Regular")
+    _subset(bold_source, index, sorted(used_characters()), BOLD, "Bold")
+    (OUT_DIR / "OFL.txt").write_text(licence_text(), encoding="utf-8")
+    return count, FONT.stat().st_size + BOLD.stat().st_size
+
+
+def _subset(source, index, chars, out, style):
     font = TTFont(str(source), fontNumber=index, lazy=False)
     options = subset.Options()
     options.layout_features = []          # no GSUB/GPOS: matplotlib places Chinese glyphs one by one
@@ -87,22 +98,22 @@ def build(source=SOURCE, index=SC_INDEX):
         if record.nameID in (1, 4, 16):
             record.string = FAMILY
         elif record.nameID == 6:
-            record.string = FAMILY.replace(" ", "") + "-Regular"
+            record.string = FAMILY.replace(" ", "") + "-" + style
         elif record.nameID == 3:
             record.string = "attnlab subset of " + record.toUnicode()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    font.save(str(FONT))
-    (OUT_DIR / "OFL.txt").write_text(licence_text(), encoding="utf-8")
-    return len(chars), FONT.stat().st_size
+    font.save(str(out))
+    return len(chars)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--source", type=Path, default=SOURCE)
+    parser.add_argument("--bold-source", type=Path, default=BOLD_SOURCE)
     parser.add_argument("--index", type=int, default=SC_INDEX)
     args = parser.parse_args(argv)
-    count, size = build(args.source, args.index)
-    print(f"{FONT.relative_to(ROOT)}: {count} characters, {size / 1e6:.2f} MB")
+    count, size = build(args.source, args.index, args.bold_source)
+    print(f"{FONT.relative_to(ROOT)} and its bold face: {count} characters, {size / 1e6:.2f} MB together")
     return 0
 
 

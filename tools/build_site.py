@@ -17,6 +17,7 @@ says so). Pages load nothing from outside the site: the test checks every src/hr
 import argparse
 import base64
 import html
+import json
 import re
 import shutil
 import sys
@@ -53,6 +54,22 @@ main { max-width: 1100px; margin: 0 auto; }
 .attnlab-hbox { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
 body.attnlab-index main { padding: 20px; font: 16px/1.5 sans-serif; }
 body.attnlab-index li { margin: 6px 0; }
+/* Phones (issue 26): a figure at its own size (one picture pixel per CSS pixel, so no text smaller
+   than drawn) in a box that scrolls sideways, with a hint when it is wider than the box (marked
+   attnlab-wide by the page's script); a panel's text stays in view; formulas and tables scroll. */
+@media (max-width: 600px) {
+  .attnlab-site-nav { padding: 8px 12px; }
+  .attnlab-run { display: block; margin-left: 0; }
+  .attnlab-static-panel, .jp-RenderedImage { overflow-x: auto; }
+  .attnlab-static-panel { display: flex; flex-direction: column; }
+  .attnlab-static-panel > img, .jp-RenderedImage > img { max-width: none; align-self: flex-start; }
+  .attnlab-static-panel > :not(img) { position: sticky; left: 0; order: 2; }
+  .attnlab-static-panel > pre { overflow-x: auto; white-space: pre; word-break: normal; }
+  .attnlab-wide::after { content: @SCROLL_EN@; order: 1; display: block; position: sticky; left: 0; text-align: center;
+    font: 12px sans-serif; color: #616161; }
+  :lang(zh) .attnlab-wide::after { content: @SCROLL_ZH@; }
+  .katex-display, .jp-RenderedHTMLCommon table { display: block; overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+}
 """
 
 
@@ -274,6 +291,13 @@ def build_language(out, lang, r, katex, notebooks=None):
     return len(entries)
 
 
+def site_css():
+    """SITE_CSS with the phone layout's scroll hint in both languages, from the catalog."""
+    from attnlab.i18n import page_messages
+    hint = {lang: json.dumps(page_messages(lang)["scroll_hint"], ensure_ascii=False) for lang in ("en", "zh")}
+    return SITE_CSS.replace("@SCROLL_EN@", hint["en"]).replace("@SCROLL_ZH@", hint["zh"])
+
+
 def build(out, katex=None, notebooks=None):
     t0 = time.time()
     r = repo()
@@ -281,7 +305,7 @@ def build(out, katex=None, notebooks=None):
     if out.exists():
         shutil.rmtree(out)
     (out / "_static").mkdir(parents=True)
-    (out / "_static" / "site.css").write_text(SITE_CSS)
+    (out / "_static" / "site.css").write_text(site_css(), encoding="utf-8")
     if katex:
         katex = Path(katex)
         dest = out / "_static" / "katex"

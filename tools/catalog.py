@@ -4,17 +4,24 @@
                                        attnlab/locale/attnlab.pot, merge them into each language's .po
                                        (new entries untranslated, none fuzzy-matched, gone ones dropped),
                                        compile the .mo files
-    python tools/catalog.py compile    .po -> .mo only
+                                       and the dashboard page's messages (PAGE_MESSAGES)
+    python tools/catalog.py compile    .po -> .mo only, and the page's messages
     python tools/catalog.py todo       list the msgids still untranslated (or fuzzy)
     python tools/catalog.py check      exit 1 if the .pot is out of date with the code, a .po has an
                                        untranslated or fuzzy entry or a msgstr whose {fields} differ from
-                                       its msgid, or a .mo differs from what its .po compiles to
+                                       its msgid, or a .mo differs from what its .po compiles to, or the
+                                       Voila template's attnlab_messages.json differs from the catalog
+
+The Voila template's page has no Python: the messages it shows when a lesson's kernel or its
+connection is gone (``attnlab.i18n.PAGE_MESSAGES``) are written, in every language, to
+share/jupyter/voila/templates/attnlab/attnlab_messages.json, which the template inlines.
 
 Strings are marked in code with ``_("…")`` (``from attnlab.i18n import gettext as _``), ``N_("…")``
 and ``ngettext("…", "…", n)``; in the notebooks' code cells the same way. Translators edit the .po.
 """
 import argparse
 import datetime
+import importlib.util
 import io
 import json
 import string
@@ -31,6 +38,7 @@ PACKAGE = ROOT / "attnlab"
 NOTEBOOKS = ROOT / "notebooks"
 LOCALE = PACKAGE / "locale"
 TEMPLATE = LOCALE / "attnlab.pot"
+PAGE_MESSAGES_JSON = ROOT / "share" / "jupyter" / "voila" / "templates" / "attnlab" / "attnlab_messages.json"
 LANGUAGES = ("zh",)
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "gettext": None}
 HEADER = "attnlab: every string a learner reads (attnlab/i18n.py; tools/catalog.py keeps this file)"
@@ -127,6 +135,32 @@ def compile_all():
     for lang in LANGUAGES:
         catalog = _read(po_path(lang), locale=lang)
         po_path(lang).with_suffix(".mo").write_bytes(_mo_bytes(catalog))
+    PAGE_MESSAGES_JSON.write_text(page_messages_json(), encoding="utf-8")
+
+
+def _page_messages():
+    """attnlab.i18n.PAGE_MESSAGES, read without importing the package (and torch)."""
+    spec = importlib.util.spec_from_file_location("_attnlab_i18n", PACKAGE / "i18n.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.PAGE_MESSAGES
+
+
+def page_messages_json():
+    """The text of attnlab_messages.json: {"en": {key: msgid}, "zh": {key: msgstr or msgid}, ...}."""
+    messages = _page_messages()
+    out = {"en": dict(messages)}
+    for lang in LANGUAGES:
+        catalog = _read(po_path(lang), locale=lang)
+        out[lang] = {}
+        for key, msgid in messages.items():
+            entry = catalog.get(msgid)
+            out[lang][key] = entry.string if entry is not None and entry.string and not entry.fuzzy else msgid
+    text = json.dumps(out, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    # the template inlines this file with {% include %}: Jinja must find no tag in it
+    if any(tag in text for tag in ("{{", "{%", "{#")):
+        raise ValueError(f"a page message holds a Jinja tag opener ({{{{, {{% or {{#): {text}")
+    return text
 
 
 def fields(text):
@@ -169,6 +203,8 @@ def problems():
         mo = path.with_suffix(".mo")
         if not mo.exists() or mo.read_bytes() != _mo_bytes(catalog):
             out.append(f"{lang}: {_shown(mo)} differs from what its .po compiles to: run python tools/catalog.py compile")
+    if not PAGE_MESSAGES_JSON.exists() or PAGE_MESSAGES_JSON.read_text(encoding="utf-8") != page_messages_json():
+        out.append(f"{_shown(PAGE_MESSAGES_JSON)} differs from the catalog: run python tools/catalog.py compile")
     return out
 
 

@@ -79,6 +79,7 @@ def readme_block(r, lang="en"):
     index = "00_index.ipynb" if lang == "en" else "zh/00_index.ipynb"
     return "\n".join([
         README_START,
+        f"[![CI]({r.ci()}/badge.svg)]({r.ci()})",
         f"[![Binder: JupyterLab](https://mybinder.org/badge_logo.svg)]({r.binder_lab(index)})",
         f"[![Binder: dashboards (Voila)](https://img.shields.io/badge/launch-dashboards%20(Voila)-579ACA.svg)]({r.binder_voila(index)})",
         f"[![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)]({r.colab(index)})",

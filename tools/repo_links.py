@@ -39,6 +39,10 @@ class Repo:
     def colab(self, notebook="00_index.ipynb"):
         return f"https://colab.research.google.com/github/{self.slug}/blob/{self.branch}/notebooks/{notebook}"
 
+    def ci(self):
+        """The CI workflow's page (.github/workflows/ci.yml); its badge is that address + /badge.svg."""
+        return f"{self.url}/actions/workflows/ci.yml"
+
     def source(self, notebook):
         return f"{self.url}/blob/{self.branch}/notebooks/{notebook}"
 

@@ -6,7 +6,7 @@ and screenshot each live panel's output.
     python tools/static_view_shot.py notebooks/03_multi_head_attention.ipynb [--out screenshots/static]
 
 Writes OUT/<stem>-page.png (the top of the page), OUT/<stem>-panelN.png per live panel output, and
-prints the outside requests the page tried. Needs Debian's chromium (make chromium).
+prints the outside requests the page tried. Needs a Chromium (tools/chromium.py finds it; `make chromium`).
 """
 import argparse
 import json
@@ -15,7 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chromium import chromium_path  # noqa: E402
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -33,7 +34,7 @@ def shoot(notebook, out):
         page_path = Path(tmp) / (notebook.stem + ".html")
         outside = []
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
 
             def route(r):

@@ -1,12 +1,11 @@
 """One Voila server (from the repo root, so voila.json applies) and one headless
 Chromium for the whole browser session; every test in this folder is marked `browser`."""
-import shutil
 from pathlib import Path
 
 import pytest
 
-from dashboard_helpers import (CHROMIUM, ARGS, NOTEBOOK_DIR, NOTEBOOKS, PageWatch, VoilaServer, close_like_a_learner,
-                               settle)
+from dashboard_helpers import (ARGS, ChromiumNotFound, NOTEBOOK_DIR, NOTEBOOKS, PageWatch, VoilaServer, close_like_a_learner,
+                               chromium_path, settle)
 
 
 def pytest_collection_modifyitems(items):
@@ -30,11 +29,13 @@ def voila_server(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.skip("Debian's chromium is not installed (make chromium)")
+    try:
+        executable = chromium_path()
+    except ChromiumNotFound as e:
+        pytest.skip(str(e))
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = pw.chromium.launch(executable_path=executable, args=ARGS)
         yield b
         b.close()
 

@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("ATTNLAB_NOTEBOOKS", ROOT / "notebooks")).resolve()
 NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb") if not p.name.startswith("."))
 SCREENSHOTS = ROOT / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
+# Which Chromium to launch is decided in one place, tools/chromium.py (ATTNLAB_CHROMIUM, then
+# Debian's, then Playwright's own): tests, tools and benches call chromium_path().
+sys.path.insert(0, str(ROOT / "tools"))
+from chromium import ChromiumNotFound, chromium_path  # noqa: E402,F401
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")
@@ -73,15 +76,18 @@ def _wait_listening(proc, port, name, log_path, timeout=120):
 
 
 class VoilaServer:
-    def __init__(self, notebook_dir, log_path, extra_args=()):
-        self.port = free_port()
+    """`voila notebook_dir` from the repo root; `port` to start again where a stopped one was,
+    `env` for more environment variables (e.g. JUPYTER_PATH, for the template of this tree)."""
+
+    def __init__(self, notebook_dir, log_path, extra_args=(), port=None, env=None):
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
-        self._log = open(log_path, "w")
+        self._log = open(log_path, "a" if port else "w")   # a restart adds to its log
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "voila", str(notebook_dir), "--no-browser", f"--port={self.port}",
              "--Voila.ip=127.0.0.1", *extra_args],
-            cwd=ROOT, env=voila_env(), stdout=self._log, stderr=subprocess.STDOUT)
+            cwd=ROOT, env={**voila_env(), **(env or {})}, stdout=self._log, stderr=subprocess.STDOUT)
         _wait_listening(self.proc, self.port, "voila", log_path)
 
     def kernels(self):
@@ -110,7 +116,7 @@ class JupyterServer:
     extra Voila config goes in a voila.json in a temporary config dir on JUPYTER_CONFIG_PATH (as
     binder/postBuild writes <prefix>/etc/jupyter/voila.json); the repo root's voila.json is read after it."""
 
-    def __init__(self, log_path, server_config=None):
+    def __init__(self, log_path, server_config=None, extra_args=()):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.prefix = "/voila/render/notebooks/"
@@ -121,7 +127,7 @@ class JupyterServer:
         self._log = open(log_path, "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={self.port}",
                                       "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
-                                      *(["--allow-root"] if os.geteuid() == 0 else [])],
+                                      *(["--allow-root"] if os.geteuid() == 0 else []), *extra_args],
                                      cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         _wait_listening(self.proc, self.port, "jupyter server", log_path)
         self.log_path = log_path
@@ -282,14 +288,52 @@ PROBLEMS = """() => {
 }"""
 
 
+def _panel_prefixes():
+    """How a live panel's text form starts in each language ('Live panel', and its Chinese from the catalog)."""
+    from attnlab.i18n import gettext, language
+    prefixes = set()
+    for lang in ("en", "zh"):
+        with language(lang):
+            prefixes.add(gettext("Live panel '{name}' with controls: {controls}").split("{")[0].rstrip("'‘“\"").strip())
+    return tuple(sorted(prefixes))
+
+
 def expected_panels(path):
-    """How many live panels the stored notebook displays (their text/plain says 'Live panel ...')."""
-    nb = json.loads(Path(path).read_text())
+    """How many live panels the stored notebook displays (their text/plain says 'Live panel ...', or the
+    same in the notebook's language)."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    prefixes = _panel_prefixes()
     count = 0
     for cell in nb["cells"]:
         for out in cell.get("outputs", []):
             text = out.get("data", {}).get("text/plain", "")
             text = "".join(text) if isinstance(text, list) else text
-            if text.startswith("Live panel"):
+            if text.startswith(prefixes):
                 count += 1
     return count
+
+
+FIGURE_CHANGED = """([i, before]) => { const img = document.querySelectorAll('.attnlab-panel')[i].querySelector('img');
+                 return img.src !== before && img.complete && img.naturalWidth > 0; }"""
+
+
+def figure_changed(page, panel, before, timeout):
+    """Wait until panel number ``panel``'s picture is no longer ``before`` (its src) and has loaded; True if
+    it changed within ``timeout`` ms."""
+    try:
+        page.wait_for_function(FIGURE_CHANGED, arg=[panel, before], timeout=timeout, polling=50)
+        return True
+    except Exception:  # playwright TimeoutError
+        return False
+
+
+def slider_step(page, panel, slider, timeout):
+    """Press an arrow key on one slider handle (left at its maximum); True if the panel's picture changed."""
+    handle = page.locator(".attnlab-panel").nth(panel).locator(".widget-slider").nth(slider) \
+        .locator(".noUi-handle").first
+    before = page.locator(".attnlab-panel").nth(panel).locator("img").first.get_attribute("src")
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+    return figure_changed(page, panel, before, timeout)

@@ -15,6 +15,7 @@ import pytest
 
 import attnlab
 from attnlab.i18n import gettext as _
+from dashboard_helpers import slider_step as helpers_slider_step
 from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, close_like_a_learner,
                                expected_panels, wait_for_panels)
 
@@ -45,22 +46,7 @@ def open_dashboard(new_page, server, name):
 
 def slider_step(page, panel, slider):
     """Press an arrow key on one slider handle; return True if the panel's image changed."""
-    handle = page.locator(".attnlab-panel").nth(panel).locator(".widget-slider").nth(slider) \
-        .locator(".noUi-handle").first
-    img = page.locator(".attnlab-panel").nth(panel).locator("img").first
-    before = img.get_attribute("src")
-    handle.scroll_into_view_if_needed()
-    handle.focus()
-    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
-    page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
-    try:
-        page.wait_for_function(
-            """([i, before]) => { const img = document.querySelectorAll('.attnlab-panel')[i].querySelector('img');
-                 return img.src !== before && img.complete && img.naturalWidth > 0; }""",
-            arg=[panel, before], timeout=UPDATE_TIMEOUT, polling=50)
-        return True
-    except Exception:  # playwright TimeoutError
-        return False
+    return helpers_slider_step(page, panel, slider, UPDATE_TIMEOUT)
 
 
 def check_download(page, fmt, lang="en"):

@@ -98,8 +98,9 @@ class HeadsPlay:
         heads = W.shape[1]
         rows = [(name, W[0, h, q:q + 1], 2) for h, name in enumerate(head_titles(heads))]
         rows.append((_("average of {n} head(s)").format(n=heads), W[0, :, q:q + 1].mean(0), 3))
+        prefix = len(_("{query}: {weights}").format(query=QUERY, weights=""))   # "sat: " / "sat：", whatever the language
         for name, w, top in rows:
-            summary = weights_summary(w, self.tokens[0], [QUERY], top=top)[len(QUERY) + 2:]
+            summary = weights_summary(w, self.tokens[0], [QUERY], top=top)[prefix:]
             lines.append(_("'{query}' in sentence 0, {name:<24}: {summary}").format(query=QUERY, name=name,
                                                                                       summary=summary))
         return "\n".join(lines)

@@ -1,0 +1,394 @@
+"""A dashboard server a class cannot knock over: kernels belong to pages, a ceiling, a class token.
+
+Voila's settings name the two classes here by dotted name, so every way the project serves
+dashboards uses them: ``voila notebooks/`` from the repository root and ``make dashboard`` /
+``make lesson`` read ``voila.json``; Binder and JupyterHub's single-user servers read the
+``ServerApp.kernel_manager_class`` that ``binder/postBuild`` and ``deploy/jupyterhub/`` write
+(there JupyterHub's own login is the token).
+
+``ClassroomKernelManager`` (``VoilaConfiguration.multi_kernel_manager_class`` or
+``ServerApp.kernel_manager_class``): a jupyter_server ``AsyncMappingKernelManager`` that
+
+1. **shuts down a page's kernel nobody uses**: a kernel handed to a page (started for it, or taken
+   from Voila's preheated pool) whose page has not opened its kernel websocket within
+   ``claim_timeout`` seconds of the kernel's last activity (a plain GET, a link preview, a tab
+   closed before its scripts ran), or whose last websocket closed ``release_grace`` seconds ago
+   (a closed tab whose shutdown beacon never came). Kernels waiting in the pool are never
+   touched, nor kernels that are not a Voila page's (JupyterLab's, under Binder);
+2. **has a ceiling**: it refuses a page a kernel when the server already holds ``max_kernels``
+   (``ATTNLAB_MAX_KERNELS``, ``make lesson MAX_KERNELS=...``; 0: from the memory available at
+   start, a cgroup's or JupyterHub's MEM_LIMIT included, divided by ``kernel_mb``, a measured
+   kernel's size), when less than ``kernel_mb`` of memory is free now (beyond ``reserve_mb``),
+   or when one client address already holds ``max_per_client`` page kernels (loopback clients
+   excepted unless ``limit_loopback``: behind a proxy every learner is 127.0.0.1). The page then
+   says so in the learner's language (HTTP 503, "This lesson is full..."), before anything else
+   is sent.
+
+``ClassroomIdentityProvider`` (``Voila.identity_provider_class``, standalone Voila): a server that
+listens beyond the loopback interface (``--Voila.ip=0.0.0.0``, ``make lesson IP=0.0.0.0``) needs a
+class token: ``ATTNLAB_CLASS_TOKEN`` or one generated at start, printed with the address to give
+learners (``http://<this machine>:8866/?token=...``). The first page opened with it sets a cookie
+for the rest; without it every request is answered 403 with a page saying what to ask the
+teacher. Served on 127.0.0.1 (``make dashboard``) it stays open.
+
+Jupyter and Voila are imported here, not by ``import attnlab``: only servers load this module.
+"""
+import hmac
+import html
+import ipaddress
+import os
+import secrets
+import socket
+import sys
+import time
+
+from jupyter_core.utils import ensure_async
+from jupyter_server.auth.identity import PasswordIdentityProvider, User
+from jupyter_server.base.call_context import CallContext
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from tornado import web
+from tornado.ioloop import PeriodicCallback
+from traitlets import Bool, Enum, Float, Integer, Unicode, default
+
+from .i18n import gettext as _
+from .i18n import language
+
+__all__ = ["ClassroomKernelManager", "ClassroomIdentityProvider", "page_language", "memory_available_mb",
+           "is_loopback"]
+
+MAX_KERNELS_ENV = "ATTNLAB_MAX_KERNELS"
+MAX_PER_CLIENT_ENV = "ATTNLAB_MAX_PER_CLIENT"
+TOKEN_ENV = "ATTNLAB_CLASS_TOKEN"
+# What Voila puts in the environment of a kernel it starts for a page ("False") or for its pool
+# ("True"); kernels without it (JupyterLab's, under Binder) are not a dashboard's.
+PREHEAT_ENV = "VOILA_PREHEAT"
+
+
+def is_loopback(host):
+    """True for 127.0.0.0/8, ::1 and 'localhost'."""
+    if host in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def page_language(handler):
+    """The learner's language for a server page: "zh" for a Chinese notebook (a /zh/ path) or a
+    browser asking for Chinese first, else "en"."""
+    request = getattr(handler, "request", None)
+    if request is None:
+        return "en"
+    if "/zh/" in request.path:
+        return "zh"
+    accept = request.headers.get("Accept-Language", "")
+    first = accept.split(",")[0].strip().lower()
+    return "zh" if first.startswith("zh") else "en"
+
+
+def _page(lang, status, title, lines, link=None):
+    with language(lang):
+        body = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+        if link:
+            body += f'<p><a href="{html.escape(link[0])}">{html.escape(link[1])}</a></p>'
+        return ("<!DOCTYPE html>\n"
+                f'<html lang="{lang}"><head><meta charset="utf-8">'
+                '<meta name="viewport" content="width=device-width, initial-scale=1">'
+                f"<title>{html.escape(title)}</title>"
+                "<style>body{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;"
+                "line-height:1.5;color:#222}h1{font-size:1.4em}</style></head>"
+                f'<body class="attnlab-server-page" data-status="{status}"><h1>{html.escape(title)}</h1>{body}</body></html>\n')
+
+
+def full_page(lang, reason, limit):
+    """The page a learner gets when the server will not start another kernel (HTTP 503)."""
+    with language(lang):
+        if reason == "client":
+            title = _("Too many lesson pages open on this computer")
+            lines = [_("This computer already has {n} lesson pages open on this server.").format(n=limit),
+                     _("Close a lesson tab you no longer need, wait a few seconds, then reload this page.")]
+        else:
+            title = _("This lesson is full")
+            lines = [_("The server is running as many lesson pages as its memory can hold."),
+                     _("Wait a minute and reload this page, or tell your teacher.")]
+        return _page(lang, 503, title, lines, link=("", _("Reload")))
+
+
+def forbidden_page(lang):
+    """The page a request without the class token gets (HTTP 403)."""
+    with language(lang):
+        return _page(lang, 403, _("This lesson needs the class link"), [
+            _("Open the address your teacher gave you: it ends with ?token= and a code."),
+            _("If you typed the address yourself, ask your teacher for the whole link.")])
+
+
+def _cgroup_mb():
+    """(limit, used) of this process's cgroup v2 memory in MB, or None without a limit."""
+    try:
+        limit = open("/sys/fs/cgroup/memory.max").read().strip()
+        if limit == "max":
+            return None
+        used = int(open("/sys/fs/cgroup/memory.current").read().strip())
+        return int(limit) / 2**20, used / 2**20
+    except (OSError, ValueError):
+        return None
+
+
+def _server_mb():
+    """Memory (RSS, MB) of this server and every process it started (its kernels)."""
+    import psutil
+    me = psutil.Process()
+    total = me.memory_info().rss
+    for child in me.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.Error:
+            pass
+    return total / 2**20
+
+
+def memory_available_mb(reserve_mb=0.0):
+    """Memory kernels may still use, in MB: the machine's available memory less ``reserve_mb`` (the
+    system's share), or what is left under this container's cgroup limit (less 256 MB for the
+    server) or under the MEM_LIMIT (bytes) JupyterHub gives this learner's server, if less."""
+    import psutil
+    available = psutil.virtual_memory().available / 2**20 - reserve_mb
+    cgroup = _cgroup_mb()
+    if cgroup is not None:
+        available = min(available, cgroup[0] - cgroup[1] - min(reserve_mb, 256))
+    hub_limit = os.environ.get("MEM_LIMIT")
+    if hub_limit and hub_limit.isdigit() and int(hub_limit) > 0:
+        available = min(available, int(hub_limit) / 2**20 - _server_mb())
+    return available
+
+
+def _handler():
+    """The request handler being served in this call (jupyter_server's CallContext), or None."""
+    try:
+        return CallContext.get(CallContext.JUPYTER_HANDLER)
+    except Exception:  # noqa: BLE001 - no request in progress
+        return None
+
+
+class ClassroomKernelManager(AsyncMappingKernelManager):
+    """Kernels belong to pages; no more kernels than the machine holds (module docstring)."""
+
+    claim_timeout = Float(30.0, config=True, help="""Seconds a kernel handed to a page may stay
+        without the page's websocket (counted from its last activity, so a notebook still running
+        for its page is not cut short) before it is shut down.""")
+    release_grace = Float(60.0, config=True, help="""Seconds after a page's last kernel websocket
+        closed (a tab closed without Voila's shutdown beacon) before its kernel is shut down; a page
+        that reconnects within them keeps it. A minute: the page's client retries with a growing
+        random backoff (1, 3, 7, 15 s ...), so a network blip of a few seconds can keep the socket
+        away for over 15 s (tests/browser/test_kernel_lost.py's dropped connection did, on a busy machine).""")
+    check_interval = Float(2.0, config=True, help="Seconds between two looks at the page kernels.")
+    max_kernels = Integer(0, config=True, help=f"""At most this many kernels, pool included
+        (environment {MAX_KERNELS_ENV}); 0: memory available at start (less reserve_mb) / kernel_mb.""")
+    kernel_mb = Float(400.0, config=True, help="""Memory of one lesson kernel in MB: README's
+        rehearsal measured a median of 263 MB PSS (ten notebooks' imports and figures), 400 leaves
+        room for the largest notebooks.""")
+    reserve_mb = Float(1024.0, config=True, help="MB of memory never given to kernels (the server, the system).")
+    max_per_client = Integer(6, config=True, help=f"""At most this many page kernels per client
+        address (environment {MAX_PER_CLIENT_ENV}); 0: no limit.""")
+    limit_loopback = Bool(False, config=True, help="""Apply max_per_client to loopback clients too.
+        Off by default: behind a proxy (JupyterHub, Binder) every learner comes from the loopback
+        address, and a rehearsal runs its browsers here.""")
+
+    @default("max_kernels")
+    def _max_kernels_default(self):
+        return int(os.environ.get(MAX_KERNELS_ENV) or 0)
+
+    @default("max_per_client")
+    def _max_per_client_default(self):
+        return int(os.environ.get(MAX_PER_CLIENT_ENV) or 6)
+
+    def __init__(self, **kwargs):
+        self._page_kernels = {}     # kernel_id -> {"client", "handed", "connected", "closed_at"}
+        self._reserved = {}         # client -> page kernels being started or handed right now
+        self._reaper = None
+        self._memory_at_start = None
+        super().__init__(**kwargs)
+        self._memory_at_start = memory_available_mb(self.reserve_mb)
+        self.ceiling = self.max_kernels or max(1, int(self._memory_at_start // self.kernel_mb))
+        self.log.info("attnlab classroom: at most %d kernels (%s), %s page kernels per client; a page's "
+                      "kernel is shut down %.0f s unclaimed or %.0f s after its page left",
+                      self.ceiling, "max_kernels" if self.max_kernels else
+                      f"{self._memory_at_start:.0f} MB for kernels, {self.kernel_mb:.0f} MB a kernel",
+                      self.max_per_client or "any", self.claim_timeout, self.release_grace)
+        # Voila builds its pool manager as a subclass of this class (voila_kernel_manager_factory);
+        # its get_rendered_notebook hands a pooled kernel to a page: admit the page first.
+        handout = getattr(self, "get_rendered_notebook", None)
+        if handout is not None:
+            async def get_rendered_notebook(*args, **kw):
+                client = self._admit()
+                try:
+                    result = await handout(*args, **kw)
+                    self._claimed_by(result[2], client)
+                    return result
+                finally:
+                    self._release(client)
+            self.get_rendered_notebook = get_rendered_notebook
+
+    # -- admission ---------------------------------------------------------------------------
+    def _admit(self):
+        """Let the current page have a kernel, or answer it with the "full" page (503)."""
+        handler = _handler()
+        client = getattr(getattr(handler, "request", None), "remote_ip", None)
+        reason, limit = None, self.ceiling
+        held = len(self.list_kernel_ids()) + sum(self._reserved.values())
+        per_client = self.max_per_client and client is not None and (self.limit_loopback or not is_loopback(client))
+        if per_client and (sum(1 for k in self._page_kernels.values() if k["client"] == client)
+                           + self._reserved.get(client, 0)) >= self.max_per_client:
+            reason, limit = "client", self.max_per_client
+        elif held >= self.ceiling:
+            reason = "full"
+        elif memory_available_mb(self.reserve_mb) < self.kernel_mb:
+            reason = "memory"
+        if reason is not None:
+            self.log.warning("attnlab classroom: page refused (%s) for %s: %d kernels held, ceiling %d",
+                             reason, client, held, self.ceiling)
+            if handler is None:
+                raise web.HTTPError(503, "This lesson is full")
+            handler.set_status(503)
+            handler.set_header("Content-Type", "text/html; charset=UTF-8")
+            handler.set_header("Retry-After", "30")
+            raise web.Finish(full_page(page_language(handler), reason, limit))
+        self._reserved[client] = self._reserved.get(client, 0) + 1
+        return client
+
+    def _release(self, client):
+        n = self._reserved.get(client, 0) - 1
+        if n > 0:
+            self._reserved[client] = n
+        else:
+            self._reserved.pop(client, None)
+
+    def _claimed_by(self, kernel_id, client):
+        self._page_kernels[kernel_id] = {"client": client, "handed": time.time(), "connected": False,
+                                         "closed_at": None}
+        self._start_reaper()
+
+    # -- kernel lifetime ---------------------------------------------------------------------
+    async def start_kernel(self, *args, **kwargs):
+        preheat = (kwargs.get("env") or {}).get(PREHEAT_ENV)
+        if preheat != "False":      # the pool's own (refilled as configured), or not a dashboard's
+            return await super().start_kernel(*args, **kwargs)
+        client = self._admit()
+        try:
+            kernel_id = await super().start_kernel(*args, **kwargs)
+            self._claimed_by(kernel_id, client)
+            return kernel_id
+        finally:
+            self._release(client)
+
+    def notify_connect(self, kernel_id):
+        super().notify_connect(kernel_id)
+        page = self._page_kernels.get(kernel_id)
+        if page is not None:
+            page["connected"], page["closed_at"] = True, None
+
+    def notify_disconnect(self, kernel_id):
+        super().notify_disconnect(kernel_id)
+        page = self._page_kernels.get(kernel_id)
+        if page is not None and self._kernel_connections.get(kernel_id, 0) <= 0:
+            page["closed_at"] = time.time()
+
+    async def shutdown_kernel(self, kernel_id, *args, **kwargs):
+        self._page_kernels.pop(kernel_id, None)
+        return await ensure_async(super().shutdown_kernel(kernel_id, *args, **kwargs))
+
+    def _start_reaper(self):
+        if self._reaper is None:
+            self._reaper = PeriodicCallback(self._reap, self.check_interval * 1000)
+            self._reaper.start()
+
+    def unclaimed(self, now=None):
+        """The page kernels to shut down now, as (kernel_id, why)."""
+        now = time.time() if now is None else now
+        found = []
+        for kernel_id, page in list(self._page_kernels.items()):
+            if kernel_id not in self:
+                self._page_kernels.pop(kernel_id, None)
+                continue
+            if self._kernel_connections.get(kernel_id, 0) > 0:
+                continue
+            if page["connected"]:
+                closed = page["closed_at"] if page["closed_at"] is not None else now
+                page["closed_at"] = closed
+                if now - closed >= self.release_grace:
+                    found.append((kernel_id, f"its page left {now - closed:.0f} s ago"))
+                continue
+            kernel = self.get_kernel(kernel_id)
+            if getattr(kernel, "execution_state", None) == "busy":
+                continue
+            activity = getattr(kernel, "last_activity", None)
+            since = max(page["handed"], activity.timestamp() if activity is not None else 0)
+            if now - since >= self.claim_timeout:
+                found.append((kernel_id, f"no page connected within {self.claim_timeout:.0f} s"))
+        return found
+
+    async def _reap(self):
+        for kernel_id, why in self.unclaimed():
+            self.log.info("attnlab classroom: shutting down kernel %s: %s", kernel_id, why)
+            try:
+                await self.shutdown_kernel(kernel_id)
+            except Exception as exc:  # noqa: BLE001 - already gone; keep reaping the others
+                self.log.warning("attnlab classroom: could not shut down %s: %s", kernel_id, exc)
+                self._page_kernels.pop(kernel_id, None)
+
+
+def _lan_address():
+    """This machine's address on its network (no packet is sent), or its host name."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            return s.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
+
+
+class ClassroomIdentityProvider(PasswordIdentityProvider):
+    """A class token for a server that listens beyond localhost (module docstring)."""
+
+    class_token = Unicode("", config=True, help=f"""The class token (environment {TOKEN_ENV}); empty:
+        generated at start when one is required.""")
+    require_token = Enum(["auto", "yes", "no"], "auto", config=True, help="""auto: required when the
+        server listens on an address other than the loopback one (Voila.ip).""")
+    cookie = "attnlab-class"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        app = self.parent
+        ip = getattr(app, "ip", "127.0.0.1") or "0.0.0.0"
+        self.required = self.require_token == "yes" or (self.require_token == "auto" and not is_loopback(ip))
+        if self.required:
+            self.class_token = self.class_token or os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(9)
+            host = _lan_address() if ip in ("0.0.0.0", "::", "") else ip
+            base = getattr(app, "base_url", "/") or "/"
+            url = f"http://{host}:{getattr(app, 'port', 8866)}{base}?token={self.class_token}"
+            banner = (f"\n    Give learners this address (the class token is required from other computers):\n"
+                      f"        {url}\n")
+            print(banner, file=sys.stderr, flush=True)
+            self.log.info("attnlab classroom: class token required; learners open %s", url)
+
+    def _digest(self):
+        return hmac.new(self.class_token.encode(), b"attnlab-class", "sha256").hexdigest()
+
+    def get_user(self, handler):
+        if not self.required:
+            return super().get_user(handler)
+        given = handler.get_argument("token", None) if handler.request.method in ("GET", "HEAD") else None
+        auth = handler.request.headers.get("Authorization", "")
+        if given is None and auth.lower().startswith("token "):
+            given = auth[6:].strip()
+        if given is not None and hmac.compare_digest(given, self.class_token):
+            handler.set_cookie(self.cookie, self._digest(), path=getattr(handler, "base_url", "/") or "/",
+                               httponly=True, samesite="Lax")
+            return User("learner")
+        cookie = handler.get_cookie(self.cookie)
+        if cookie is not None and hmac.compare_digest(cookie, self._digest()):
+            return User("learner")
+        handler.set_status(403)
+        handler.set_header("Content-Type", "text/html; charset=UTF-8")
+        raise web.Finish(forbidden_page(page_language(handler)))

@@ -1,0 +1,135 @@
+"""JupyterHub on this machine (deploy/jupyterhub/jupyterhub_config.py, as `make hub` starts it):
+three learners log in with the class password in Chromium, each gets a Jupyter server of their
+own (the hub's spawner), whose Voila index dashboard renders; a server stopped from the hub's
+page, and servers left idle (the jupyterhub-idle-culler service), are gone with their kernels.
+
+Everything listens on 127.0.0.1 on free ports; the hub, its proxy, the culler and the learners'
+servers are stopped at the end (the hub's cleanup_servers, then the whole process tree). What is
+NOT tested here: deploy/zero-to-jupyterhub/config.yaml (Kubernetes) is on paper only.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from dashboard_helpers import ROOT, _wait_listening, free_port
+
+pytest.importorskip("jupyterhub")
+pytest.importorskip("jupyterhub_idle_culler")
+PROXY = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+LEARNERS = ("alice", "bob", "carol")
+PASSWORD = "class-password-test"
+CULL = 30
+DONE = """() => document.querySelector('[cell-index]') && window.themeLoaded
+  && !document.querySelector('.voila-skeleton-container') && !document.querySelector('.attnlab-stored')"""
+
+
+def user_servers(hub):
+    """{learner: process} of the single-user servers the hub runs now."""
+    found = {}
+    for child in hub.children(recursive=True):
+        try:
+            if "jupyterhub.singleuser" in " ".join(child.cmdline()) and child.status() != psutil.STATUS_ZOMBIE:
+                found[child.environ().get("JUPYTERHUB_USER")] = child
+        except psutil.Error:
+            pass
+    return found
+
+
+def _status(url):
+    """The HTTP status of a GET of ``url`` (0 when nothing answers)."""
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status
+    except urllib.error.HTTPError as e:
+        return e.code
+    except OSError:
+        return 0
+
+
+def wait_until(condition, timeout, step=1.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return condition()
+
+
+@pytest.fixture
+def hub(tmp_path):
+    if not PROXY.exists():
+        pytest.skip("configurable-http-proxy is not installed in build/hub (make hub-setup)")
+    port = free_port()
+    env = dict(os.environ, ATTNLAB_HUB_DIR=str(tmp_path), ATTNLAB_HUB_PORT=str(port),
+               ATTNLAB_HUB_API_PORT=str(free_port()), ATTNLAB_HUB_PROXY_API_PORT=str(free_port()),
+               ATTNLAB_HUB_PASSWORD=PASSWORD, ATTNLAB_HUB_CULL=str(CULL), ATTNLAB_HUB_SPAWNER="simple",
+               ATTNLAB_HUB_IP="127.0.0.1", PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    log_path = tmp_path / "hub.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py")],
+                            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    hub_proc = psutil.Process(proc.pid)
+    try:
+        _wait_listening(proc, port, "jupyterhub", log_path, timeout=180)
+        # the proxy listens before the hub has added its route (a GET then answers 404): wait for the login page
+        assert wait_until(lambda: _status(f"http://127.0.0.1:{port}/hub/login") == 200, 180), \
+            f"the hub's login page did not answer; see {log_path}"
+        yield f"http://127.0.0.1:{port}", hub_proc, log_path
+    finally:
+        tree = [hub_proc, *hub_proc.children(recursive=True)] if hub_proc.is_running() else []
+        proc.terminate()                       # the hub stops the learners' servers and its proxy
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        for p in tree:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+        psutil.wait_procs(tree, timeout=10)
+        log.close()
+
+
+def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling_frees_it(hub, browser):
+    url, hub_proc, log_path = hub
+    pages = {}
+    for name in LEARNERS:                      # log in and ask for a server, all three at once
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        page.goto(url + "/hub/login", timeout=120_000)
+        page.fill("input[name=username]", name)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("[type=submit]")
+        pages[name] = (ctx, page)
+    for name, (ctx, page) in pages.items():    # each lands on its own server's Voila index
+        page.wait_for_url(f"**/user/{name}/voila/render/notebooks/00_index.ipynb", timeout=400_000)
+        page.wait_for_function(DONE, timeout=300_000, polling=500)
+        assert "attnlab" in page.inner_text("body")
+    servers = user_servers(hub_proc)
+    assert set(servers) == set(LEARNERS), (servers, log_path.read_text()[-3000:])
+    assert len({p.pid for p in servers.values()}) == len(LEARNERS)
+    kernels = {n: [c for c in p.children(recursive=True) if "ipykernel" in " ".join(c.cmdline())] for n, p in servers.items()}
+    assert all(len(k) == 1 for k in kernels.values()), kernels
+
+    # alice stops her server from the hub's home page: its process and kernel are gone
+    ctx, page = pages["alice"]
+    page.goto(url + "/hub/home", timeout=60_000)
+    page.click("#stop", timeout=60_000)
+    alice = [servers["alice"], *kernels["alice"]]
+    assert wait_until(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in alice), 120)
+
+    # bob and carol close their tabs and leave: the idle culler stops their servers
+    for name in ("bob", "carol"):
+        pages[name][0].close()
+    left = [servers["bob"], servers["carol"], *kernels["bob"], *kernels["carol"]]
+    assert wait_until(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in left), CULL * 8), \
+        log_path.read_text()[-3000:]
+    assert "Culling server" in log_path.read_text(errors="replace")
+    pages["alice"][0].close()

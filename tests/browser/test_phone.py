@@ -1,0 +1,140 @@
+"""Every dashboard on a phone (390x844 CSS px, touch, device scale 2) and a tablet (768 px),
+both languages (notebooks/ and notebooks/zh/; a Chinese twin has the panels of its English
+notebook), as a learner opening a shared link sees it (issue 26; the CSS is the attnlab
+template's, item 6).
+
+One page load per notebook, at 390 px, then the same page at 768 px (the layout is CSS under
+media queries only). At each width: no slider track on the page under 120 px; nothing of a panel
+past the panel's right edge, which is on screen, unless it is inside a box of its own that
+scrolls sideways (a panel's text); on the phone each figure is shown at its own size (one
+picture pixel per CSS pixel: no text smaller than the renderer drew it) in the panel, which
+scrolls sideways, with a hint in the page's language when the figure is wider than the screen.
+A touch drag on a slider changes its panel's figure. Screenshots of each panel:
+screenshots/phone/ (ignored by git).
+"""
+import time
+
+import pytest
+
+from attnlab.i18n import page_messages
+
+from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, expected_panels, figure_changed,
+                               wait_for_panels)
+
+RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
+UPDATE_TIMEOUT = 20_000      # ms for a drag to reach the figure
+MIN_TRACK = 120              # px: a slider track a thumb can drag
+PHONE = dict(width=390, height=844, device_scale_factor=2, is_mobile=True, has_touch=True)
+TABLET = 768
+HINT = {lang: page_messages(lang)["scroll_hint"] for lang in ("en", "zh")}   # from the catalog
+
+PAGES = [(p, "en") for p in NOTEBOOKS] + [(p, "zh") for p in sorted((NOTEBOOK_DIR / "zh").glob("[0-9]*.ipynb"))
+                                           if (NOTEBOOK_DIR / p.name).exists()]
+
+# Per panel: what of it ends past its right edge outside a scroll box of its own, its figure's
+# natural and drawn width, the hint's text; with the first: every slider track of the page.
+LAYOUT = """() => {
+  const vw = document.documentElement.clientWidth;
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  const tracks = [...document.querySelectorAll('.jp-OutputArea-output .widget-slider')].map(s => [
+    (s.querySelector('.widget-label') || {}).textContent || '?',
+    Math.round(s.querySelector('.slider-container').getBoundingClientRect().width)]);
+  return [...document.querySelectorAll('.attnlab-panel')].map((panel, i) => {
+    panel.scrollLeft = 0;
+    const edge = Math.min(vw, panel.getBoundingClientRect().right) + 1;
+    const img = panel.querySelector(':scope > img');
+    const inOwnBox = e => { for (let a = e.parentElement; a && a !== panel; a = a.parentElement) {
+      if (scrolls(a) && a.getBoundingClientRect().right <= edge) return true; } return false; };
+    const past = [...panel.querySelectorAll('*')].filter(e => {
+      const r = e.getBoundingClientRect();
+      return e !== img && r.width > 0 && r.height > 0 && r.right > edge && !inOwnBox(e);
+    }).map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')} "${e.textContent.trim().slice(0, 30)}" ends at ${Math.round(e.getBoundingClientRect().right)}`);
+    const hint = getComputedStyle(panel, '::after').content;
+    return {
+      panelRight: Math.round(panel.getBoundingClientRect().right), vw,
+      tracks: i ? [] : tracks,                    // every slider of the page, with the first panel
+      past, natural: img ? img.naturalWidth : 0, drawn: img ? img.getBoundingClientRect().width : 0,
+      inner: panel.clientWidth, hint: hint === 'none' ? '' : hint.replace(/^"|"$/g, ''),
+    };
+  });
+}"""
+
+
+def check_layout(page, width, lang):
+    """What breaks the layout at this width, as readable lines (empty: none)."""
+    problems = []
+    for i, p in enumerate(page.evaluate(LAYOUT), 1):
+        if p["panelRight"] > p["vw"] + 1:
+            problems.append(f"{width} px, panel {i}: ends at {p['panelRight']} px, past the screen ({p['vw']} px)")
+        narrow = [f"{label!r} {w} px" for label, w in p["tracks"] if w < MIN_TRACK]
+        if narrow:
+            problems.append(f"{width} px: slider tracks under {MIN_TRACK} px: {narrow}")
+        if p["past"]:
+            problems.append(f"{width} px, panel {i}: {len(p['past'])} element(s) cut at the right edge: {p['past'][:4]}")
+        if width < 600 and p["natural"]:
+            if abs(p["drawn"] - p["natural"]) > 0.5:
+                problems.append(f"{width} px, panel {i}: figure {p['natural']} px wide drawn {p['drawn']:.0f} px wide")
+            if p["natural"] > p["inner"] and p["hint"] != HINT[lang]:
+                problems.append(f"{width} px, panel {i}: figure wider than the screen, hint {p['hint']!r}, "
+                                f"expected {HINT[lang]!r}")
+    return problems
+
+
+def touch_drag(page, panel):
+    """Drag the first slider of a panel with a finger (touch events through the DevTools
+    protocol, as a phone sends them); True if the panel's figure changed."""
+    slider = page.locator(".attnlab-panel").nth(panel).locator(".widget-slider").first
+    handle = slider.locator(".noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    img = page.locator(".attnlab-panel").nth(panel).locator("img").first
+    before = img.get_attribute("src")
+    box = handle.bounding_box()
+    track = slider.locator(".slider-container").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    to = track["x"] + (track["width"] * 0.2 if at_max else track["width"] * 0.8)
+    if abs(to - x) < 20:
+        to = track["x"] + (track["width"] * 0.2 if x > track["x"] + track["width"] / 2 else track["width"] * 0.8)
+    cdp = page.context.new_cdp_session(page)
+    touch = lambda kind, px: cdp.send("Input.dispatchTouchEvent", {  # noqa: E731
+        "type": kind, "touchPoints": [] if kind == "touchEnd" else [{"x": px, "y": y}]})
+    touch("touchStart", x)
+    for k in range(1, 9):
+        touch("touchMove", x + (to - x) * k / 8)
+        time.sleep(0.03)
+    touch("touchEnd", to)
+    return figure_changed(page, panel, before, UPDATE_TIMEOUT)
+
+
+def shoot_panels(page, stem, width):
+    folder = SCREENSHOTS / "phone"
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(page.locator(".attnlab-panel").count()):
+        page.locator(".attnlab-panel").nth(i).screenshot(path=str(folder / f"{stem}-{width}-panel{i + 1}.png"))
+
+
+@pytest.mark.parametrize("path, lang", PAGES, ids=[f"{lang}-{p.stem}" for p, lang in PAGES])
+def test_phone_and_tablet(voila_server, new_page, path, lang):
+    rel = path.relative_to(NOTEBOOK_DIR).as_posix()
+    n_panels = expected_panels(NOTEBOOK_DIR / path.name)       # a Chinese twin: its English notebook's
+    page, watch = new_page(**PHONE)
+    page.goto(f"{voila_server.url}/voila/render/{rel}", wait_until="commit", timeout=RENDER_TIMEOUT)
+    wait_for_panels(page, n_panels, RENDER_TIMEOUT, watch, voila_server)
+    time.sleep(0.5)                                   # widget layout, the figures' load events
+    assert page.locator("style#attnlab-narrow").count() == 1, "the page has not the attnlab template's CSS (item 6)"
+    stem = f"{lang}-{path.stem}"
+
+    problems = check_layout(page, PHONE["width"], lang)
+    unchanged = [f"panel {i + 1}" for i in range(n_panels)
+                 if page.locator(".attnlab-panel").nth(i).locator(".widget-slider").count() and not touch_drag(page, i)]
+    shoot_panels(page, stem, PHONE["width"])
+
+    page.set_viewport_size({"width": TABLET, "height": 1024})
+    time.sleep(0.5)
+    problems += check_layout(page, TABLET, lang)
+    shoot_panels(page, stem, TABLET)
+
+    assert not problems, "\n".join(problems)
+    assert not unchanged, f"a touch drag on the first slider did not change the figure of: {unchanged}"
+    assert page.evaluate(PROBLEMS) == []
+    assert not watch.errors, watch.errors

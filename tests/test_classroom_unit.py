@@ -1,0 +1,166 @@
+"""attnlab.classroom without a server: the pages, the language, the token rule, the claim rule.
+The servers themselves are tested in tests/browser/test_classroom.py."""
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("voila")
+from traitlets import Integer, Unicode  # noqa: E402
+from traitlets.config import Configurable  # noqa: E402
+
+from attnlab import classroom  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def request(path="/voila/render/01.ipynb", accept=""):
+    return SimpleNamespace(request=SimpleNamespace(path=path, headers={"Accept-Language": accept} if accept else {}))
+
+
+def test_page_language_from_the_path_or_the_browser():
+    assert classroom.page_language(request()) == "en"
+    assert classroom.page_language(request("/voila/render/zh/01_kernel_regression.ipynb")) == "zh"
+    assert classroom.page_language(request(accept="zh-CN,zh;q=0.9,en;q=0.8")) == "zh"
+    assert classroom.page_language(request(accept="en-GB,zh;q=0.5")) == "en"
+    assert classroom.page_language(None) == "en"
+
+
+def test_pages_are_readable_in_both_languages():
+    en = classroom.full_page("en", "full", 40)
+    zh = classroom.full_page("zh", "full", 40)
+    assert "This lesson is full" in en and 'lang="en"' in en
+    assert "这节课已经满了" in zh and 'lang="zh"' in zh and "This lesson" not in zh
+    assert "6" in classroom.full_page("zh", "client", 6)
+    assert "这节课需要老师给的完整链接" in classroom.forbidden_page("zh")
+    assert "?token=" in classroom.forbidden_page("en")
+
+
+def test_loopback():
+    assert all(map(classroom.is_loopback, ["127.0.0.1", "127.0.1.1", "::1", "localhost"]))
+    assert not any(map(classroom.is_loopback, ["0.0.0.0", "192.168.1.20", "", "example.org"]))
+
+
+class FakeVoila(Configurable):
+    ip = Unicode("127.0.0.1")
+    port = Integer(8866)
+    base_url = Unicode("/")
+
+
+@pytest.mark.parametrize("ip, required", [("127.0.0.1", False), ("localhost", False), ("0.0.0.0", True),
+                                          ("192.168.1.20", True)])
+def test_a_token_is_required_beyond_localhost_and_printed_with_the_address(ip, required, capsys, monkeypatch):
+    monkeypatch.delenv(classroom.TOKEN_ENV, raising=False)
+    provider = classroom.ClassroomIdentityProvider(parent=FakeVoila(ip=ip), token="")
+    assert provider.required is required
+    printed = capsys.readouterr().err
+    if required:
+        assert len(provider.class_token) >= 12
+        assert f":8866/?token={provider.class_token}" in printed
+    else:
+        assert printed == ""
+
+
+def test_the_class_token_can_be_set_by_the_teacher(monkeypatch):
+    monkeypatch.setenv(classroom.TOKEN_ENV, "maths-3b")
+    provider = classroom.ClassroomIdentityProvider(parent=FakeVoila(ip="0.0.0.0"), token="")
+    assert provider.class_token == "maths-3b"
+
+
+def test_every_way_of_serving_names_the_classroom_classes():
+    config = json.loads((ROOT / "voila.json").read_text())
+    assert config["VoilaConfiguration"]["multi_kernel_manager_class"] == "attnlab.classroom.ClassroomKernelManager"
+    assert config["Voila"]["identity_provider_class"] == "attnlab.classroom.ClassroomIdentityProvider"
+    assert "attnlab.classroom.ClassroomKernelManager" in (ROOT / "binder" / "postBuild").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    assert "MAX_KERNELS" in makefile
+
+
+def test_the_claim_rule(monkeypatch):
+    """Shut down: a page kernel never connected for claim_timeout since its last activity, or one
+    whose page left release_grace ago. Keep: a busy one, a fresh one, a connected one, a reloading one."""
+    km = classroom.ClassroomKernelManager()
+    grace = km.release_grace
+    now = 1000.0
+    idle = SimpleNamespace(execution_state="idle", last_activity=None)
+    kernels = {"unclaimed": idle, "running": SimpleNamespace(execution_state="busy", last_activity=None),
+               "fresh": idle, "connected": idle, "left": idle, "reloading": idle}
+    pages = {"unclaimed": dict(handed=now - 31, connected=False, closed_at=None),
+             "running": dict(handed=now - 100, connected=False, closed_at=None),
+             "fresh": dict(handed=now - 5, connected=False, closed_at=None),
+             "connected": dict(handed=now - 500, connected=True, closed_at=None),
+             "left": dict(handed=now - 500, connected=True, closed_at=now - grace - 1),
+             "reloading": dict(handed=now - 500, connected=True, closed_at=now - grace + 3)}
+    km._page_kernels = {k: dict(v, client="10.0.0.2") for k, v in pages.items()}
+    km._kernel_connections = {"connected": 1}
+    monkeypatch.setattr(type(km), "__contains__", lambda self, k: k in kernels)
+    monkeypatch.setattr(km, "get_kernel", lambda k: kernels[k])
+    found = dict(km.unclaimed(now=now))
+    assert set(found) == {"unclaimed", "left"}, found
+    assert "no page connected within 30 s" in found["unclaimed"]
+    assert f"left {grace + 1:.0f} s ago" in found["left"]
+
+
+class FakeHandler:
+    """What the classroom classes read and write on a tornado handler."""
+
+    def __init__(self, path="/voila/render/01.ipynb", ip="10.0.0.2", args=None, cookies=None, headers=None):
+        self.request = SimpleNamespace(path=path, method="GET", remote_ip=ip, headers=headers or {})
+        self.args, self.cookies, self.status, self.headers_out, self.base_url = args or {}, dict(cookies or {}), 200, {}, "/"
+
+    def get_argument(self, name, default=None):
+        return self.args.get(name, default)
+
+    def get_cookie(self, name):
+        return self.cookies.get(name)
+
+    def set_cookie(self, name, value, **kw):
+        self.cookies[name] = value
+
+    def set_status(self, status):
+        self.status = status
+
+    def set_header(self, name, value):
+        self.headers_out[name] = value
+
+
+def test_the_class_token_opens_the_door_and_its_cookie_keeps_it_open():
+    from tornado.web import Finish
+    provider = classroom.ClassroomIdentityProvider(parent=FakeVoila(ip="0.0.0.0"), token="", class_token="s3cret-x")
+    with pytest.raises(Finish) as refused:
+        provider.get_user(FakeHandler(path="/voila/render/zh/01.ipynb"))
+    assert "这节课需要老师给的完整链接" in refused.value.args[0]
+    with pytest.raises(Finish):
+        provider.get_user(FakeHandler(args={"token": "wrong"}))
+    handler = FakeHandler(args={"token": "s3cret-x"})
+    assert provider.get_user(handler) is not None
+    assert provider.get_user(FakeHandler(cookies=handler.cookies)) is not None
+    assert provider.get_user(FakeHandler(headers={"Authorization": "token s3cret-x"})) is not None
+
+
+def test_admission_the_ceiling_and_the_per_client_limit(monkeypatch):
+    from jupyter_server.base.call_context import CallContext
+    from tornado.web import Finish
+    km = classroom.ClassroomKernelManager(max_kernels=3, max_per_client=2)
+    assert km.ceiling == 3
+    handler = FakeHandler(ip="10.0.0.7", headers={"Accept-Language": "zh-CN"})
+    CallContext.set(CallContext.JUPYTER_HANDLER, handler)
+    try:
+        assert km._admit() == "10.0.0.7"                      # admitted, and counted while it starts
+        km._release("10.0.0.7")
+        km._page_kernels = {"a": dict(client="10.0.0.7"), "b": dict(client="10.0.0.7")}
+        with pytest.raises(Finish) as refused:
+            km._admit()
+        assert handler.status == 503 and "这台电脑打开的课程页面太多了" in refused.value.args[0]
+        km._page_kernels = {}
+        monkeypatch.setattr(type(km), "list_kernel_ids", lambda self: ["a", "b", "c"])
+        with pytest.raises(Finish) as refused:
+            km._admit()
+        assert "这节课已经满了" in refused.value.args[0]
+        monkeypatch.setattr(type(km), "list_kernel_ids", lambda self: [])
+        monkeypatch.setattr(classroom, "memory_available_mb", lambda reserve_mb=0: 100.0)
+        with pytest.raises(Finish):
+            km._admit()
+    finally:
+        CallContext.set(CallContext.JUPYTER_HANDLER, None)
