@@ -112,3 +112,31 @@ def test_head_ablation_restores_the_weights(fresh):
     with lesson.without_head(fresh, 1, 2):
         assert fresh.decoder[1].cross_attention.W_o.weight[:, 24:36].abs().sum() == 0
     assert all(torch.equal(before[k], v) for k, v in fresh.state_dict().items())
+
+
+@pytest.mark.parametrize("text", ["nope", "7 mar 1800", "7 mar  1994", "march 7 1994"])
+def test_letters_that_are_not_a_date_are_refused_too(fresh, text):
+    """Right characters, wrong shape (or a year it never saw): refused, not decoded into a guess."""
+    with pytest.raises(ValueError, match="^text: expected a (date written like|year from)"):
+        lesson.decode(fresh, text)
+    panel = lesson.play(fresh, text=text)
+    assert "Cannot read" in panel.text.value and not panel.error.value
+
+
+def test_the_train_button_trains_the_live_model_and_reports_per_format():
+    import matplotlib
+    matplotlib.use("Agg")
+    t = lesson.trainer(steps=100)
+    assert t.steps.value == 100 and t.result is None
+    model = t.train()
+    assert isinstance(model, lesson.DateTransformer) and model.config["num_layers"] == lesson.LIVE["num_layers"]
+    assert len(t.history["loss"]) == 100
+    status = t.status.value
+    assert "Held-out exact match" in status and all(fmt in status for fmt in lesson.FORMATS), status
+    assert "Traceback" not in status
+
+
+def test_the_live_numbers_are_measured():
+    live = lesson.measured()["live"]
+    assert live["steps"] == lesson.LIVE_STEPS and live["config"] == lesson.LIVE
+    assert live["held-out exact match"]["all"] >= 0.99

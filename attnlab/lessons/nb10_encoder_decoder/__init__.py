@@ -8,8 +8,9 @@ five formats, teacher forcing, greedy decoding step by step with a KV cache.
 data      the formats, vocabularies, held-out split, the typed-date check
 model     DateTransformer (attnlab.transformer's EncoderLayer and DecoderLayer), greedy decoding with
           and without the KV cache, translate, decode, pretrained
-training  teacher forcing and free running, exact match per format, the retrain entry
-play      the Play panel (a typed date decoded step by step) and the index thumbnail
+training  teacher forcing and free running, exact match per format, the live model's settings, the
+          retrain entry
+play      the Play panel (a typed date decoded step by step), the Train button, the index thumbnail
 analysis  which heads read which field, head ablations, the three families' masks
 
 Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_encoder_decoder
@@ -23,7 +24,7 @@ from .model import (
     BOS_ID, CHECKPOINT, CHECKPOINTS, EOS_ID, MAX_STEPS, RESULTS, DateTransformer, Decoding, decode, greedy, measured,
     parameters, pretrained, translate)
 from .training import (
-    DEFAULTS, SHIPPED_STEPS, accuracy, compare_teacher_forcing, retrain_and_measure, run, test_split, train)
-from .play import CONTROLS, EXAMPLE, DecodingPlay, controls, play, thumbnail
+    DEFAULTS, LIVE, LIVE_SECONDS_PER_STEP, LIVE_STEPS, SHIPPED_STEPS, accuracy, compare_teacher_forcing, retrain_and_measure, run, test_split, train)
+from .play import CONTROLS, EXAMPLE, SHOWCASE, DecodingPlay, controls, play, thumbnail, trainer
 from .analysis import (
     FAMILIES, FIELDS, OUTPUT_FIELD, families_figure, head_ablations, head_alignment, source_fields, without_head)

@@ -19,8 +19,13 @@ OUTPUT_FIELD = {0: "year", 1: "year", 2: "year", 3: "year", 5: "month", 6: "mont
 _MODEL = _checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")
 
 
+@_checks.arguments(source=_checks.Text())
 def source_fields(source):
-    """The field ('year', 'month', 'day' or None) of each character of a generated source."""
+    """The field ('year', 'month', 'day' or None) of each character of a source (lowercased, stripped)."""
+    problem = data.source_problem(source)
+    if problem:
+        raise ValueError(f"source: {problem}")
+    source = source.strip().lower()
     fmt = data.format_of(source)
     out = [None] * len(source)
     if fmt in ("dd.mm.yyyy", "mm/dd/yyyy"):
@@ -39,7 +44,7 @@ def source_fields(source):
     return out
 
 
-@_checks.arguments(model=_MODEL)
+@_checks.arguments(model=_MODEL, n=_checks.Int(1, data.TEST_SIZE, why="the held-out split's size"))
 def head_alignment(model, n=400):
     """(layers, heads, 3): for output characters of the year, month and day, how often each head's
     strongest cross-attention weight falls on an input character of the same field (first n test dates)."""
@@ -61,10 +66,19 @@ def head_alignment(model, n=400):
     return hits / counts
 
 
-@contextmanager
+@_checks.arguments(model=_MODEL, layer=_checks.Int(0), head=_checks.Int(0))
 def without_head(model, layer, head):
-    """Inside the block, head ``head`` (0-based) of decoder layer ``layer`` (0-based) adds nothing to
-    its cross-attention's output (its columns of W_o are zeroed, then restored)."""
+    """Inside the ``with`` block, head ``head`` (0-based) of decoder layer ``layer`` (0-based) adds nothing
+    to its cross-attention's output (its columns of W_o are zeroed, then restored)."""
+    if layer >= len(model.decoder):
+        raise ValueError(f"layer: expected a decoder layer in [0, {len(model.decoder) - 1}], got {layer}")
+    if head >= model.config["num_heads"]:
+        raise ValueError(f"head: expected a head in [0, {model.config['num_heads'] - 1}], got {head}")
+    return _without_head(model, layer, head)
+
+
+@contextmanager
+def _without_head(model, layer, head):
     att = model.decoder[layer].cross_attention
     d = att.W_o.weight.shape[1] // att.num_heads
     saved = att.W_o.weight.detach().clone()
@@ -77,7 +91,7 @@ def without_head(model, layer, head):
             att.W_o.weight.copy_(saved)
 
 
-@_checks.arguments(model=_MODEL)
+@_checks.arguments(model=_MODEL, n=_checks.Int(1, data.TEST_SIZE, why="the held-out split's size"))
 def head_ablations(model, n=500):
     """{(layer, head): held-out exact match with that cross-attention head removed} (first n test dates),
     plus {"none": ...} for the intact model."""
@@ -93,6 +107,7 @@ def head_ablations(model, n=500):
 FAMILIES = (N_("encoder-only (BERT)"), N_("decoder-only (GPT)"), N_("encoder-decoder (T5)"))
 
 
+@_checks.arguments(n=_checks.Int(1, 32, why="a readable picture"))
 def families_figure(n=6, *, axes=None):
     """The three families' masks side by side (n source or text tokens): encoder-only self-attention
     sees every token; decoder-only is causal; encoder-decoder has a full encoder, a causal decoder and

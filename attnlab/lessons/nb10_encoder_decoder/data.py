@@ -8,6 +8,7 @@ Held out: a date (year, month, day) whose ``held_out`` is True is never trained 
 the test split is made of such dates only.
 """
 import datetime
+import re
 
 import torch
 
@@ -23,10 +24,22 @@ TARGET_VOCAB = (PAD, BOS, EOS) + tuple("0123456789-")
 MAX_SOURCE_LEN = len("september 30, 1994")     # 18, the longest
 TARGET_LEN = 10                                 # "yyyy-mm-dd"
 TEST_SEED, TEST_SIZE = 10_000, 2000
+FIRST_YEAR, LAST_YEAR = 1950, 2049              # the years trained on (data.random_dates' default)
+_MON = "|".join(m[:3] for m in MONTH_NAMES)
+_SHAPES = {                                     # what each format looks like; group "y" is the year
+    "d mon yyyy": rf"\d{{1,2}} (?:{_MON}) (?P<y>\d{{4}})",
+    "month d, yyyy": rf"(?:{'|'.join(MONTH_NAMES)}) \d{{1,2}}, (?P<y>\d{{4}})",
+    "dd.mm.yyyy": r"\d{2}\.\d{2}\.(?P<y>\d{4})",
+    "yyyy mon d": rf"(?P<y>\d{{4}}) (?:{_MON}) \d{{1,2}}",
+    "mm/dd/yyyy": r"\d{2}/\d{2}/(?P<y>\d{4})",
+}
 
 
+@_checks.arguments(target=_checks.Text())
 def held_out(target):
     """Is the ISO date ``target`` in the held-out tenth (a fixed hash of the date)?"""
+    if not is_date(target):
+        raise ValueError(f"target: expected an ISO date such as '1994-03-07', got {target!r}")
     y, m, d = (int(x) for x in target.split("-"))
     return (y * 373 + m * 32 + d) % 10 == 3
 
@@ -37,6 +50,7 @@ def random_dates(n, *, seed=0):
     return data.random_dates(n, seed=seed, formats=list(FORMATS))
 
 
+@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0))
 def training_dates(n, seed):
     """Up to n pairs whose date is not held out (about 0.9 n)."""
     return [p for p in random_dates(n, seed=seed) if not held_out(p[1])]
@@ -51,8 +65,14 @@ def test_dates():
     return pairs[:TEST_SIZE]
 
 
+@_checks.arguments(source=_checks.Text())
 def format_of(source):
-    """Which of FORMATS a generated source is in (by its shape)."""
+    """Which of FORMATS a source is in (by its shape); a source in none is a ValueError naming it."""
+    problem = _problem(source)
+    if problem:
+        message, fields = problem
+        raise ValueError("source: " + message.format(**fields))
+    source = source.strip().lower()
     if "/" in source:
         return "mm/dd/yyyy"
     if "." in source:
@@ -74,12 +94,20 @@ def _problem(text):
     if bad:
         return (N_("expected digits, spaces, ',', '.', '/' and letters of month names, got {chars}"),
                 {"chars": repr("".join(bad))})
+    match = next((m for m in (re.fullmatch(shape, text) for shape in _SHAPES.values()) if m), None)
+    if match is None:
+        return (N_("expected a date written like one of {examples}, got {text}"),
+                {"examples": ", ".join(repr(e) for e in data.DATE_FORMATS.values()), "text": repr(text)})
+    if not FIRST_YEAR <= int(match["y"]) <= LAST_YEAR:
+        return (N_("expected a year from {first} to {last} (the years it was trained on), got {year}"),
+                {"first": FIRST_YEAR, "last": LAST_YEAR, "year": match["y"]})
     return None
 
 
 def check_source(text):
     """A learner's input, checked: a str of at most MAX_SOURCE_LEN characters from SOURCE_CHARS
-    (lowercased, stripped). Anything else is a ValueError naming ``text``; it is never evaluated."""
+    (lowercased, stripped), shaped like one of the FORMATS, with a year from FIRST_YEAR to LAST_YEAR.
+    Anything else is a ValueError naming ``text``; it is never evaluated."""
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
     problem = _problem(text)
@@ -89,6 +117,7 @@ def check_source(text):
     return text.strip().lower()
 
 
+@_checks.arguments(text=_checks.Text())
 def source_problem(text):
     """Why ``check_source`` refuses ``text``, in the learner's language (for a panel), or None."""
     problem = _problem(text)
@@ -120,6 +149,7 @@ def encode_targets(texts):
     return torch.cat([bos, body], 1), torch.cat([body, eos], 1)
 
 
+@_checks.arguments(ids=_checks.Tensor(dims=2, integer=True))
 def decode_targets(ids):
     """Target ids (B, T) -> strings, stopping at EOS."""
     out = []
@@ -133,6 +163,7 @@ def decode_targets(ids):
     return out
 
 
+@_checks.arguments(iso=_checks.Text())
 def is_date(iso):
     """Is ``iso`` a real calendar date written yyyy-mm-dd?"""
     try:

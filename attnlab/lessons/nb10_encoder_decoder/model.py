@@ -87,13 +87,21 @@ def _cross(model):
     return torch.stack([layer.cross_attention.attention_weights for layer in model.decoder], dim=1)  # (B, L, H, T, S)
 
 
+@_checks.arguments(model=_checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"),
+                   src=_checks.Tensor(dims=2, integer=True), valid_lens=_checks.Tensor(dims=1, integer=True),
+                   cache=_checks.Flag(), steps=_checks.Int(1, 64))
 def greedy(model, src, valid_lens, *, cache=True, steps=MAX_STEPS):
-    """Greedy decoding of a batch: (tokens (B, steps), logits (B, steps, V), cross-attention (B, L, H, steps, S),
-    self-attention of the last step's full matrix (B, L, H, steps, steps) or None when cached).
+    """Greedy decoding of a batch (src, valid_lens from data.encode_sources): (tokens (B, steps),
+    logits (B, steps, V), cross-attention (B, L, H, steps, S)).
 
     With the cache each step computes one new position; without it, each step re-runs the decoder on
     every position so far (what the cache saves) and keeps the last row."""
     B = src.shape[0]
+    if valid_lens.shape[0] != B:
+        raise ValueError(f"valid_lens: expected {B} lengths (one per row of src), got {valid_lens.shape[0]}")
+    if src.numel() and (src.min() < 0 or src.max() >= len(data.SOURCE_VOCAB)):
+        raise ValueError(f"src: expected ids in [0, {len(data.SOURCE_VOCAB) - 1}] (data.encode_sources), "
+                         f"got {src.min().item()}..{src.max().item()}")
     memory = model.encode(src, valid_lens)
     tokens = torch.full((B, 1), BOS_ID)
     logits, cross = [], []
@@ -162,6 +170,7 @@ def decode(model, text, *, cache=True):
                     logits[0, :n].clone(), cross[0, :, :, :n].clone(), list(range(1, n + 1)))
 
 
+@_checks.arguments(model=_checks.Instance(nn.Module, "a torch module (e.g. pretrained())"))
 def parameters(model):
     """How many trainable numbers the model has."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)

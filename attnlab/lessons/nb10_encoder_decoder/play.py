@@ -6,16 +6,21 @@ row is computed, a 1 x (t + 1) block whose mask is the bottom-right corner of th
 Right: each head's cross-attention in the chosen decoder layer, one row per output character so far,
 one column per input character. Steps not yet taken stay blank.
 """
+import html
+import time
+
 import ipywidgets as widgets
 import numpy as np
 import torch
+from matplotlib.axes import Axes
 
 from ... import _checks
 from ...i18n import gettext as _
 from ...panels import Panel, new_figure
 from ...plotting import heatmap, update_heatmap
-from . import data
-from .model import MAX_STEPS, DateTransformer, decode, pretrained
+from ...trainer import Trainer
+from . import data, training
+from .model import MAX_STEPS, DateTransformer, decode, pretrained, translate
 
 CONTROLS = ("text", "step", "layer")
 EXAMPLE = "march 7, 1994"
@@ -95,6 +100,7 @@ class DecodingPlay:
 
 
 
+@_checks.arguments(text=_checks.Text(), layers=_checks.Int(1, 12))
 def controls(text=EXAMPLE, layers=2):
     """The Play section's controls: a text box, the decoding step and the decoder layer."""
     return {"text": widgets.Text(value=text, description=_("date"), continuous_update=False),
@@ -102,6 +108,8 @@ def controls(text=EXAMPLE, layers=2):
             "layer": widgets.IntSlider(value=layers, min=1, max=layers, description=_("layer"))}
 
 
+@_checks.arguments(model=_checks.Optional(_checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")),
+                   text=_checks.Text())
 def play(model=None, *, text=EXAMPLE):
     """The Play panel: type a date, step through greedy decoding with the KV cache (the shipped model by
     default). Returns the Panel; a date it cannot read gets a message under the figure."""
@@ -111,6 +119,38 @@ def play(model=None, *, text=EXAMPLE):
                  columns=3)
 
 
+SHOWCASE = ("7 mar 1994", "march 7, 1994", "07.03.1994", "1994 mar 7", "03/07/1994")
+
+
+@_checks.arguments(steps=_checks.Int(100, 3000, why="the slider's range"))
+def trainer(*, steps=training.LIVE_STEPS):
+    """Train the small live model (training.LIVE: one encoder and one decoder layer, width 32) behind a
+    button: the loss and the held-out exact match as it learns; when done, the exact match per format,
+    the CPU seconds and the five ways of writing 7 March 1994 read by the new model. Each press starts
+    from the same weights and batches, so the same steps give the same model."""
+    cpu = {}
+
+    def run(steps):
+        cpu["start"] = time.process_time()
+        result = yield from training.run(steps, **training.LIVE)
+        return result
+
+    def done(result, history):
+        seconds = time.process_time() - cpu["start"]
+        acc = training.accuracy(result)
+        formats = ", ".join(f"{html.escape(name)} {acc[name]:.3f}" for name in data.FORMATS)
+        read = ", ".join(f"{html.escape(s)} → {t}" for s, t in zip(SHOWCASE, translate(result, list(SHOWCASE))))
+        return _("Held-out exact match <b>{acc:.3f}</b> ({formats}); {seconds:.0f} s of CPU. It reads: {read}").format(
+            acc=acc["all"], formats=formats, seconds=seconds, read=read)
+
+    t = Trainer(run, steps=steps, min_steps=100, max_steps=3000, step=100, curves=("loss", "accuracy"),
+                done=done, seconds_per_step=training.LIVE_SECONDS_PER_STEP, figsize=(10, 3.2), name="10-training")
+    t.axes["accuracy"].set(ylabel=_("held-out exact match"), title=_("held-out exact match"))
+    t.panel.refresh()
+    return t
+
+
+@_checks.arguments(ax=_checks.Instance(Axes, "a matplotlib Axes"))
 def thumbnail(ax):
     """The index's small picture of this notebook: the last layer's cross-attention (mean of the heads)
     of the shipped model decoding "march 7, 1994", drawn into ``ax``."""
