@@ -135,3 +135,55 @@ def translation_pair(d_model=64, d_k=16, *, noise=0.5, seed=0, dtype=torch.float
     W_QK, W_V = (torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(2))
     return {"source": source, "target": target, "X_source": X_source, "X_target": X_target,
             "W_Q": W_QK, "W_K": W_QK, "W_V": W_V}
+
+
+# Dates in human formats -> ISO "yyyy-mm-dd" (notebooks 08 and 10): a toy translation task whose
+# alignment is visible. Generated here, nothing downloaded.
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+               "october", "november", "december")
+DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+# name -> how 1994-03-07 looks (the day is written with or without a leading zero where shown as "d").
+DATE_FORMATS = {
+    "d mon yyyy": "7 mar 1994",          # notebook 08's format
+    "month d, yyyy": "march 7, 1994",
+    "dd.mm.yyyy": "07.03.1994",
+    "yyyy mon d": "1994 mar 7",
+    "mm/dd/yyyy": "03/07/1994",
+}
+
+
+def format_date(year, month, day, fmt, *, zero_pad=False):
+    """One date (month 1..12) written in the format ``fmt`` (a key of DATE_FORMATS); ``zero_pad``
+    writes a one-digit day as "07" in the formats whose day may go either way."""
+    if fmt not in DATE_FORMATS:
+        raise ValueError(f"fmt: expected one of {list(DATE_FORMATS)}, got {fmt!r}")
+    d = f"{day:02d}" if zero_pad else str(day)
+    mon, name = MONTHS[month - 1], MONTH_NAMES[month - 1]
+    return {"d mon yyyy": f"{d} {mon} {year}", "month d, yyyy": f"{name} {day}, {year}",
+            "dd.mm.yyyy": f"{day:02d}.{month:02d}.{year}", "yyyy mon d": f"{year} {mon} {d}",
+            "mm/dd/yyyy": f"{month:02d}/{day:02d}/{year}"}[fmt]
+
+
+_YEAR = _checks.Int(1, 9999, why="four-digit years")
+
+
+@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0),
+                   first_year=_YEAR, last_year=_YEAR, formats=_checks.Items(_checks.Choice(DATE_FORMATS), min_len=1))
+def random_dates(n, *, seed=0, first_year=1950, last_year=2049, formats=("d mon yyyy",)):
+    """n (source, target) string pairs: a date in one of ``formats`` (drawn uniformly) and its ISO
+    "yyyy-mm-dd". Days are drawn with and without a leading zero. With the default single format the
+    pairs are notebook 08's (the format is drawn after everything else, so it changes none of them)."""
+    if last_year < first_year:
+        raise ValueError(f"last_year: expected a year >= first_year = {first_year}, got {last_year}")
+    g = torch.Generator().manual_seed(seed)
+    years = torch.randint(first_year, last_year + 1, (n,), generator=g).tolist()
+    months = torch.randint(0, 12, (n,), generator=g).tolist()
+    fraction = torch.rand(n, generator=g).tolist()
+    zero_pad = (torch.rand(n, generator=g) < 0.5).tolist()
+    which = torch.randint(0, len(formats), (n,), generator=g).tolist() if len(formats) > 1 else [0] * n
+    pairs = []
+    for y, m, f, z, k in zip(years, months, fraction, zero_pad, which):
+        d = 1 + int(f * DAYS_IN_MONTH[m])
+        pairs.append((format_date(y, m + 1, d, formats[k], zero_pad=z), f"{y}-{m + 1:02d}-{d:02d}"))
+    return pairs

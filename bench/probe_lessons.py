@@ -46,6 +46,10 @@ SKIP = {
     ("nb05", "formula", "d", "2.5"),                     # any d > 0 in √d
     ("nb06", "update_encoding_heatmap", "P", "dtype torch.int64"),   # an integer matrix draws fine
     ("nb08", "update_alignment", "output", "'nope'"),    # any output string
+    ("nb10", "is_date", "iso", "'nope'"),                # answers False
+    ("nb10", "source_problem", "text", "'nope'"),        # answers why 'nope' is refused
+    ("nb10", "controls", "text", "'nope'"),              # a typed text: refused in the panel's status line
+    ("nb10", "play", "text", "'nope'"),
 } | {(*k, "extra dim") for k in _BATCHED} | {(*k, "dtype torch.int64") for k in _NUMBERS}
 
 

@@ -25,7 +25,7 @@ from attnlab.lessons import (  # noqa: E402
     nb00_index as nb00, nb01_kernel_regression as nb01, nb02_scoring_functions as nb02,
     nb03_multi_head_attention as nb03, nb04_self_attention_walkthrough as nb04, nb05_cat_milk_it as nb05,
     nb06_positional_encoding as nb06, nb07_masks_and_efficient_attention as nb07,
-    nb08_bahdanau_attention as nb08, nb09_transformer_block as nb09)
+    nb08_bahdanau_attention as nb08, nb09_transformer_block as nb09, nb10_encoder_decoder as nb10)
 
 
 def _g(seed=0):
@@ -64,6 +64,9 @@ STATES07 = list(nb07.tiled_attention_steps(*QKV07))
 _NB08 = Lazy(lambda: nb08.pretrained())
 _NB09 = Lazy(lambda: nb09.pretrained())
 _RES09 = Lazy(lambda: nb09.resolve(nb09.pretrained(), nb09.EXAMPLE))
+_NB10 = Lazy(lambda: nb10.pretrained())
+_NB10_SMALL = Lazy(lambda: nb10.DateTransformer(num_hiddens=16, num_heads=2, num_layers=1, ffn_hiddens=32).eval())
+_SRC10 = nb10.encode_sources(["7 mar 1994", "03/07/1994"])
 _W08 = torch.softmax(_r(nb08.ROWS, 11), -1)
 
 GOOD = [
@@ -261,6 +264,35 @@ GOOD = [
     ("nb09", "Explorer", nb09.Explorer, (Lazy(lambda: {"a": nb09.pretrained()}),), {"text": nb09.EXAMPLE}),
     ("nb09", "trainer", nb09.trainer, (None,), {"steps": 300, "sentence": nb09.EXAMPLE}),
     ("nb09", "thumbnail", nb09.thumbnail, (Lazy(ax),), {}),
+    ("nb10", "random_dates", nb10.random_dates, (3,), {"seed": 0}),
+    ("nb10", "training_dates", nb10.training_dates, (3, 0), {}),
+    ("nb10", "held_out", nb10.held_out, ("1994-03-07",), {}),
+    ("nb10", "is_date", nb10.is_date, ("1994-03-07",), {}),
+    ("nb10", "format_of", nb10.format_of, ("7 mar 1994",), {}),
+    ("nb10", "check_source", nb10.check_source, ("7 mar 1994",), {}),
+    ("nb10", "source_problem", nb10.source_problem, ("7 mar 1994",), {}),
+    ("nb10", "encode_sources", nb10.encode_sources, (["7 mar 1994"],), {}),
+    ("nb10", "encode_targets", nb10.encode_targets, (["1994-03-07"],), {}),
+    ("nb10", "decode_targets", nb10.decode_targets, (torch.tensor([[4, 5, 2]]),), {}),
+    ("nb10", "DateTransformer", nb10.DateTransformer, (), {"num_hiddens": 16, "num_heads": 2, "num_layers": 1, "ffn_hiddens": 32, "norm_first": True, "seed": 0}),
+    ("nb10", "greedy", nb10.greedy, (_NB10_SMALL, _SRC10[0], _SRC10[1]), {"cache": True, "steps": 3}),
+    ("nb10", "translate", nb10.translate, (_NB10, ["7 mar 1994"]), {}),
+    ("nb10", "decode", nb10.decode, (_NB10, "7 mar 1994"), {"cache": True}),
+    ("nb10", "parameters", nb10.parameters, (_NB10,), {}),
+    ("nb10", "accuracy", nb10.accuracy, (_NB10, [("7 mar 1994", "1994-03-07")]), {}),
+    ("nb10", "run", nb10.run, (2,), {"teacher_forcing": True, "seed": 0, "eval_every": 10}),
+    ("nb10", "train", nb10.train, (1,), {}),
+    ("nb10", "compare_teacher_forcing", nb10.compare_teacher_forcing, (1,), {"every": 1}),
+    ("nb10", "source_fields", nb10.source_fields, ("7 mar 1994",), {}),
+    ("nb10", "head_alignment", nb10.head_alignment, (_NB10,), {"n": 10}),
+    ("nb10", "head_ablations", nb10.head_ablations, (_NB10,), {"n": 10}),
+    ("nb10", "without_head", nb10.without_head, (_NB10, 0, 0), {}),
+    ("nb10", "families_figure", nb10.families_figure, (), {"n": 4}),
+    ("nb10", "DecodingPlay", nb10.DecodingPlay, (_NB10,), {}),
+    ("nb10", "controls", nb10.controls, (), {"text": "7 mar 1994", "layers": 2}),
+    ("nb10", "play", nb10.play, (_NB10,), {"text": "7 mar 1994"}),
+    ("nb10", "trainer", nb10.trainer, (), {"steps": 1600}),
+    ("nb10", "thumbnail", nb10.thumbnail, (Lazy(ax),), {}),
 ]
 
 

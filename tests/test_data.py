@@ -63,3 +63,22 @@ def test_thinking_machines_shapes_and_unit_variance_projections():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_random_dates_formats_and_iso_targets():
+    import datetime
+    pairs = data.random_dates(400, seed=5, formats=list(data.DATE_FORMATS))
+    assert pairs == data.random_dates(400, seed=5, formats=list(data.DATE_FORMATS))     # seeded
+    seen = set()
+    for source, target in pairs:
+        d = datetime.date.fromisoformat(target)
+        fmts = [f for f in data.DATE_FORMATS if source in {data.format_date(d.year, d.month, d.day, f, zero_pad=z)
+                                                           for z in (False, True)}]
+        assert fmts, (source, target)
+        seen.update(fmts)
+    assert seen == set(data.DATE_FORMATS)
+    assert [data.format_date(1994, 3, 7, f) for f in data.DATE_FORMATS] == list(data.DATE_FORMATS.values())
+    # the single default format draws exactly what notebook 08 always drew
+    assert data.random_dates(3, seed=0) == data.random_dates(3, seed=0, formats=["d mon yyyy"])
+    with pytest.raises(ValueError, match="formats"):
+        data.random_dates(3, formats=["yyyy"])

@@ -1,6 +1,6 @@
 """The package's layers, read from every module's imports (docs/architecture.md):
 
-core     attnlab/{__init__, _checks, masking, scoring, attention, multihead, positional, efficient, data}
+core     attnlab/{__init__, _checks, masking, scoring, attention, multihead, positional, efficient, data, transformer}
 drawing  attnlab/{plotting, panels, trainer, selfcheck} and private renderer modules
 lessons  attnlab/lessons/nbNN_<notebook stem> (a module or a package)
 
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[1] / "attnlab"
-CORE = {"__init__", "_checks", "i18n", "masking", "scoring", "attention", "multihead", "positional", "efficient", "data"}
+CORE = {"__init__", "_checks", "i18n", "masking", "scoring", "attention", "multihead", "positional", "efficient", "data",
+        "transformer"}
 # i18n (the learner's language) is standard library only, so `attnlab.set_language` is part of the core's
 # namespace; the core's own messages stay English and never call it.
 

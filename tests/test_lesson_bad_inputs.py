@@ -26,6 +26,7 @@ from attnlab.lessons import nb06_positional_encoding as nb06  # noqa: E402
 from attnlab.lessons import nb07_masks_and_efficient_attention as nb07  # noqa: E402
 from attnlab.lessons import nb08_bahdanau_attention as nb08  # noqa: E402
 from attnlab.lessons import nb09_transformer_block as nb09  # noqa: E402
+from attnlab.lessons import nb10_encoder_decoder as nb10  # noqa: E402
 
 X = torch.linspace(0, 5, 5)
 BY_NAME = {(lesson, name): (fn, args, kwargs) for lesson, name, fn, args, kwargs in GOOD}
@@ -478,6 +479,68 @@ TABLE = [
     ('nb09', 'trainer', 'steps', "'abc'", ValueError, "steps: expected a whole number >= 1, got 'abc'"),
     ('nb09', 'trainer', 'sentence', '3', TypeError, 'sentence: expected a str, got int'),
     ('nb09', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
+    ('nb10', 'random_dates', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
+    ('nb10', 'random_dates', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
+    ('nb10', 'training_dates', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
+    ('nb10', 'training_dates', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
+    ('nb10', 'held_out', 'target', '3', TypeError, 'target: expected a str, got int'),
+    ('nb10', 'held_out', 'target', "'nope'", ValueError, "target: expected an ISO date such as '1994-03-07', got 'nope'"),
+    ('nb10', 'is_date', 'iso', '3', TypeError, 'iso: expected a str, got int'),
+    ('nb10', 'format_of', 'source', '3', TypeError, 'source: expected a str, got int'),
+    ('nb10', 'format_of', 'source', "'nope'", ValueError, "source: expected a date written like one of '7 mar 1994', 'march 7, 1994', '07.03.1994', '1994 mar 7', '03/07/1994', got 'nope'"),
+    ('nb10', 'check_source', 'text', '3', TypeError, 'text: expected a str, got int'),
+    ('nb10', 'check_source', 'text', "'nope'", ValueError, "text: expected a date written like one of '7 mar 1994', 'march 7, 1994', '07.03.1994', '1994 mar 7', '03/07/1994', got 'nope'"),
+    ('nb10', 'source_problem', 'text', '3', TypeError, 'text: expected a str, got int'),
+    ('nb10', 'encode_sources', 'texts', '3', TypeError, 'texts: expected a list or tuple, got int'),
+    ('nb10', 'encode_targets', 'texts', '3', TypeError, 'texts: expected a list or tuple, got int'),
+    ('nb10', 'decode_targets', 'ids', "'abc'", TypeError, 'ids: expected a torch.Tensor, got str'),
+    ('nb10', 'decode_targets', 'ids', 'extra dim', ValueError, 'ids: expected a 2-D tensor, got shape (1, 1, 1, 3)'),
+    ('nb10', 'DateTransformer', 'num_hiddens', "'abc'", TypeError, 'num_hiddens: expected an int, got str'),
+    ('nb10', 'DateTransformer', 'num_heads', "'abc'", TypeError, 'num_heads: expected an int, got str'),
+    ('nb10', 'DateTransformer', 'num_layers', "'abc'", TypeError, 'num_layers: expected an int, got str'),
+    ('nb10', 'DateTransformer', 'ffn_hiddens', "'abc'", TypeError, 'ffn_hiddens: expected an int, got str'),
+    ('nb10', 'DateTransformer', 'norm_first', "'yes'", TypeError, "norm_first: expected True or False, got str 'yes'"),
+    ('nb10', 'DateTransformer', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
+    ('nb10', 'greedy', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'greedy', 'src', "'abc'", TypeError, 'src: expected a torch.Tensor, got str'),
+    ('nb10', 'greedy', 'src', 'dtype torch.float64', TypeError, 'src: expected an integer tensor, got dtype torch.float64'),
+    ('nb10', 'greedy', 'valid_lens', "'abc'", TypeError, 'valid_lens: expected a torch.Tensor, got str'),
+    ('nb10', 'greedy', 'cache', "'yes'", TypeError, "cache: expected True or False, got str 'yes'"),
+    ('nb10', 'greedy', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
+    ('nb10', 'translate', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'translate', 'texts', '3', TypeError, 'texts: expected a list or tuple, got int'),
+    ('nb10', 'decode', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'decode', 'text', '3', TypeError, 'text: expected a str, got int'),
+    ('nb10', 'decode', 'text', "'nope'", ValueError, "text: expected a date written like one of '7 mar 1994', 'march 7, 1994', '07.03.1994', '1994 mar 7', '03/07/1994', got 'nope'"),
+    ('nb10', 'decode', 'cache', "'yes'", TypeError, "cache: expected True or False, got str 'yes'"),
+    ('nb10', 'parameters', 'model', "'abc'", TypeError, 'model: expected a torch module (e.g. pretrained()), got str'),
+    ('nb10', 'accuracy', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'accuracy', 'pairs', '3', TypeError, 'pairs: expected a list or tuple, got int'),
+    ('nb10', 'run', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
+    ('nb10', 'run', 'teacher_forcing', "'yes'", TypeError, "teacher_forcing: expected True or False, got str 'yes'"),
+    ('nb10', 'run', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
+    ('nb10', 'run', 'eval_every', "'abc'", TypeError, 'eval_every: expected an int, got str'),
+    ('nb10', 'train', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
+    ('nb10', 'compare_teacher_forcing', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
+    ('nb10', 'compare_teacher_forcing', 'every', "'abc'", TypeError, 'every: expected an int, got str'),
+    ('nb10', 'source_fields', 'source', '3', TypeError, 'source: expected a str, got int'),
+    ('nb10', 'source_fields', 'source', "'nope'", ValueError, "source: expected a date written like one of '7 mar 1994', 'march 7, 1994', '07.03.1994', '1994 mar 7', '03/07/1994', got 'nope'"),
+    ('nb10', 'head_alignment', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'head_alignment', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
+    ('nb10', 'head_ablations', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'head_ablations', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
+    ('nb10', 'without_head', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'without_head', 'layer', "'abc'", TypeError, 'layer: expected an int, got str'),
+    ('nb10', 'without_head', 'layer', '10**9', ValueError, 'layer: expected a decoder layer in [0, 1], got 1000000000'),
+    ('nb10', 'without_head', 'head', "'abc'", TypeError, 'head: expected an int, got str'),
+    ('nb10', 'families_figure', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
+    ('nb10', 'DecodingPlay', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'controls', 'text', '3', TypeError, 'text: expected a str, got int'),
+    ('nb10', 'controls', 'layers', "'abc'", TypeError, 'layers: expected an int, got str'),
+    ('nb10', 'play', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
+    ('nb10', 'play', 'text', '3', TypeError, 'text: expected a str, got int'),
+    ('nb10', 'trainer', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
+    ('nb10', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
 
     ('nb07', 'tile_update', 'm', "'abc'", TypeError, 'm: expected a torch.Tensor, got str'),
     ('nb07', 'tile_update', 'l', "'abc'", TypeError, 'l: expected a torch.Tensor, got str'),
@@ -654,3 +717,27 @@ def test_nb09_run_checks_its_options_when_called():
         nb09.run(2, num_heads=0)
     steps = list(nb09.run(2, seed=0))
     assert len(steps) == 2 and {"loss", "accuracy", "test accuracy", "model"} <= set(steps[-1])
+
+
+def test_nb10_run_checks_its_options_when_called():
+    """run's DateTransformer config and training options are refused at the call, before any step."""
+    with pytest.raises(ValueError, match=re.escape("lr: expected a number > 0, got -1.0")):
+        nb10.run(2, lr=-1)
+    with pytest.raises(ValueError, match=re.escape("batch_size: expected an int <= 4096, got 100000")):
+        nb10.run(2, batch_size=100_000)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'heads'"):
+        nb10.run(2, heads=4)
+    with pytest.raises(TypeError, match=re.escape("compare_steps: expected an int, got str")):
+        nb10.retrain_and_measure(10, compare_steps="x")          # refused before anything is trained or written
+
+
+@pytest.mark.parametrize("text,message", [
+    ("nope", "text: expected a date written like one of '7 mar 1994', 'march 7, 1994', '07.03.1994', "
+             "'1994 mar 7', '03/07/1994', got 'nope'"),
+    ("__import__('os')", "text: expected digits, spaces, ',', '.', '/' and letters of month names, got \"'()_\""),
+    ("7 mar 1800", "text: expected a year from 1950 to 2049 (the years it was trained on), got 1800"),
+    ("", "text: expected a date such as '7 mar 1994', got an empty string"),
+])
+def test_nb10_a_date_it_cannot_read_is_named(text, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        nb10.decode(nb10.DateTransformer(num_hiddens=16, num_heads=2, num_layers=1, ffn_hiddens=32), text)

@@ -36,13 +36,15 @@ CAPTIONS = {
     "07_masks_and_efficient_attention": N_("masks: dark = may attend"),
     "08_bahdanau_attention": N_("dates: output × input alignment"),
     "09_transformer_block": N_("where “it” points: the referent"),
+    "10_encoder_decoder": N_("each output character finds its input"),
 }
 
 
 # The titles title() makes, for the catalog: shown translated in the gallery.
 TITLES = (N_("01 kernel regression"), N_("02 scoring functions"), N_("03 multi head attention"),
           N_("04 self attention walkthrough"), N_("05 cat milk it"), N_("06 positional encoding"),
-          N_("07 masks and efficient attention"), N_("08 bahdanau attention"), N_("09 transformer block"))
+          N_("07 masks and efficient attention"), N_("08 bahdanau attention"), N_("09 transformer block"),
+          N_("10 encoder decoder"))
 
 
 @_checks.arguments(name=_checks.Text())

@@ -6,7 +6,7 @@ would have to memorise, and attention simply looks up.
 """
 import torch
 
-from ... import _checks
+from ... import _checks, data
 from ...i18n import N_, gettext as _
 
 __all__ = [
@@ -14,14 +14,13 @@ __all__ = [
     "check_source", "source_problem", "encode_sources", "encode_targets", "decode_targets"
 ]
 
-MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTHS = data.MONTHS
 PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
 SOURCE_CHARS = sorted(set("0123456789 " + "".join(MONTHS)))
 SOURCE_VOCAB = (PAD,) + tuple(SOURCE_CHARS)
 TARGET_VOCAB = (PAD, BOS, EOS) + tuple("0123456789-")
 MAX_SOURCE_LEN = 11          # "dd mon yyyy"
 TARGET_LEN = 10              # "yyyy-mm-dd"
-_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 _YEAR = _checks.Int(1, 9999, why="four-digit years")
@@ -30,21 +29,9 @@ _YEAR = _checks.Int(1, 9999, why="four-digit years")
 @_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0),
                    first_year=_YEAR, last_year=_YEAR)
 def random_dates(n, *, seed=0, first_year=1950, last_year=2049):
-    """n (source, target) string pairs; days drawn with and without a leading zero."""
-    n = _checks.count(n, "n", low=1)
-    if last_year < first_year:
-        raise ValueError(f"last_year: expected a year >= first_year = {first_year}, got {last_year}")
-    g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
-    years = torch.randint(first_year, last_year + 1, (n,), generator=g).tolist()
-    months = torch.randint(0, 12, (n,), generator=g).tolist()
-    fraction = torch.rand(n, generator=g).tolist()
-    zero_pad = (torch.rand(n, generator=g) < 0.5).tolist()
-    pairs = []
-    for y, m, f, z in zip(years, months, fraction, zero_pad):
-        d = 1 + int(f * _DAYS[m])
-        day = f"{d:02d}" if z else str(d)
-        pairs.append((f"{day} {MONTHS[m]} {y}", f"{y}-{m + 1:02d}-{d:02d}"))
-    return pairs
+    """n (source, target) string pairs; days drawn with and without a leading zero.
+    (``attnlab.data.random_dates`` in its default format, "7 mar 1994", shared with notebook 10.)"""
+    return data.random_dates(n, seed=seed, first_year=first_year, last_year=last_year)
 
 
 def _problem(text):

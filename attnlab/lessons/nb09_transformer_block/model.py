@@ -22,6 +22,7 @@ from torch import nn
 import attnlab as al
 
 from ... import _checks
+from ...transformer import EncoderLayer, torch_encoder_layer
 
 from . import data
 
@@ -35,42 +36,10 @@ CHECKPOINT = CHECKPOINTS / "it_resolver.pt"
 RESULTS = CHECKPOINTS / "results.json"
 
 
-class TransformerBlock(nn.Module):
+class TransformerBlock(EncoderLayer):
     """One encoder block: multi-head self-attention and a position-wise FFN, each in a residual
-    connection with LayerNorm. ``residual=False`` or ``ffn=False`` build the ablations."""
-
-    @_checks.arguments(num_hiddens=_checks.Int(1, 4096), num_heads=_checks.Int(1), ffn_hiddens=_checks.Int(1, 16384),
-                       norm_first=_checks.Flag(), bias=_checks.Flag(), residual=_checks.Flag(), ffn=_checks.Flag())
-    def __init__(self, num_hiddens, num_heads, ffn_hiddens, *, dropout=0.0, norm_first=True,
-                 bias=True, residual=True, ffn=True):
-        super().__init__()
-        self.norm_first, self.residual, self.use_ffn = norm_first, residual, ffn
-        self.attention = al.MultiHeadAttention(num_hiddens, num_hiddens, num_hiddens, num_hiddens,
-                                               num_heads, dropout=dropout, bias=bias)
-        self.norm1 = nn.LayerNorm(num_hiddens)
-        self.ffn = nn.Sequential(nn.Linear(num_hiddens, ffn_hiddens), nn.ReLU(),
-                                 nn.Linear(ffn_hiddens, num_hiddens)) if ffn else None
-        self.norm2 = nn.LayerNorm(num_hiddens) if ffn else None
-        self.dropout = nn.Dropout(dropout)
-
-    def _attend(self, X, valid_lens):
-        return self.dropout(self.attention(X, X, X, valid_lens))                   # (B, T, D)
-
-    def _feed(self, X):
-        return self.dropout(self.ffn(X))                                          # (B, T, D)
-
-    def forward(self, X, valid_lens=None):
-        """X (B, T, D), valid_lens (B,) or None -> (B, T, D). Weights: ``self.attention.attention_weights``."""
-        add = (lambda x, y: x + y) if self.residual else (lambda x, y: y)
-        if self.norm_first:
-            X = add(X, self._attend(self.norm1(X), valid_lens))
-            if self.use_ffn:
-                X = add(X, self._feed(self.norm2(X)))
-        else:
-            X = self.norm1(add(X, self._attend(X, valid_lens)))
-            if self.use_ffn:
-                X = self.norm2(add(X, self._feed(X)))
-        return X
+    connection with LayerNorm. ``residual=False`` or ``ffn=False`` build the ablations.
+    (The layer itself is ``attnlab.transformer.EncoderLayer``, shared with notebook 10.)"""
 
 
 @_checks.arguments(block=_checks.Instance(TransformerBlock, "a TransformerBlock"))
@@ -81,21 +50,7 @@ def torch_layer(block):
     if not (block.residual and block.use_ffn and block.attention.W_q.bias is not None):
         raise ValueError("block: expected a full block with biases (residual=True, ffn=True, bias=True), "
                          "torch's layer has no ablations")
-    att, (lin1, _, lin2) = block.attention, block.ffn
-    param = att.W_q.weight
-    layer = nn.TransformerEncoderLayer(param.shape[0], att.num_heads, lin1.out_features, dropout=0.0,
-                                       batch_first=True, norm_first=block.norm_first,
-                                       device=param.device, dtype=param.dtype)
-    with torch.no_grad():
-        layer.self_attn.in_proj_weight.copy_(torch.cat([att.W_q.weight, att.W_k.weight, att.W_v.weight]))
-        layer.self_attn.in_proj_bias.copy_(torch.cat([att.W_q.bias, att.W_k.bias, att.W_v.bias]))
-        layer.self_attn.out_proj.weight.copy_(att.W_o.weight)
-        layer.self_attn.out_proj.bias.copy_(att.W_o.bias)
-        for mine, theirs in ((lin1, layer.linear1), (lin2, layer.linear2), (block.norm1, layer.norm1),
-                             (block.norm2, layer.norm2)):
-            theirs.weight.copy_(mine.weight)
-            theirs.bias.copy_(mine.bias)
-    return layer.eval()
+    return torch_encoder_layer(block)
 
 
 class ItResolver(nn.Module):

@@ -1,0 +1,42 @@
+"""Notebook 10's Train button, timed: the live model (training.LIVE, LIVE_STEPS steps) from scratch.
+
+    python bench/bench_nb10_live.py      # writes "live" into nb10's checkpoints/results.json
+
+Records the machine (cores, load average before and after), the CPU seconds of this process (what an
+idle core would take: the lesson trains on one thread) and the wall seconds (which grow with the load),
+the held-out exact match every 100 steps and at the end, per format. The issue asks for >= 99% held-out
+exact match in about a minute on a 2-core machine.
+"""
+import json
+import os
+import platform
+
+import torch
+
+from attnlab.lessons import nb10_encoder_decoder as nb10
+
+
+def main():
+    load_before = os.getloadavg()
+    model, history, seconds = nb10.train(nb10.LIVE_STEPS, eval_every=100, **nb10.LIVE)
+    acc = nb10.accuracy(model)
+    steps = nb10.LIVE_STEPS
+    live = {
+        "command": "python bench/bench_nb10_live.py",
+        "config": nb10.LIVE, "steps": steps, "parameters": nb10.parameters(model),
+        "held-out exact match": acc,
+        "accuracy every 100 steps": [round(a, 4) for a in history["accuracy"][99::100]],
+        "cpu seconds": round(seconds["cpu"], 1), "wall seconds": round(seconds["wall"], 1),
+        "cpu seconds per step": round(seconds["cpu"] / steps, 4),
+        "machine": {"cores": os.cpu_count(), "processor": platform.processor() or platform.machine(),
+                    "load average before (1, 5, 15 min)": [round(x, 2) for x in load_before],
+                    "load average after": [round(x, 2) for x in os.getloadavg()], "torch": torch.__version__},
+    }
+    results = json.loads(nb10.RESULTS.read_text())
+    results["live"] = live
+    nb10.RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    print(json.dumps(live, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Notebook 10's lesson: the API the issue lists, the KV cache, the refused inputs, the shipped model."""
+import pytest
+import torch
+
+from attnlab.lessons import nb10_encoder_decoder as lesson
+
+
+@pytest.fixture(scope="module")
+def fresh():
+    return lesson.DateTransformer(seed=3).eval()
+
+
+def test_random_dates_cover_every_format():
+    pairs = lesson.random_dates(200, seed=1)
+    assert pairs == lesson.random_dates(200, seed=1)
+    assert {lesson.format_of(s) for s, _ in pairs} == set(lesson.FORMATS)
+    assert all(lesson.is_date(t) for _, t in pairs)
+    assert all(len(s) <= lesson.MAX_SOURCE_LEN and set(s) <= set(lesson.SOURCE_CHARS) for s, _ in pairs)
+
+
+def test_held_out_dates_are_never_trained_on():
+    test = {t for _, t in lesson.test_dates()}
+    assert len(lesson.test_dates()) == 2000 and all(lesson.held_out(t) for t in test)
+    assert not any(lesson.held_out(t) for _, t in lesson.training_dates(2000, seed=0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_cached_decoding_equals_recomputing(fresh, dtype):
+    model = fresh.to(dtype)
+    try:
+        src, valid = lesson.encode_sources(["7 mar 1994", "september 30, 1994", "03/07/1994"])
+        with torch.no_grad():
+            a = lesson.greedy(model, src, valid, cache=True)
+            b = lesson.greedy(model, src, valid, cache=False)
+        assert torch.equal(a[0], b[0])                                   # same tokens
+        tol = dict(atol=1e-5, rtol=1e-4) if dtype == torch.float32 else dict(atol=1e-11, rtol=1e-9)
+        torch.testing.assert_close(a[1], b[1], **tol)                    # same logits, to round-off
+        torch.testing.assert_close(a[2], b[2], **tol)                    # same cross-attention
+    finally:
+        fresh.float()
+
+
+def test_teacher_forced_logits_equal_greedy_logits_on_its_own_output(fresh):
+    src, valid = lesson.encode_sources(["1994 mar 7"])
+    with torch.no_grad():
+        tokens, logits, _ = lesson.greedy(fresh, src, valid)
+        dec_in = torch.cat([torch.tensor([[lesson.TARGET_VOCAB.index(lesson.BOS)]]), tokens[:, :-1]], 1)
+        torch.testing.assert_close(fresh(src, valid, dec_in), logits, atol=1e-5, rtol=1e-4)
+
+
+def test_decode_shapes(fresh):
+    d = lesson.decode(fresh, " 7 MAR 1994 ")
+    steps = len(d.tokens)
+    assert d.source == "7 mar 1994"
+    assert d.logits.shape == (steps, len(lesson.TARGET_VOCAB))
+    L, H = fresh.config["num_layers"], fresh.config["num_heads"]
+    assert d.cross_attention.shape == (L, H, steps, len("7 mar 1994"))
+    torch.testing.assert_close(d.cross_attention.sum(-1), torch.ones(L, H, steps))
+    assert d.cache_sizes == list(range(1, steps + 1))
+
+
+@pytest.mark.parametrize("text", ["", "x" * 40, "__import__('os')", "1994-03-07", "7 mär 1994"])
+def test_unreadable_text_is_refused_naming_text(fresh, text):
+    with pytest.raises(ValueError, match="^text: "):
+        lesson.decode(fresh, text)
+    with pytest.raises(ValueError, match="^text: "):
+        lesson.translate(fresh, [text])
+    assert lesson.source_problem(text)
+
+
+def test_not_a_str_or_not_a_model():
+    with pytest.raises(TypeError, match="^text: "):
+        lesson.check_source(1994)
+    with pytest.raises(TypeError, match="^model: "):
+        lesson.decode("model", "7 mar 1994")
+
+
+@pytest.mark.skipif(not lesson.CHECKPOINT.exists(), reason="no shipped checkpoint")
+def test_shipped_model_reads_every_format():
+    model = lesson.pretrained()
+    assert not model.training
+    assert lesson.translate(model, ["7 mar 1994", "march 7, 1994", "07.03.1994", "1994 mar 7", "03/07/1994"]) \
+        == ["1994-03-07"] * 5
+    acc = lesson.accuracy(model)
+    assert acc["all"] >= 0.99, acc
+
+
+def test_source_fields_find_year_month_day_in_every_format():
+    for source, target in lesson.random_dates(100, seed=7):
+        fields = lesson.source_fields(source)
+        y, m, d = target.split("-")
+        year = "".join(c for c, f in zip(source, fields) if f == "year")
+        day = "".join(c for c, f in zip(source, fields) if f == "day")
+        assert year == y and int(day) == int(d), (source, fields)
+        assert any(f == "month" for f in fields)
+
+
+def test_play_panel_steps_and_refuses_bad_text_with_a_message(fresh):
+    import matplotlib
+    matplotlib.use("Agg")
+    panel = lesson.play(fresh, text="1994 mar 7")
+    assert "1994 mar 7" in panel.text.value and not panel.error.value
+    panel.controls["step"].value = 3
+    assert "3" in panel.text.value and not panel.error.value
+    panel.controls["text"].value = "import os; os.system('x')"
+    assert "Traceback" not in panel.error.value and not panel.error.value
+    assert "Cannot read" in panel.text.value
+
+
+def test_head_ablation_restores_the_weights(fresh):
+    before = {k: v.clone() for k, v in fresh.state_dict().items()}
+    with lesson.without_head(fresh, 1, 2):
+        assert fresh.decoder[1].cross_attention.W_o.weight[:, 24:36].abs().sum() == 0
+    assert all(torch.equal(before[k], v) for k, v in fresh.state_dict().items())
+
+
+@pytest.mark.parametrize("text", ["nope", "7 mar 1800", "7 mar  1994", "march 7 1994"])
+def test_letters_that_are_not_a_date_are_refused_too(fresh, text):
+    """Right characters, wrong shape (or a year it never saw): refused, not decoded into a guess."""
+    with pytest.raises(ValueError, match="^text: expected a (date written like|year from)"):
+        lesson.decode(fresh, text)
+    panel = lesson.play(fresh, text=text)
+    assert "Cannot read" in panel.text.value and not panel.error.value
+
+
+def test_the_train_button_trains_the_live_model_and_reports_per_format():
+    import matplotlib
+    matplotlib.use("Agg")
+    t = lesson.trainer(steps=100)
+    assert t.steps.value == 100 and t.result is None
+    model = t.train()
+    assert isinstance(model, lesson.DateTransformer) and model.config["num_layers"] == lesson.LIVE["num_layers"]
+    assert len(t.history["loss"]) == 100
+    status = t.status.value
+    assert "Held-out exact match" in status and all(fmt in status for fmt in lesson.FORMATS), status
+    assert "Traceback" not in status
+
+
+def test_the_live_numbers_are_measured():
+    live = lesson.measured()["live"]
+    assert live["steps"] == lesson.LIVE_STEPS and live["config"] == lesson.LIVE
+    assert live["held-out exact match"]["all"] >= 0.99
