@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 import ipywidgets as widgets
 
-from . import panels
+from . import _checks, panels
 from .i18n import N_, gettext as _, get_language, language
 
 _OK = "<span style='color:#1b7f3b'><b>✓ {right}</b> {}</span>"
@@ -38,9 +38,8 @@ class _Check:
     """Common parts: a question, an answer control, a Check button, feedback and a solution toggle."""
 
     def __init__(self, question, control, solution):
-        for name, text in (("question", question), ("solution", solution)):
-            if not isinstance(text, str):
-                raise TypeError(f"{name}: expected a str (HTML allowed), got {type(text).__name__}")
+        _checks.Instance(str, "a str (HTML allowed)")(question, "question")
+        _checks.Instance(str, "a str (HTML allowed)")(solution, "solution")
         self.question = question
         self.language = get_language()     # its feedback stays in the language it was built in
         self.feedback = widgets.HTML()
@@ -70,14 +69,15 @@ class _Check:
 
 class MultipleChoice(_Check):
     def __init__(self, question, options, answer, solution=""):
-        if not isinstance(options, Mapping) or not options:
+        if not isinstance(options, Mapping):
             raise TypeError(f"options: expected a non-empty dict {{option: feedback}}, got "
                             f"{type(options).__name__} {options!r}")
+        if not options:
+            raise ValueError("options: expected a non-empty dict {option: feedback}, got {}")
         if not all(isinstance(o, str) and isinstance(f, str) for o, f in options.items()):
             raise TypeError("options: expected str options mapped to str feedback, got "
                             f"{[(type(o).__name__, type(f).__name__) for o, f in options.items()]}")
-        if not isinstance(answer, str) or answer not in options:
-            raise ValueError(f"answer: expected one of the options {list(options)}, got {answer!r}")
+        _checks.choice(answer, "answer", options, expected=f"one of the options {list(options)}")
         self.options, self.answer = dict(options), answer
         control = widgets.RadioButtons(options=list(self.options), value=None,
                                        layout=widgets.Layout(width="max-content"))
@@ -106,13 +106,9 @@ class MultipleChoice(_Check):
 
 class Numeric(_Check):
     def __init__(self, question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=None):
-        self.answer = _finite(answer, "answer")
-        self.tolerance = _finite(tolerance, "tolerance")
-        if self.tolerance < 0:
-            raise ValueError(f"tolerance: expected a number >= 0, got {self.tolerance:g}")
-        if not isinstance(hint, str):
-            raise TypeError(f"hint: expected a str, got {type(hint).__name__}")
-        self.hint = hint
+        self.answer = _checks.real(answer, "answer")
+        self.tolerance = _checks.real(tolerance, "tolerance", low=0)
+        self.hint = _checks.string(hint, "hint")
         self.mistakes = _mistakes(mistakes, self.answer, self.tolerance)
         super().__init__(question, widgets.FloatText(value=0.0, description=_("answer:")), solution)
 
@@ -171,14 +167,8 @@ def _mistakes(mistakes, answer, tolerance):
                         f"got {type(mistakes).__name__}")
     checked = []
     for wrong, message in pairs:
-        if isinstance(wrong, bool) or not isinstance(wrong, numbers.Real):
-            raise TypeError(f"mistakes: expected numbers as wrong values, got {type(wrong).__name__} {wrong!r}")
-        if not math.isfinite(wrong):
-            raise ValueError(f"mistakes: expected finite numbers as wrong values, got {wrong!r}")
-        if not isinstance(message, str):
-            raise TypeError(f"mistakes: expected a str message for {wrong:g}, got {type(message).__name__}")
-        if not message.strip():
-            raise ValueError(f"mistakes: expected a non-empty message for {wrong:g}, got {message!r}")
+        wrong = _checks.real(wrong, "mistakes: a wrong value")
+        _checks.string(message, f"mistakes: the message for {wrong:g}", non_empty=True)
         if abs(wrong - answer) <= tolerance:
             raise ValueError(f"mistakes: {wrong:g} is within the tolerance {tolerance:g} of the answer {answer:g}, "
                              f"so it would count as right; expected a wrong value")
@@ -188,14 +178,6 @@ def _mistakes(mistakes, answer, tolerance):
                                  f"other, so a typed number could be either; give them one message")
         checked.append((float(wrong), message))
     return checked
-
-
-def _finite(x, name):
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name}: expected a number, got {type(x).__name__} {x!r}")
-    if not math.isfinite(x):
-        raise ValueError(f"{name}: expected a finite number, got {x!r}")
-    return float(x)
 
 
 def multiple_choice(question, options, answer, solution=""):
@@ -232,13 +214,9 @@ class Hint:
     """
 
     def __init__(self, matches, message, *, label=N_("Hint")):
-        if not callable(matches):
-            raise TypeError(f"hint: expected a function, got {type(matches).__name__}")
-        for name, text in (("message", message), ("label", label)):
-            if not isinstance(text, str):
-                raise TypeError(f"{name}: expected a str, got {type(text).__name__}")
-            if not text.strip():
-                raise ValueError(f"{name}: expected a non-empty str, got {text!r}")
+        _checks.function(matches, "hint")
+        _checks.string(message, "message", non_empty=True)
+        _checks.string(label, "label", non_empty=True)
         self.matches, self.message, self.label = matches, message, label
 
 
@@ -248,8 +226,7 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
     atol/rtol, NaN matching NaN. A ``wrong`` that raises on a case (say, on its shapes) is skipped there."""
     import torch
 
-    if not callable(wrong):
-        raise TypeError(f"wrong: expected a function with the reference's arguments, got {type(wrong).__name__}")
+    _checks.function(wrong, "wrong", "a function with the reference's arguments")
     _tolerances(atol, rtol)
 
     def matches(got, args):
@@ -262,8 +239,7 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
 def symptom(predicate, message):
     """A Hint shown as "Hint: <message>" when ``predicate(output, *case)`` is True (e.g. rows that
     do not sum to 1)."""
-    if not callable(predicate):
-        raise TypeError(f"predicate: expected a function (output, *case) -> bool, got {type(predicate).__name__}")
+    _checks.function(predicate, "predicate", "a function (output, *case) -> bool")
     return Hint(lambda got, args: bool(predicate(got, *args)), message)
 
 
@@ -365,17 +341,14 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
     """
     import torch
 
-    if not callable(reference):
-        raise TypeError(f"reference: expected a function, got {type(reference).__name__}")
-    if isinstance(cases, (str, bytes)) or not isinstance(cases, (list, tuple)) or not cases:
-        raise TypeError(f"cases: expected a non-empty list of argument tuples, got {type(cases).__name__}")
+    _checks.function(reference, "reference")
+    _checks.Items(min_len=1)(cases, "cases")
     for i, args in enumerate(cases, 1):
         if not isinstance(args, tuple):
             raise TypeError(f"cases: expected each case to be a tuple of arguments, got "
                             f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)")
     _tolerances(atol, rtol)
-    if isinstance(hints, (str, bytes)) or not isinstance(hints, (list, tuple)):
-        raise TypeError(f"hints: expected a list of Hint or (function, message) pairs, got {type(hints).__name__}")
+    _checks.Items()(hints, "hints")
     hints = [h if isinstance(h, Hint) else
              mistake(*h) if isinstance(h, tuple) and len(h) == 2 and callable(h[0]) and isinstance(h[1], str)
              else _bad_hint(h) for h in hints]
@@ -419,9 +392,8 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
 
 
 def _tolerances(atol, rtol):
-    for label, tol in (("atol", atol), ("rtol", rtol)):
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol) or tol < 0:
-            raise ValueError(f"{label}: expected a finite number >= 0, got {tol!r}")
+    _checks.real(atol, "atol", low=0)
+    _checks.real(rtol, "rtol", low=0)
 
 
 def _bad_hint(h):

@@ -251,12 +251,12 @@ def test_numeric_mistakes_as_a_list_of_pairs():
                           r"pairs, got set"),
     ([16], TypeError, r"mistakes: expected \(wrong value, message\) pairs, got 16"),
     ([(16, "x", "y")], TypeError, r"mistakes: expected \(wrong value, message\) pairs, got \(16, 'x', 'y'\)"),
-    ({"16": "x"}, TypeError, "mistakes: expected numbers as wrong values, got str '16'"),
-    ({True: "x"}, TypeError, "mistakes: expected numbers as wrong values, got bool True"),
-    ({float("nan"): "x"}, ValueError, "mistakes: expected finite numbers as wrong values, got nan"),
-    ({float("inf"): "x"}, ValueError, "mistakes: expected finite numbers as wrong values, got inf"),
-    ({16: None}, TypeError, "mistakes: expected a str message for 16, got NoneType"),
-    ({16: "  "}, ValueError, "mistakes: expected a non-empty message for 16, got '  '"),
+    ({"16": "x"}, TypeError, "mistakes: a wrong value: expected a real number, got str"),
+    ({True: "x"}, TypeError, "mistakes: a wrong value: expected a real number, got bool"),
+    ({float("nan"): "x"}, ValueError, "mistakes: a wrong value: expected a finite number, got nan"),
+    ({float("inf"): "x"}, ValueError, "mistakes: a wrong value: expected a finite number, got inf"),
+    ({16: None}, TypeError, "mistakes: the message for 16: expected a str, got NoneType"),
+    ({16: "  "}, ValueError, "mistakes: the message for 16: expected a non-empty str, got '  '"),
     ({11.305: "x"}, ValueError, "mistakes: 11.305 is within the tolerance 0.01 of the answer 11.31, so it would "
                                 "count as right; expected a wrong value"),
     ([(16, "x"), (16.005, "y")], ValueError, "mistakes: 16 and 16.005 are within the tolerance 0.01 of each other, so "
@@ -288,7 +288,7 @@ def test_a_mistake_that_cannot_run_on_a_case_is_skipped_there(capsys):
 
 
 @pytest.mark.parametrize("call,error,words", [
-    (lambda: selfcheck.mistake(lambda x: x, "m", atol=-1), ValueError, "atol: expected a finite number >= 0, got -1"),
+    (lambda: selfcheck.mistake(lambda x: x, "m", atol=-1), ValueError, "atol: expected a number >= 0, got -1.0"),
     (lambda: selfcheck.mistake(lambda x: x, "m", rtol=float("nan")), ValueError, "rtol: expected a finite number"),
     (lambda: selfcheck.mistake("x", "m"), TypeError, "wrong: expected a function"),
     (lambda: selfcheck.mistake(lambda x: x, ""), ValueError, "message: expected a non-empty str, got ''"),
