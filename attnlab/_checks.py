@@ -1,5 +1,10 @@
 """Input checks shared by the public functions: each raises a message that names the argument,
-what was expected and what was given, before any arithmetic runs."""
+what was expected and what was given, before any arithmetic runs.
+
+The one rule (docs/api.md): a TypeError when the argument's type is wrong (a str for a number, a
+float for an int, an int for a str, a list for a tensor, an integer dtype for a float tensor), a
+ValueError when its type is right and its value is not (NaN, -1, a str that is not an option, a
+tensor with the wrong number of dims). Every module checks its arguments with these functions."""
 import math
 import numbers
 
@@ -126,6 +131,59 @@ def count(x, name, *, low=0):
     return int(x)
 
 
+def flag(x, name, *, allow_none=False):
+    """Check that ``x`` is True or False (or None when ``allow_none``)."""
+    if not (isinstance(x, bool) or (allow_none and x is None)):
+        raise TypeError(f"{name}: expected {'True, False or None' if allow_none else 'True or False'}, "
+                        f"got {_kind(x)} {x!r}")
+    return x
+
+
+def string(x, name, *, non_empty=False):
+    """Check that ``x`` is a str (not blank when ``non_empty``)."""
+    if not isinstance(x, str):
+        raise TypeError(f"{name}: expected a str, got {_kind(x)}")
+    if non_empty and not x.strip():
+        raise ValueError(f"{name}: expected a non-empty str, got {x!r}")
+    return x
+
+
+def function(x, name, what="a function"):
+    """Check that ``x`` is callable; ``what`` says which function (e.g. "a function update(**values)")."""
+    if not callable(x):
+        raise TypeError(f"{name}: expected {what}, got {_kind(x)}")
+    return x
+
+
+def _same_type(x, option):
+    """Whether ``x`` is the kind of value ``option`` is (bool apart from int; any int for an int
+    option, any real number for a float one, any str for a str one)."""
+    if isinstance(option, bool) or isinstance(x, bool):
+        return isinstance(x, bool) and isinstance(option, bool)
+    for kind in (str, numbers.Integral, numbers.Real):
+        if isinstance(option, kind):
+            return isinstance(x, kind)
+    return isinstance(x, type(option))
+
+
+def choice(x, name, options, *, expected=None):
+    """Check that ``x`` is one of ``options`` and return it: a TypeError when it is not even the
+    options' kind of value (3 for one of some str), a ValueError when it is but is none of them.
+    ``expected`` replaces the words after "expected " (default "one of [...]")."""
+    options = tuple(options)
+    expected = expected or f"one of {list(options)}"
+    if not any(_same_type(x, o) for o in options):
+        raise TypeError(f"{name}: expected {expected}, got {x!r}")
+    try:
+        ok = any(type(x) is type(o) and x == o for o in options) or (
+            not isinstance(x, (str, bool)) and x in options)
+    except (TypeError, ValueError, RuntimeError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name}: expected {expected}, got {x!r}")
+    return x
+
+
 def bool_mask(mask, name, target_shape):
     """Check that ``mask`` is a bool tensor that broadcasts to ``target_shape`` (..., Tq, Tk)."""
     if not isinstance(mask, torch.Tensor):
@@ -206,24 +264,19 @@ def Tensor(dims=None, min_dim=0, floating=True, integer=False):
 
 
 def Choice(options):
-    """One of ``options`` (compared with ==, so a str among str)."""
+    """One of ``options`` (see ``choice``: a TypeError for another kind of value, a ValueError for
+    a value of the right kind that is not among them)."""
     options = tuple(options)
 
     def spec(x, name):
-        try:
-            ok = x in options and any(type(x) is type(o) for o in options if o == x)
-        except (TypeError, ValueError, RuntimeError):
-            ok = False
-        if not ok:
-            raise ValueError(f"{name}: expected one of {list(options)}, got {x!r}")
+        choice(x, name, options)
     return spec
 
 
 def Text(max_len=None):
     """A str of at most ``max_len`` characters."""
     def spec(x, name):
-        if not isinstance(x, str):
-            raise TypeError(f"{name}: expected a str, got {_kind(x)}")
+        string(x, name)
         if max_len is not None and len(x) > max_len:
             raise ValueError(f"{name}: expected at most {max_len} characters, got {len(x)}")
     return spec
@@ -232,8 +285,7 @@ def Text(max_len=None):
 def Flag():
     """True or False."""
     def spec(x, name):
-        if not isinstance(x, bool):
-            raise TypeError(f"{name}: expected True or False, got {_kind(x)} {x!r}")
+        flag(x, name)
     return spec
 
 
@@ -248,8 +300,7 @@ def Instance(cls, what):
 def Function():
     """A callable (the learner's function)."""
     def spec(x, name):
-        if not callable(x):
-            raise TypeError(f"{name}: expected a function, got {_kind(x)}")
+        function(x, name)
     return spec
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from . import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
+from . import _checks, fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 from ._blit import Blitter
 from .i18n import gettext as _, get_language, language
 
@@ -210,8 +210,7 @@ class Panel:
 
     def export(self, fmt):
         """The figure as bytes in ``fmt`` ("png" at 150 dpi, or "svg")."""
-        if fmt not in ("png", "svg"):
-            raise ValueError(f"fmt: expected 'png' or 'svg', got {fmt!r}")
+        _checks.choice(fmt, "fmt", ("png", "svg"), expected="'png' or 'svg'")
         buf = io.BytesIO()
         self.figure.savefig(buf, format=fmt, dpi=150 if fmt == "png" else None)
         if self.blitter is not None:
@@ -318,8 +317,7 @@ def widget_bundle(widget, text, png=None):
     ``self.widget._repr_mimebundle_()`` fails there (Colab)."""
     if not isinstance(widget, widgets.DOMWidget) or getattr(widget, "model_id", None) is None:
         raise TypeError(f"widget: expected a live ipywidgets widget (e.g. a VBox), got {type(widget).__name__}")
-    if not isinstance(text, str):
-        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    _checks.string(text, "text")
     bundle = {"text/plain": text}
     if png is not None:
         if not isinstance(png, (bytes, bytearray, memoryview)):
@@ -348,16 +346,14 @@ def _check_arguments(figure, controls, update, name, columns, freeze_layout, bli
     if not isinstance(controls, dict):
         raise TypeError(f"controls: expected a dict {{name: widget}}, got {type(controls).__name__}")
     for key, control in controls.items():
-        if not isinstance(key, str) or not key.isidentifier():
+        _checks.string(key, "controls' names")
+        if not key.isidentifier():
             raise ValueError(f"controls: expected names that are keyword arguments of update, got {key!r}")
         if not hasattr(control, "value") or not hasattr(control, "observe"):
             raise TypeError(f"controls: expected widgets with a .value, got {type(control).__name__} for {key!r}")
-    if not callable(update):
-        raise TypeError(f"update: expected a function update(**values), got {type(update).__name__}")
-    if not isinstance(name, str) or not name.strip():
+    _checks.function(update, "update", "a function update(**values)")
+    if not _checks.string(name, "name").strip():
         raise ValueError(f"name: expected a non-empty file name stem, got {name!r}")
-    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
-        raise ValueError(f"columns: expected a whole number >= 1, got {columns!r}")
-    for label, flag in (("freeze_layout", freeze_layout), ("blit", blit)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"{label}: expected True or False, got {flag!r}")
+    _checks.count(columns, "columns", low=1)
+    _checks.flag(freeze_layout, "freeze_layout")
+    _checks.flag(blit, "blit")

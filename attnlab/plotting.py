@@ -14,7 +14,6 @@ with a warning), and a matrix wider or taller than MAX_TICKS cells gets a few nu
 instead of one per cell.
 """
 import math
-import numbers
 import warnings
 import weakref
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
-from . import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
+from . import _checks, fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 from .i18n import N_, gettext as _
 
 WEIGHT_CMAP = "viridis"
@@ -92,19 +91,6 @@ def _axes(ax, name="ax"):
     return ax
 
 
-def _flag(x, name, allow_none=False):
-    if not (isinstance(x, bool) or (allow_none and x is None)):
-        raise TypeError(f"{name}: expected {'True, False or None' if allow_none else 'True or False'}, "
-                        f"got {x!r}")
-    return x
-
-
-def _real(x, name):
-    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
-        raise ValueError(f"{name}: expected a finite number, got {x!r}")
-    return float(x)
-
-
 def _labels(labels, n, name, what):
     if labels is None:
         return None
@@ -161,13 +147,13 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
     _labels(x_labels, w.shape[1], "x_labels", "column (key)")
     _labels(y_labels, w.shape[0], "y_labels", "row (query)")
     _axes(ax)
-    vmin, vmax = _real(vmin, "vmin"), _real(vmax, "vmax")
+    vmin, vmax = _checks.real(vmin, "vmin"), _checks.real(vmax, "vmax")
     if not vmin < vmax:
         raise ValueError(f"vmin: expected a number below vmax={vmax:g}, got {vmin:g}")
     _cmap(cmap)
-    _flag(annotate, "annotate", allow_none=True)
+    _checks.flag(annotate, "annotate", allow_none=True)
     _fmt(fmt)
-    _flag(colorbar, "colorbar")
+    _checks.flag(colorbar, "colorbar")
     if ax is None:
         ax = plt.subplots(figsize=_figsize(1.2 + 0.55 * w.shape[1], 1.0 + 0.45 * w.shape[0]))[1]
     im = ax.imshow(w, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
@@ -248,8 +234,7 @@ def live_title(ax, text="", **text_kw):
     with ``set_text``. Leave the axes' own title empty. ``text_kw`` (e.g. fontsize) go to ``ax.text``."""
     if not isinstance(ax, Axes):
         raise TypeError(f"ax: expected a matplotlib Axes, got {type(ax).__name__}")
-    if not isinstance(text, str):
-        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    _checks.string(text, "text")
     rc = matplotlib.rcParams
     style = dict(ha="center", va="baseline", fontsize=rc["axes.titlesize"], fontweight=rc["axes.titleweight"])
     # An annotation at the top middle of the axes, raised by the title's pad: where set_title writes.
@@ -268,7 +253,7 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
         raise ValueError(f"weights: expected at least one head, got shape {w.shape}")
     if titles is not None:
         _labels(titles, H, "titles", "head")
-    _flag(annotate, "annotate", allow_none=True)
+    _checks.flag(annotate, "annotate", allow_none=True)
     if axes is None:
         cols = min(H, 4) if H <= 16 else math.ceil(math.sqrt(H))
         rows = -(-H // cols)
@@ -298,8 +283,7 @@ def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
     w = _array(weights, "weights", 2, "a 2-D (Tq, Tk) matrix")
     _labels(x_labels, w.shape[1], "x_labels", "column (key)")
     _labels(y_labels, w.shape[0], "y_labels", "row (query)")
-    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
-        raise ValueError(f"top: expected an int >= 1, got {top!r}")
+    _checks.count(top, "top", low=1)
     xs = list(x_labels) if x_labels is not None else [str(j) for j in range(w.shape[1])]
     ys = list(y_labels) if y_labels is not None else [str(i) for i in range(w.shape[0])]
     lines = []

@@ -13,12 +13,12 @@ import copy
 import html
 import math
 import numbers
-import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import ipywidgets as widgets
 
-from . import panels
+from . import _checks, panels
 from .i18n import N_, gettext as _, get_language, language
 
 _OK = "<span style='color:#1b7f3b'><b>✓ {right}</b> {}</span>"
@@ -38,9 +38,8 @@ class _Check:
     """Common parts: a question, an answer control, a Check button, feedback and a solution toggle."""
 
     def __init__(self, question, control, solution):
-        for name, text in (("question", question), ("solution", solution)):
-            if not isinstance(text, str):
-                raise TypeError(f"{name}: expected a str (HTML allowed), got {type(text).__name__}")
+        _checks.Instance(str, "a str (HTML allowed)")(question, "question")
+        _checks.Instance(str, "a str (HTML allowed)")(solution, "solution")
         self.question = question
         self.language = get_language()     # its feedback stays in the language it was built in
         self.feedback = widgets.HTML()
@@ -70,14 +69,15 @@ class _Check:
 
 class MultipleChoice(_Check):
     def __init__(self, question, options, answer, solution=""):
-        if not isinstance(options, Mapping) or not options:
+        if not isinstance(options, Mapping):
             raise TypeError(f"options: expected a non-empty dict {{option: feedback}}, got "
                             f"{type(options).__name__} {options!r}")
+        if not options:
+            raise ValueError("options: expected a non-empty dict {option: feedback}, got {}")
         if not all(isinstance(o, str) and isinstance(f, str) for o, f in options.items()):
             raise TypeError("options: expected str options mapped to str feedback, got "
                             f"{[(type(o).__name__, type(f).__name__) for o, f in options.items()]}")
-        if not isinstance(answer, str) or answer not in options:
-            raise ValueError(f"answer: expected one of the options {list(options)}, got {answer!r}")
+        _checks.choice(answer, "answer", options, expected=f"one of the options {list(options)}")
         self.options, self.answer = dict(options), answer
         control = widgets.RadioButtons(options=list(self.options), value=None,
                                        layout=widgets.Layout(width="max-content"))
@@ -106,13 +106,9 @@ class MultipleChoice(_Check):
 
 class Numeric(_Check):
     def __init__(self, question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=None):
-        self.answer = _finite(answer, "answer")
-        self.tolerance = _finite(tolerance, "tolerance")
-        if self.tolerance < 0:
-            raise ValueError(f"tolerance: expected a number >= 0, got {self.tolerance:g}")
-        if not isinstance(hint, str):
-            raise TypeError(f"hint: expected a str, got {type(hint).__name__}")
-        self.hint = hint
+        self.answer = _checks.real(answer, "answer")
+        self.tolerance = _checks.real(tolerance, "tolerance", low=0)
+        self.hint = _checks.string(hint, "hint")
         self.mistakes = _mistakes(mistakes, self.answer, self.tolerance)
         super().__init__(question, widgets.FloatText(value=0.0, description=_("answer:")), solution)
 
@@ -171,14 +167,8 @@ def _mistakes(mistakes, answer, tolerance):
                         f"got {type(mistakes).__name__}")
     checked = []
     for wrong, message in pairs:
-        if isinstance(wrong, bool) or not isinstance(wrong, numbers.Real):
-            raise TypeError(f"mistakes: expected numbers as wrong values, got {type(wrong).__name__} {wrong!r}")
-        if not math.isfinite(wrong):
-            raise ValueError(f"mistakes: expected finite numbers as wrong values, got {wrong!r}")
-        if not isinstance(message, str):
-            raise TypeError(f"mistakes: expected a str message for {wrong:g}, got {type(message).__name__}")
-        if not message.strip():
-            raise ValueError(f"mistakes: expected a non-empty message for {wrong:g}, got {message!r}")
+        wrong = _checks.real(wrong, "mistakes: a wrong value")
+        _checks.string(message, f"mistakes: the message for {wrong:g}", non_empty=True)
         if abs(wrong - answer) <= tolerance:
             raise ValueError(f"mistakes: {wrong:g} is within the tolerance {tolerance:g} of the answer {answer:g}, "
                              f"so it would count as right; expected a wrong value")
@@ -188,14 +178,6 @@ def _mistakes(mistakes, answer, tolerance):
                                  f"other, so a typed number could be either; give them one message")
         checked.append((float(wrong), message))
     return checked
-
-
-def _finite(x, name):
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name}: expected a number, got {type(x).__name__} {x!r}")
-    if not math.isfinite(x):
-        raise ValueError(f"{name}: expected a finite number, got {x!r}")
-    return float(x)
 
 
 def multiple_choice(question, options, answer, solution=""):
@@ -232,13 +214,9 @@ class Hint:
     """
 
     def __init__(self, matches, message, *, label=N_("Hint")):
-        if not callable(matches):
-            raise TypeError(f"hint: expected a function, got {type(matches).__name__}")
-        for name, text in (("message", message), ("label", label)):
-            if not isinstance(text, str):
-                raise TypeError(f"{name}: expected a str, got {type(text).__name__}")
-            if not text.strip():
-                raise ValueError(f"{name}: expected a non-empty str, got {text!r}")
+        _checks.function(matches, "hint")
+        _checks.string(message, "message", non_empty=True)
+        _checks.string(label, "label", non_empty=True)
         self.matches, self.message, self.label = matches, message, label
 
 
@@ -248,8 +226,7 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
     atol/rtol, NaN matching NaN. A ``wrong`` that raises on a case (say, on its shapes) is skipped there."""
     import torch
 
-    if not callable(wrong):
-        raise TypeError(f"wrong: expected a function with the reference's arguments, got {type(wrong).__name__}")
+    _checks.function(wrong, "wrong", "a function with the reference's arguments")
     _tolerances(atol, rtol)
 
     def matches(got, args):
@@ -262,8 +239,7 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
 def symptom(predicate, message):
     """A Hint shown as "Hint: <message>" when ``predicate(output, *case)`` is True (e.g. rows that
     do not sum to 1)."""
-    if not callable(predicate):
-        raise TypeError(f"predicate: expected a function (output, *case) -> bool, got {type(predicate).__name__}")
+    _checks.function(predicate, "predicate", "a function (output, *case) -> bool")
     return Hint(lambda got, args: bool(predicate(got, *args)), message)
 
 
@@ -302,40 +278,16 @@ def _as_tensor(x):
     return None, _("returned a {type} ({value}), expected a tensor").format(type=type(x).__name__, value=repr(x)[:60])
 
 
-def _mismatch(got, want, atol, rtol):
-    """A torch.testing.assert_close-style report of how ``got`` differs from ``want``, or None."""
-    import torch
-
-    try:
-        torch.testing.assert_close(got, want, atol=atol, rtol=rtol, equal_nan=True,
-                                   check_dtype=False, check_device=False)
-    except AssertionError as exc:
-        lines = [ln for ln in str(exc).splitlines() if ln.strip() and "not close" not in ln]
-        return [_torch_line(ln) for ln in lines]
-    return None
+class _Stub(Exception):
+    """The learner's function is not written yet (it raises NotImplementedError)."""
 
 
-# torch.testing.assert_close's report lines, in words the catalog translates (any other line as it is)
-_TORCH_LINES = [
-    (re.compile(r"Mismatched elements: (?P<count>\d+) / (?P<total>\d+) \((?P<percent>[^)]*)\)$"),
-     N_("Mismatched elements: {count} / {total} ({percent})")),
-    (re.compile(r"Greatest absolute difference: (?P<diff>\S+) at index (?P<index>\(.*?\)) \(up to (?P<tol>\S+) allowed\)$"),
-     N_("Greatest absolute difference: {diff} at index {index} (up to {tol} allowed)")),
-    (re.compile(r"Greatest relative difference: (?P<diff>\S+) at index (?P<index>\(.*?\)) \(up to (?P<tol>\S+) allowed\)$"),
-     N_("Greatest relative difference: {diff} at index {index} (up to {tol} allowed)")),
-    (re.compile(r"Expected (?P<want>\S+) but got (?P<got>\S+)\.$"), N_("Expected {want} but got {got}.")),
-    (re.compile(r"Absolute difference: (?P<diff>\S+) \(up to (?P<tol>\S+) allowed\)$"),
-     N_("Absolute difference: {diff} (up to {tol} allowed)")),
-    (re.compile(r"Relative difference: (?P<diff>\S+) \(up to (?P<tol>\S+) allowed\)$"),
-     N_("Relative difference: {diff} (up to {tol} allowed)")),
-]
-
-
-def _torch_line(line):
-    for pattern, message in _TORCH_LINES:
-        if (m := pattern.match(line)):
-            return _(message).format(**m.groupdict())
-    return line
+@dataclass
+class _Failure:
+    """Why one case failed, in words for the learner, and the learner's output (None when there is
+    nothing to show a hint: it raised, or returned something that is not numbers)."""
+    lines: list
+    output: object = None
 
 
 def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hints=()):
@@ -344,8 +296,8 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
 
     Whatever ``fn`` does is reported in words, never raised: an exception, a missing ``return``
     (None), a str, dict or ragged list, a wrong shape, NaN or inf where the reference has none,
-    and values off by more than atol + rtol * |reference| (reported like torch.testing.assert_close:
-    how many entries, the greatest absolute and relative differences and where). NaN where the
+    and values off by more than atol + rtol * |reference|: how many entries, the greatest absolute
+    and relative differences and where, and the two values where they differ most. NaN where the
     reference has NaN too counts as equal. ``fn`` and ``reference`` each run on their own copies of
     the case's tensors, so an in-place edit (``x.mul_(2)``) cannot change the cases.
 
@@ -363,101 +315,187 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
     The reference, cases, tolerances and hints are the notebook author's: bad ones raise a
     ValueError/TypeError naming the argument.
     """
-    import torch
-
-    if not callable(reference):
-        raise TypeError(f"reference: expected a function, got {type(reference).__name__}")
-    if isinstance(cases, (str, bytes)) or not isinstance(cases, (list, tuple)) or not cases:
-        raise TypeError(f"cases: expected a non-empty list of argument tuples, got {type(cases).__name__}")
-    for i, args in enumerate(cases, 1):
-        if not isinstance(args, tuple):
-            raise TypeError(f"cases: expected each case to be a tuple of arguments, got "
-                            f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)")
-    _tolerances(atol, rtol)
-    if isinstance(hints, (str, bytes)) or not isinstance(hints, (list, tuple)):
-        raise TypeError(f"hints: expected a list of Hint or (function, message) pairs, got {type(hints).__name__}")
-    hints = [h if isinstance(h, Hint) else
-             mistake(*h) if isinstance(h, tuple) and len(h) == 2 and callable(h[0]) and isinstance(h[1], str)
-             else _bad_hint(h) for h in hints]
-    wants = [reference(*_copy(args)) for args in cases]                   # the author's: errors raise
-    for i, want in enumerate(wants, 1):
-        if _as_tensor(want)[0] is None:
-            raise TypeError(f"reference: expected a tensor (or numbers) for every case, got "
-                            f"{type(want).__name__} for case {i}")
-
+    hints = _author_arguments(reference, cases, atol, rtol, hints)
+    wants = _reference_outputs(reference, cases)
     name = name or getattr(fn, "__name__", None) or _("your function")
     if not callable(fn):
         print(_("{name} is not a function (it is a {type}): define it with def and run again.").format(
             name=name, type=type(fn).__name__))
         return False
-    ok, shown = True, {}                                                  # hint -> the case it was first shown under
+    shown, failed = {}, 0                                          # hint -> the case it was first shown under
     for i, (args, want) in enumerate(zip(cases, wants), 1):
-        problem = _check_case(fn, args, want, name, atol, rtol)
-        if problem == "stub":
+        try:
+            failure = _run_case(fn, args, want, name, atol, rtol)
+        except _Stub:
             print(_("case {i}: {name} is not written yet (it raises NotImplementedError). Fill it in and run again.")
                   .format(i=i, name=name))
             return False
-        if problem is None:
+        if failure is None:
             print(_("case {i}: ✓").format(i=i))
             continue
-        ok = False
-        lines, got = problem
-        print(_("case {i}: ✗ {problem}").format(i=i, problem="\n    ".join(lines)))
-        if got is not None:
-            for hint in hints:
-                try:
-                    matched = hint.matches(got, _copy(args))
-                except Exception:  # a hint must never break the report
-                    matched = False
-                if matched:
-                    message = (_("as under case {i}.").format(i=shown[hint]) if hint in shown else _(hint.message))   # a message marked N_ shows in the language of the check
-                    print("    " + _("{label}: {message}").format(label=_(hint.label), message=message))
-                    shown.setdefault(hint, i)
-    print(_("{name}: all {n} cases match.").format(name=name, n=len(cases)) if ok
-          else _("{name}: not yet, see above.").format(name=name))
-    return ok
+        failed += 1
+        print(_("case {i}: ✗ {problem}").format(i=i, problem="\n    ".join(failure.lines)))
+        _print_hints(hints, failure.output, args, i, shown)
+    print(_("{name}: not yet, see above.").format(name=name) if failed
+          else _("{name}: all {n} cases match.").format(name=name, n=len(cases)))
+    return not failed
 
 
-def _tolerances(atol, rtol):
-    for label, tol in (("atol", atol), ("rtol", rtol)):
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol) or tol < 0:
-            raise ValueError(f"{label}: expected a finite number >= 0, got {tol!r}")
+def _author_arguments(reference, cases, atol, rtol, hints):
+    """The notebook author's arguments checked (a TypeError/ValueError naming one); the hints as Hints."""
+    _checks.function(reference, "reference")
+    _checks.Items(min_len=1)(cases, "cases")
+    for i, args in enumerate(cases, 1):
+        if not isinstance(args, tuple):
+            raise TypeError(f"cases: expected each case to be a tuple of arguments, got "
+                            f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)")
+    _tolerances(atol, rtol)
+    _checks.Items()(hints, "hints")
+    return [_as_hint(h) for h in hints]
 
 
-def _bad_hint(h):
+def _as_hint(h):
+    if isinstance(h, Hint):
+        return h
+    if isinstance(h, tuple) and len(h) == 2 and callable(h[0]) and isinstance(h[1], str):
+        return mistake(*h)
     raise TypeError(f"hints: expected a Hint or a (function, message) pair, got {h!r}")
 
 
-def _check_case(fn, args, want, name, atol, rtol):
-    """None when fn(*args) matches ``want``; "stub"; else (lines of words, the output or None)."""
-    import torch
+def _reference_outputs(reference, cases):
+    """The reference's output on each case (the author's: its errors raise), each checked to be numbers."""
+    wants = [reference(*_copy(args)) for args in cases]
+    for i, want in enumerate(wants, 1):
+        if _as_tensor(want)[0] is None:
+            raise TypeError(f"reference: expected a tensor (or numbers) for every case, got "
+                            f"{type(want).__name__} for case {i}")
+    return wants
 
+
+def _tolerances(atol, rtol):
+    _checks.real(atol, "atol", low=0)
+    _checks.real(rtol, "rtol", low=0)
+
+
+def _run_case(fn, args, want, name, atol, rtol):
+    """None when fn(*args) matches ``want``, else a _Failure; raises _Stub for a stub."""
     try:
         got = fn(*_copy(args))
     except NotImplementedError:
-        return "stub"
+        raise _Stub from None
     except Exception as exc:  # reported to the learner
-        return [_("{name} raised {error}: {message}").format(name=name, error=type(exc).__name__, message=exc)], None
+        return _Failure([_("{name} raised {error}: {message}").format(name=name, error=type(exc).__name__,
+                                                                      message=exc)])
+    return _compare(got, want, name, atol, rtol)
+
+
+def _compare(got, want, name, atol, rtol):
+    """None when ``got`` matches ``want`` within the tolerances, else a _Failure saying the first
+    thing that differs: the kind of result, its shape, NaN/inf, then the values."""
     got_t, problem = _as_tensor(got)
     if problem:
-        return [_("{name} {problem}").format(name=name, problem=problem)], None
-    want_t = _as_tensor(want)[0]
-    want_t = want_t.double()
+        return _Failure([_("{name} {problem}").format(name=name, problem=problem)])
     if got_t.is_complex():
-        return [_("{name} returned complex numbers ({dtype}), expected real ones").format(
-            name=name, dtype=got_t.dtype)], got
-    got_t = got_t.double()
-    if got_t.shape != want_t.shape:
-        return [_("shape {got}, expected {want}").format(got=tuple(got_t.shape), want=tuple(want_t.shape))], got
+        return _Failure([_("{name} returned complex numbers ({dtype}), expected real ones").format(
+            name=name, dtype=got_t.dtype)], got)
+    got_t, want_t = got_t.double(), _as_tensor(want)[0].double()
+    for differences in (_shape_differs, _non_finite, _values_differ):
+        lines = differences(got_t, want_t, atol, rtol)
+        if lines:
+            return _Failure(lines, got)
+    return None
+
+
+def _shape_differs(got, want, atol, rtol):
+    if got.shape != want.shape:
+        return [_("shape {got}, expected {want}").format(got=tuple(got.shape), want=tuple(want.shape))]
+    return None
+
+
+def _non_finite(got, want, atol, rtol):
+    """NaN (or inf) in the learner's values where the reference has a number."""
+    import torch
+
     for bad, word in ((torch.isnan, "NaN"), (torch.isinf, "inf")):
-        extra = bad(got_t) & ~bad(want_t)
+        extra = bad(got) & ~bad(want)
         if extra.any():
-            first = tuple(int(j) for j in extra.nonzero()[0])
             return [_("{count} of {total} values are {word} where the reference has numbers (first at index {first}): "
                       "look for a division by zero or an exp of a large number").format(
-                count=int(extra.sum()), total=got_t.numel(), word=word, first=first)], got
-    report = _mismatch(got_t, want_t, atol, rtol)
-    if report is None:
+                count=int(extra.sum()), total=got.numel(), word=word, first=_index(extra.flatten().nonzero()[0], got))]
+    return None
+
+
+def _values_differ(got, want, atol, rtol):
+    """The report on the values outside atol + rtol * |want| (same shapes, float64), or None."""
+    import torch
+
+    off = ~_close(got, want, atol, rtol)
+    if not off.any():
         return None
-    err = (got_t - want_t).abs().nan_to_num(nan=0.0).max().item()
-    return [_("values differ from the reference by up to {err:.3g}").format(err=err)] + report, got
+    absolute = torch.where(off, (got - want).abs(), 0.0).nan_to_num(nan=0.0, posinf=math.inf)
+    relative = torch.where(off, absolute / want.abs(), 0.0).nan_to_num(nan=0.0, posinf=math.inf)
+    worst = int(absolute.flatten().argmax())
+    lines = [_("values differ from the reference by up to {err:.3g}").format(err=float(absolute.flatten()[worst]))]
+    if got.numel() == 1:
+        return lines + _scalar_lines(got, want, absolute, relative, atol, rtol)
+    return lines + _tensor_lines(got, want, off, absolute, relative, atol, rtol)
+
+
+def _close(got, want, atol, rtol):
+    """Entry by entry: within atol + rtol * |want|, or equal (the same inf), or NaN in both."""
+    import torch
+
+    return ((got - want).abs() <= atol + rtol * want.abs()) | (got == want) | (torch.isnan(got) & torch.isnan(want))
+
+
+def _scalar_lines(got, want, absolute, relative, atol, rtol):
+    return [_("Expected {want} but got {got}.").format(want=_number(want.item()), got=_number(got.item())),
+            _("Absolute difference: {diff} (up to {tol} allowed)").format(diff=_number(absolute.item()),
+                                                                          tol=_number(atol)),
+            _("Relative difference: {diff} (up to {tol} allowed)").format(diff=_number(relative.item()),
+                                                                          tol=_number(rtol))]
+
+
+def _tensor_lines(got, want, off, absolute, relative, atol, rtol):
+    count, total = int(off.sum()), off.numel()
+    a, r = int(absolute.flatten().argmax()), int(relative.flatten().argmax())
+    return [_("Mismatched elements: {count} / {total} ({percent})").format(
+                count=count, total=total, percent=f"{count / total:.1%}"),
+            _("Greatest absolute difference: {diff} at index {index} (up to {tol} allowed)").format(
+                diff=_number(absolute.flatten()[a].item()), index=_index(a, got), tol=_number(atol)),
+            _("Greatest relative difference: {diff} at index {index} (up to {tol} allowed)").format(
+                diff=_number(relative.flatten()[r].item()), index=_index(r, got), tol=_number(rtol)),
+            _("At index {index} your function gives {got}, the reference {want}.").format(
+                index=_index(a, got), got=_number(got.flatten()[a].item()), want=_number(want.flatten()[a].item()))]
+
+
+def _index(flat, t):
+    """The index tuple of entry ``flat`` of ``t`` (row-major), e.g. (1, 0)."""
+    import numpy as np
+
+    return tuple(int(i) for i in np.unravel_index(int(flat), tuple(t.shape)))
+
+
+def _number(x):
+    """A number as the report writes it: up to 4 significant digits (0.5, 1e-06, 0.4712, inf)."""
+    return f"{x:.4g}"
+
+
+def _print_hints(hints, got, args, i, shown):
+    """Under case ``i``, the message of each hint that matches the learner's output ``got`` (in full
+    the first time, then "as under case N"); ``shown`` records where each was said first."""
+    if got is None:
+        return
+    for hint in hints:
+        if not _matches(hint, got, args):
+            continue
+        message = _("as under case {i}.").format(i=shown[hint]) if hint in shown else _(hint.message)
+        print("    " + _("{label}: {message}").format(label=_(hint.label), message=message))
+        shown.setdefault(hint, i)
+
+
+def _matches(hint, got, args):
+    try:
+        return bool(hint.matches(got, _copy(args)))
+    except Exception:  # a hint must never break the report
+        return False

@@ -28,7 +28,7 @@ import time
 import ipywidgets as widgets
 import torch
 
-from . import panels
+from . import _checks, panels
 from .i18n import N_, gettext as _, get_language, language
 
 TRAIN = N_("Train a fresh model")          # the button's default label
@@ -72,14 +72,11 @@ class Trainer:
     def __init__(self, run, *, steps=80, min_steps=10, max_steps=200, step=10, controls=None, curves=("loss",),
                  extra=None, done=None, seconds_per_step=None, redraws=16, figsize=(12, 3.6), name="training",
                  button=TRAIN):
-        if not callable(run):
-            raise TypeError(f"run: expected a generator function run(steps, **values), got {type(run).__name__}")
-        if isinstance(curves, str) or not curves or not all(isinstance(c, str) for c in curves):
-            raise ValueError(f"curves: expected a non-empty list of names such as ('loss', 'accuracy'), got {curves!r}")
+        _checks.function(run, "run", "a generator function run(steps, **values)")
+        _checks.Items(_checks.Text(), min_len=1)(curves, "curves")
         for arg, value in (("steps", steps), ("min_steps", min_steps), ("max_steps", max_steps), ("step", step),
                            ("redraws", redraws)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{arg}: expected a whole number >= 1, got {value!r}")
+            _checks.count(value, arg, low=1)
         if not min_steps <= steps <= max_steps:
             raise ValueError(f"steps: expected a value in [{min_steps}, {max_steps}], got {steps}")
         self.run, self.extra, self.done = run, extra, done

@@ -54,9 +54,9 @@ def bad_call(lesson, name, arg, label):
 # (lesson, callable, argument, variant of tests/_lesson_calls.variants, error, full message)
 TABLE = [
     ('nb00', 'gallery', 'names', '3', TypeError, 'names: expected a list or tuple, got int'),
-    ('nb00', 'gallery', 'columns', "'abc'", ValueError, "columns: expected a whole number >= 1, got 'abc'"),
+    ('nb00', 'gallery', 'columns', "'abc'", TypeError, "columns: expected an int, got str"),
     ('nb00', 'gallery_html', 'names', '3', TypeError, 'names: expected a list or tuple, got int'),
-    ('nb00', 'gallery_html', 'columns', "'abc'", ValueError, "columns: expected a whole number >= 1, got 'abc'"),
+    ('nb00', 'gallery_html', 'columns', "'abc'", TypeError, "columns: expected an int, got str"),
     ('nb00', 'thumbnail_path', 'name', '3', TypeError, 'name: expected a str, got int'),
     ('nb00', 'title', 'name', '3', TypeError, 'name: expected a str, got int'),
     ('nb00', 'SoftmaxWarmUp', 'scores', '3', TypeError, 'scores: expected a list or tuple, got int'),
@@ -101,17 +101,17 @@ TABLE = [
     ('nb01', 'training_loss', 'sigma', "'abc'", TypeError, 'sigma: expected a real number, got str'),
     ('nb01', 'training_loss_curve', 'x_train', "'abc'", TypeError, 'x_train: expected a torch.Tensor, got str'),
     ('nb01', 'training_loss_curve', 'y_train', "'abc'", TypeError, 'y_train: expected a torch.Tensor, got str'),
-    ('nb01', 'training_loss_curve', 'sigmas', "'abc'", TypeError, 'sigmas: expected a real number, got str'),
+    ('nb01', 'training_loss_curve', 'sigmas', "'abc'", TypeError, 'sigmas: expected a tensor or an array of numbers, got str'),
     ('nb01', 'weight_maps', 'x_test', "'abc'", TypeError, 'x_test: expected a tensor or an array of numbers, got str'),
     ('nb01', 'weight_maps', 'x_train', "'abc'", TypeError, 'x_train: expected a tensor or an array of numbers, got str'),
     ('nb01', 'weight_maps', 'maps', '3', TypeError, 'maps: expected a list or tuple, got int'),
     ('nb01', 'weight_maps', 'row', "'abc'", TypeError, 'row: expected an int, got str'),
     ('nb01', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
-    ('nb02', 'ScoringPlay', 'd_k', "'abc'", ValueError, "d_k: expected one of [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048], got 'abc'"),
+    ('nb02', 'ScoringPlay', 'd_k', "'abc'", TypeError, "d_k: expected one of [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048], got 'abc'"),
     ('nb02', 'ScoringPlay', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
     ('nb02', 'ScoringPlay', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
     ('nb02', 'ScoringPlay', 'num_queries', "'abc'", TypeError, 'num_queries: expected an int, got str'),
-    ('nb02', 'play', 'd_k', "'abc'", ValueError, "d_k: expected one of [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048], got 'abc'"),
+    ('nb02', 'play', 'd_k', "'abc'", TypeError, "d_k: expected one of [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048], got 'abc'"),
     ('nb02', 'play', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
     ('nb02', 'centre_rows', 'scores_', "'abc'", TypeError, 'scores_: expected a torch.Tensor, got str'),
     ('nb02', 'histogram_density', 'values', "'abc'", TypeError, 'values: expected a torch.Tensor, got str'),
@@ -150,13 +150,13 @@ TABLE = [
     ('nb03', 'head_blocks_plot', 'X', "'abc'", TypeError, 'X: expected a tensor or an array of numbers, got str'),
     ('nb03', 'head_blocks_plot', 'num_heads', "'abc'", TypeError, 'num_heads: expected an int, got str'),
     ('nb03', 'head_blocks_plot', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
-    ('nb03', 'head_projections', 'kind', '3', ValueError, "kind: expected one of ('previous', 'self', 'word', 'next'), got 3"),
-    ('nb03', 'head_projections', 'target', '3', ValueError, "target: expected a word from ('<pad>', 'the', 'cat', 'sat', 'on', 'mat'), got 3"),
+    ('nb03', 'head_projections', 'kind', '3', TypeError, "kind: expected one of ('previous', 'self', 'word', 'next'), got 3"),
+    ('nb03', 'head_projections', 'target', '3', TypeError, "target: expected a word from ('<pad>', 'the', 'cat', 'sat', 'on', 'mat'), got 3"),
     ('nb03', 'head_projections', 'strength', "'abc'", TypeError, 'strength: expected a real number, got str'),
     ('nb03', 'head_readout', 'output', "'abc'", TypeError, 'output: expected a torch.Tensor, got str'),
     ('nb03', 'head_readout', 'num_heads', "'abc'", TypeError, 'num_heads: expected an int, got str'),
     ('nb03', 'head_titles', 'num_heads', "'abc'", TypeError, 'num_heads: expected an int, got str'),
-    ('nb03', 'head_titles', 'target', '3', ValueError, "target: expected one of ['<pad>', 'the', 'cat', 'sat', 'on', 'mat'], got 3"),
+    ('nb03', 'head_titles', 'target', '3', TypeError, "target: expected one of ['<pad>', 'the', 'cat', 'sat', 'on', 'mat'], got 3"),
     ('nb03', 'mark_padding', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb03', 'mark_padding', 'valid_len', "'abc'", TypeError, 'valid_len: expected an int, got str'),
     ('nb03', 'multihead', 'X', "'abc'", TypeError, 'X: expected a torch.Tensor, got str'),
@@ -164,12 +164,12 @@ TABLE = [
     ('nb03', 'multihead', 'W_k', "'abc'", TypeError, 'W_k: expected a torch.Tensor, got str'),
     ('nb03', 'multihead', 'W_v', "'abc'", TypeError, 'W_v: expected a torch.Tensor, got str'),
     ('nb03', 'play', 'controls', "'abc'", TypeError, 'controls: expected a dict, got str'),
-    ('nb03', 'play', 'columns', "'abc'", ValueError, "columns: expected a whole number >= 1, got 'abc'"),
+    ('nb03', 'play', 'columns', "'abc'", TypeError, "columns: expected an int, got str"),
     ('nb03', 'readout_table', 'readout', "'abc'", TypeError, 'readout: expected a torch.Tensor, got str'),
     ('nb03', 'readout_table', 'tokens', '3', TypeError, 'tokens: expected a list or tuple, got int'),
     ('nb03', 'readout_table', 'titles', '3', TypeError, 'titles: expected a list or tuple, got int'),
     ('nb03', 'toy_multihead', 'num_heads', "'abc'", TypeError, 'num_heads: expected an int, got str'),
-    ('nb03', 'toy_multihead', 'target', '3', ValueError, "target: expected a word from ('<pad>', 'the', 'cat', 'sat', 'on', 'mat'), got 3"),
+    ('nb03', 'toy_multihead', 'target', '3', TypeError, "target: expected a word from ('<pad>', 'the', 'cat', 'sat', 'on', 'mat'), got 3"),
     ('nb03', 'toy_multihead', 'strength', "'abc'", TypeError, 'strength: expected a real number, got str'),
     ('nb03', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb04', 'cost_plot', 'd', "'abc'", TypeError, 'd: expected an int, got str'),
@@ -177,7 +177,7 @@ TABLE = [
     ('nb04', 'cost_plot', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb04', 'crossover', 'd', "'abc'", TypeError, 'd: expected an int, got str'),
     ('nb04', 'crossover', 'k', "'abc'", TypeError, 'k: expected an int, got str'),
-    ('nb04', 'crossover', 'versus', '3', ValueError, "versus: expected 'RNN' or 'CNN', got 3"),
+    ('nb04', 'crossover', 'versus', '3', TypeError, "versus: expected 'RNN' or 'CNN', got 3"),
     ('nb04', 'describe_step', 'steps', '3', TypeError, 'steps: expected a dict, got int'),
     ('nb04', 'describe_step', 'words', '3', TypeError, 'words: expected a list or tuple, got int'),
     ('nb04', 'describe_step', 'step', "'abc'", TypeError, 'step: expected an int, got str'),
@@ -185,11 +185,11 @@ TABLE = [
     ('nb04', 'draw_step_table', 'table', '3', TypeError, 'table: expected a list or tuple, got int'),
     ('nb04', 'draw_step_table', 'words', '3', TypeError, 'words: expected a list or tuple, got int'),
     ('nb04', 'draw_step_table', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
-    ('nb04', 'layer_cost', 'kind', '3', ValueError, "kind: expected one of ['self-attention', 'RNN', 'CNN'], got 3"),
+    ('nb04', 'layer_cost', 'kind', '3', TypeError, "kind: expected one of ['self-attention', 'RNN', 'CNN'], got 3"),
     ('nb04', 'layer_cost', 'n', "'abc'", TypeError, 'n: expected a tensor or an array of numbers, got str'),
     ('nb04', 'layer_cost', 'd', "'abc'", TypeError, 'd: expected an int, got str'),
     ('nb04', 'layer_cost', 'k', "'abc'", TypeError, 'k: expected an int, got str'),
-    ('nb04', 'path_length', 'kind', '3', ValueError, "kind: expected one of ['self-attention', 'RNN', 'CNN'], got 3"),
+    ('nb04', 'path_length', 'kind', '3', TypeError, "kind: expected one of ['self-attention', 'RNN', 'CNN'], got 3"),
     ('nb04', 'path_length', 'n', "'abc'", TypeError, 'n: expected a tensor or an array of numbers, got str'),
     ('nb04', 'path_length', 'k', "'abc'", TypeError, 'k: expected an int, got str'),
     ('nb04', 'path_plot', 'k', "'abc'", TypeError, 'k: expected an int, got str'),
@@ -211,7 +211,7 @@ TABLE = [
     ('nb04', 'step_table', 'step', "'abc'", TypeError, 'step: expected an int, got str'),
     ('nb04', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb05', 'attend', 'X', "'abc'", TypeError, 'X: expected a torch.Tensor, got str'),
-    ('nb05', 'attend', 'scaling', '3', ValueError, "scaling: expected one of ('none', 'after', 'inside'), got 3"),
+    ('nb05', 'attend', 'scaling', '3', TypeError, "scaling: expected one of ('none', 'after', 'inside'), got 3"),
     ('nb05', 'attend', 'd', "'abc'", TypeError, 'd: expected a real number, got str'),
     ('nb05', 'attend', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
     ('nb05', 'compare_to_seed', 'words', '3', TypeError, 'words: expected a list or tuple, got int'),
@@ -220,7 +220,7 @@ TABLE = [
     ('nb05', 'compare_to_seed', 'decimals', "'abc'", TypeError, 'decimals: expected an int, got str'),
     ('nb05', 'feature_heads', 'X', "'abc'", TypeError, 'X: expected a torch.Tensor, got str'),
     ('nb05', 'feature_heads', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
-    ('nb05', 'formula', 'scaling', '3', ValueError, "scaling: expected one of ['none', 'after', 'inside'], got 3"),
+    ('nb05', 'formula', 'scaling', '3', TypeError, "scaling: expected one of ['none', 'after', 'inside'], got 3"),
     ('nb05', 'formula', 'd', "'abc'", TypeError, 'd: expected a real number, got str'),
     ('nb05', 'moves_plot', 'words', '3', TypeError, 'words: expected a list or tuple, got int'),
     ('nb05', 'moves_plot', 'before', "'abc'", TypeError, 'before: expected a torch.Tensor, got str'),
@@ -286,11 +286,11 @@ TABLE = [
     ('nb07', 'approximation_errors', 'k', "'abc'", TypeError, 'k: expected a torch.Tensor, got str'),
     ('nb07', 'approximation_errors', 'v', "'abc'", TypeError, 'v: expected a torch.Tensor, got str'),
     ('nb07', 'approximation_errors', 'windows', '3', TypeError, 'windows: expected a list or tuple, got int'),
-    ('nb07', 'flops', 'method', '3', ValueError, "method: expected one of ('dense', 'local', 'block', 'linear', 'tiled'), got 3"),
+    ('nb07', 'flops', 'method', '3', TypeError, "method: expected one of ('dense', 'local', 'block', 'linear', 'tiled'), got 3"),
     ('nb07', 'flops', 'length', "'abc'", TypeError, 'length: expected an int, got str'),
     ('nb07', 'flops', 'd', "'abc'", TypeError, 'd: expected an int, got str'),
     ('nb07', 'flops', 'window', "'abc'", TypeError, 'window: expected an int, got str'),
-    ('nb07', 'memory_bytes', 'method', '3', ValueError, "method: expected one of ('dense', 'local', 'block', 'linear', 'tiled'), got 3"),
+    ('nb07', 'memory_bytes', 'method', '3', TypeError, "method: expected one of ('dense', 'local', 'block', 'linear', 'tiled'), got 3"),
     ('nb07', 'memory_bytes', 'length', "'abc'", TypeError, 'length: expected an int, got str'),
     ('nb07', 'memory_bytes', 'd', "'abc'", TypeError, 'd: expected an int, got str'),
     ('nb07', 'memory_bytes', 'window', "'abc'", TypeError, 'window: expected an int, got str'),
@@ -299,7 +299,7 @@ TABLE = [
     ('nb07', 'block_mask', 'num_queries', "'abc'", TypeError, 'num_queries: expected an int, got str'),
     ('nb07', 'block_mask', 'num_keys', "'abc'", TypeError, 'num_keys: expected an int, got str'),
     ('nb07', 'block_mask', 'block_size', "'abc'", TypeError, 'block_size: expected an int, got str'),
-    ('nb07', 'make_mask', 'kind', '3', ValueError, "kind: expected one of ('causal top-left', 'causal bottom-right', 'padding', 'local', 'block'), got 3"),
+    ('nb07', 'make_mask', 'kind', '3', TypeError, "kind: expected one of ('causal top-left', 'causal bottom-right', 'padding', 'local', 'block'), got 3"),
     ('nb07', 'make_mask', 'num_queries', "'abc'", TypeError, 'num_queries: expected an int, got str'),
     ('nb07', 'make_mask', 'num_keys', "'abc'", TypeError, 'num_keys: expected an int, got str'),
     ('nb07', 'make_mask', 'window', "'abc'", TypeError, 'window: expected an int, got str'),
@@ -352,7 +352,7 @@ TABLE = [
     ('nb07', 'memory_plot', 'lengths', '3', TypeError, 'lengths: expected a list or tuple, got int'),
     ('nb07', 'memory_plot', 'd', "'abc'", TypeError, 'd: expected an int, got str'),
     ('nb07', 'memory_plot', 'block_size', "'abc'", TypeError, 'block_size: expected an int, got str'),
-    ('nb07', 'MaskExplorer', 'kind', '3', ValueError, "kind: expected one of ['causal top-left', 'causal bottom-right', 'padding', 'local', 'block'], got 3"),
+    ('nb07', 'MaskExplorer', 'kind', '3', TypeError, "kind: expected one of ['causal top-left', 'causal bottom-right', 'padding', 'local', 'block'], got 3"),
     ('nb07', 'MaskExplorer', 'num_queries', "'abc'", TypeError, 'num_queries: expected an int, got str'),
     ('nb07', 'MaskExplorer', 'num_keys', "'abc'", TypeError, 'num_keys: expected an int, got str'),
     ('nb07', 'MaskExplorer', 'w', "'abc'", TypeError, 'w: expected an int, got str'),
@@ -360,7 +360,7 @@ TABLE = [
     ('nb07', 'TileExplorer', 'k', "'abc'", TypeError, 'k: expected a torch.Tensor, got str'),
     ('nb07', 'TileExplorer', 'v', "'abc'", TypeError, 'v: expected a torch.Tensor, got str'),
     ('nb07', 'TileExplorer', 'tile', "'abc'", TypeError, 'tile: expected an int, got str'),
-    ('nb07', 'play', 'panel', '3', ValueError, "panel: expected one of ['masks', 'tiles'], got 3"),
+    ('nb07', 'play', 'panel', '3', TypeError, "panel: expected one of ['masks', 'tiles'], got 3"),
     ('nb07', 'play', 'panel', "'nope'", ValueError, "panel: expected one of ['masks', 'tiles'], got 'nope'"),
     ('nb07', 'play', 'w', "'abc'", TypeError, 'w: expected an int, got str'),
     ('nb07', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
@@ -379,7 +379,7 @@ TABLE = [
     ('nb08', 'pool', 'outputs', "'abc'", TypeError, 'outputs: expected a torch.Tensor, got str'),
     ('nb08', 'pool', 'weights', "'abc'", TypeError, 'weights: expected a torch.Tensor, got str'),
     ('nb08', 'pool', 'fixed', "'yes'", TypeError, "fixed: expected True or False, got str 'yes'"),
-    ('nb08', 'DateTranslator', 'attention', '3', ValueError, "attention: expected 'additive' or 'dot', got 3"),
+    ('nb08', 'DateTranslator', 'attention', '3', TypeError, "attention: expected 'additive' or 'dot', got 3"),
     ('nb08', 'DateTranslator', 'embed', "'abc'", TypeError, 'embed: expected an int, got str'),
     ('nb08', 'DateTranslator', 'hidden', "'abc'", TypeError, 'hidden: expected an int, got str'),
     ('nb08', 'DateTranslator', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
@@ -398,7 +398,7 @@ TABLE = [
     ('nb08', 'accuracy', 'model', "'abc'", TypeError, 'model: expected a DateTranslator, got str'),
     ('nb08', 'accuracy', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
     ('nb08', 'accuracy', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
-    ('nb08', 'pretrained', 'attention', '3', ValueError, "attention: expected 'additive' or 'dot', got 3"),
+    ('nb08', 'pretrained', 'attention', '3', TypeError, "attention: expected 'additive' or 'dot', got 3"),
     ('nb08', 'source_labels', 'source', '3', TypeError, 'source: expected a str, got int'),
     ('nb08', 'output_labels', 'output', '3', TypeError, 'output: expected a str, got int'),
     ('nb08', 'alignment_heatmap', 'weights', "'abc'", TypeError, 'weights: expected a torch.Tensor, got str'),
@@ -413,9 +413,9 @@ TABLE = [
     ('nb08', 'AlignmentExplorer', 'models', "'abc'", TypeError, 'models: expected a dict, got str'),
     ('nb08', 'AlignmentExplorer', 'text', '3', TypeError, 'text: expected a str, got int'),
     ('nb08', 'trainer', 'explorer', "'abc'", TypeError, 'explorer: expected the AlignmentExplorer, got str'),
-    ('nb08', 'trainer', 'steps', "'abc'", ValueError, "steps: expected a whole number >= 1, got 'abc'"),
+    ('nb08', 'trainer', 'steps', "'abc'", TypeError, "steps: expected an int, got str"),
     ('nb08', 'trainer', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
-    ('nb08', 'trainer', 'redraws', "'abc'", ValueError, "redraws: expected a whole number >= 1, got 'abc'"),
+    ('nb08', 'trainer', 'redraws', "'abc'", TypeError, "redraws: expected an int, got str"),
     ('nb08', 'additive_scores', 's', "'abc'", TypeError, 's: expected a torch.Tensor, got str'),
     ('nb08', 'additive_scores', 'H', "'abc'", TypeError, 'H: expected a torch.Tensor, got str'),
     ('nb08', 'additive_scores', 'W_q', "'abc'", TypeError, 'W_q: expected a torch.Tensor, got str'),
@@ -424,15 +424,15 @@ TABLE = [
     ('nb08', 'context', 'weights', "'abc'", TypeError, 'weights: expected a torch.Tensor, got str'),
     ('nb08', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb09', 'encode', 'sentences', '3', TypeError, 'sentences: expected a list or tuple, got int'),
-    ('nb09', 'encoded', 'split', '3', ValueError, "split: expected 'train' or 'test', got 3"),
-    ('nb09', 'examples', 'split', '3', ValueError, "split: expected 'train' or 'test', got 3"),
-    ('nb09', 'generate', 'n', "'abc'", ValueError, "n: expected a non-negative int, got 'abc'"),
-    ('nb09', 'generate', 'split', '3', ValueError, "split: expected 'train' or 'test', got 3"),
+    ('nb09', 'encoded', 'split', '3', TypeError, "split: expected 'train' or 'test', got 3"),
+    ('nb09', 'examples', 'split', '3', TypeError, "split: expected 'train' or 'test', got 3"),
+    ('nb09', 'generate', 'n', "'abc'", TypeError, "n: expected an int, got str"),
+    ('nb09', 'generate', 'split', '3', TypeError, "split: expected 'train' or 'test', got 3"),
     ('nb09', 'generate', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
-    ('nb09', 'referent', 'animal', '3', ValueError, "animal: expected one of ['cat', 'dog', 'horse', 'cow', 'goat', 'sheep', 'pig', 'duck', 'mouse', 'rabbit', 'fox', 'owl', 'bear', 'wolf'], got 3"),
-    ('nb09', 'sentence', 'template', '3', ValueError, "template: expected one of ['active', 'passive', 'because_first', 'distractor', 'and_then', 'never'], got 3"),
-    ('nb09', 'sentence', 'animal', '3', ValueError, "animal: expected one of ['cat', 'dog', 'horse', 'cow', 'goat', 'sheep', 'pig', 'duck', 'mouse', 'rabbit', 'fox', 'owl', 'bear', 'wolf'], got 3"),
-    ('nb09', 'sentence', 'verb', '3', ValueError, "verb: expected one of ['drink', 'eat', 'smell', 'lick', 'drop', 'chase', 'carry', 'push', 'bite', 'like', 'want', 'find'], got 3"),
+    ('nb09', 'referent', 'animal', '3', TypeError, "animal: expected one of ['cat', 'dog', 'horse', 'cow', 'goat', 'sheep', 'pig', 'duck', 'mouse', 'rabbit', 'fox', 'owl', 'bear', 'wolf'], got 3"),
+    ('nb09', 'sentence', 'template', '3', TypeError, "template: expected one of ['active', 'passive', 'because_first', 'distractor', 'and_then', 'never'], got 3"),
+    ('nb09', 'sentence', 'animal', '3', TypeError, "animal: expected one of ['cat', 'dog', 'horse', 'cow', 'goat', 'sheep', 'pig', 'duck', 'mouse', 'rabbit', 'fox', 'owl', 'bear', 'wolf'], got 3"),
+    ('nb09', 'sentence', 'verb', '3', TypeError, "verb: expected one of ['drink', 'eat', 'smell', 'lick', 'drop', 'chase', 'carry', 'push', 'bite', 'like', 'want', 'find'], got 3"),
     ('nb09', 'words_of', 'sentence', '3', TypeError, 'sentence: expected a str, got int'),
     ('nb09', 'ItResolver', 'num_hiddens', "'abc'", TypeError, 'num_hiddens: expected an int, got str'),
     ('nb09', 'ItResolver', 'num_heads', "'abc'", TypeError, 'num_heads: expected an int, got str'),
@@ -446,13 +446,13 @@ TABLE = [
     ('nb09', 'resolve', 'sentence', '3', TypeError, 'sentence: expected a str, got int'),
     ('nb09', 'torch_layer', 'block', "'abc'", TypeError, 'block: expected a TransformerBlock, got str'),
     ('nb09', 'accuracy', 'model', "'abc'", TypeError, 'model: expected an ItResolver (e.g. pretrained()), got str'),
-    ('nb09', 'accuracy', 'split', '3', ValueError, "split: expected 'train' or 'test', got 3"),
+    ('nb09', 'accuracy', 'split', '3', TypeError, "split: expected 'train' or 'test', got 3"),
     ('nb09', 'head_accuracy', 'model', "'abc'", TypeError, 'model: expected an ItResolver (e.g. pretrained()), got str'),
-    ('nb09', 'head_accuracy', 'split', '3', ValueError, "split: expected 'train' or 'test', got 3"),
+    ('nb09', 'head_accuracy', 'split', '3', TypeError, "split: expected 'train' or 'test', got 3"),
     ('nb09', 'peak_kinds', 'model', "'abc'", TypeError, 'model: expected an ItResolver (e.g. pretrained()), got str'),
-    ('nb09', 'peak_kinds', 'split', '3', ValueError, "split: expected 'train' or 'test', got 3"),
+    ('nb09', 'peak_kinds', 'split', '3', TypeError, "split: expected 'train' or 'test', got 3"),
     ('nb09', 'peak_kinds', 'layer', "'abc'", TypeError, 'layer: expected an int, got str'),
-    ('nb09', 'batches', 'split', '3', ValueError, "split: expected 'train' or 'test', got 3"),
+    ('nb09', 'batches', 'split', '3', TypeError, "split: expected 'train' or 'test', got 3"),
     ('nb09', 'batches', 'batch_size', "'abc'", TypeError, 'batch_size: expected an int, got str'),
     ('nb09', 'batches', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
     ('nb09', 'run', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
@@ -476,7 +476,7 @@ TABLE = [
     ('nb09', 'known_words', 'width', "'abc'", TypeError, 'width: expected an int, got str'),
     ('nb09', 'Explorer', 'models', "'abc'", TypeError, 'models: expected a dict, got str'),
     ('nb09', 'Explorer', 'text', '3', TypeError, 'text: expected a str, got int'),
-    ('nb09', 'trainer', 'steps', "'abc'", ValueError, "steps: expected a whole number >= 1, got 'abc'"),
+    ('nb09', 'trainer', 'steps', "'abc'", TypeError, "steps: expected an int, got str"),
     ('nb09', 'trainer', 'sentence', '3', TypeError, 'sentence: expected a str, got int'),
     ('nb09', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb10', 'random_dates', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
@@ -741,3 +741,76 @@ def test_nb10_run_checks_its_options_when_called():
 def test_nb10_a_date_it_cannot_read_is_named(text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         nb10.decode(nb10.DateTransformer(num_hiddens=16, num_heads=2, num_layers=1, ffn_hiddens=32), text)
+
+
+# ---- the one rule (docs/api.md): TypeError when the type is wrong, ValueError when the value is
+_TYPE_VARIANTS = {"'abc'", "'yes'", "3", "2.5"}         # and "dtype ..." (see tests/_lesson_calls.variants)
+# Variants allowed another exception than the rule's, each with why: (lesson, name, arg, label) -> allowed.
+_RULE_EXCEPTIONS = {
+    # an integer tensor of widths is the right type (widths may be whole numbers); its values (0) are not
+    ("nb01", "training_loss_curve", "sigmas", "dtype torch.int64"): (ValueError,),
+}
+
+
+def rule(label):
+    """The exception the rule asks for, for a bad variant of tests/_lesson_calls.variants."""
+    return TypeError if label in _TYPE_VARIANTS or label.startswith("dtype") else ValueError
+
+
+def rule_violations(entries, skip=frozenset()):
+    """Every bad variant of ``entries`` (rows like GOOD's) whose exception is not the rule's, and how
+    many variants ran."""
+    wrong, n = [], 0
+    for lesson, name, fn, args, kwargs in entries:
+        if name.startswith("check_"):                   # check_*(fn) report a learner's mistake, never raise
+            continue
+        params = list(inspect.signature(fn).parameters)
+        slots = [(params[i], i, a) for i, a in enumerate(args)] + [(k, k, v) for k, v in kwargs.items()]
+        for arg, key, value in slots:
+            if name == "scaling_hint" and arg == "fn":   # the learner's function: reported in a sentence
+                continue
+            for label, bad, kind in variants(value):
+                if kind != "raise" or (lesson, name, arg, label) in skip:
+                    continue
+                a, k = list(args), dict(kwargs)
+                if isinstance(key, int):
+                    a[key] = bad
+                else:
+                    k[key] = bad
+                try:
+                    call(fn, a, k)
+                    got = None
+                except Exception as exc:  # noqa: BLE001  (any other exception breaks the rule too)
+                    got = exc
+                plt.close("all")
+                n += 1
+                allowed = _RULE_EXCEPTIONS.get((lesson, name, arg, label), (rule(label),))
+                if type(got) not in allowed:
+                    wrong.append(f"{lesson}.{name} {arg}={label}: expected {rule(label).__name__}, "
+                                 f"got {type(got).__name__}: {got}")
+    return wrong, n
+
+
+@pytest.mark.parametrize("lesson", sorted({g[0] for g in GOOD}))
+def test_every_bad_variant_gets_the_exception_type_of_the_rule(lesson):
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from probe_lessons import SKIP                       # variants that are valid inputs
+    wrong, n = rule_violations([g for g in GOOD if g[0] == lesson], SKIP)
+    assert n > 0 and wrong == []
+
+
+def test_the_rule_test_can_fail():
+    def columns_by_hand(columns=2):                     # the old dialect: ValueError for a str
+        if not isinstance(columns, int) or columns < 1:
+            raise ValueError(f"columns: expected a whole number >= 1, got {columns!r}")
+
+    wrong, n = rule_violations([("fake", "columns_by_hand", columns_by_hand, (), {"columns": 2})])
+    assert n == 3 and wrong == [        # 'abc', 2.5 (wrong types) and -1 (a wrong value); 10**9 is accepted
+        "fake.columns_by_hand columns='abc': expected TypeError, got ValueError: columns: expected a whole "
+        "number >= 1, got 'abc'",
+        "fake.columns_by_hand columns=2.5: expected TypeError, got ValueError: columns: expected a whole "
+        "number >= 1, got 2.5"]
+    assert rule_violations([("fake", "f", _checks.arguments(columns=_checks.Int(1))(columns_by_hand), (),
+                             {"columns": 2})])[0] == []

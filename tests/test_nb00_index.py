@@ -51,7 +51,7 @@ def test_gallery_hides_spare_axes_and_titles_each_picture():
 
 @pytest.mark.parametrize("call,match", [
     (lambda: nb00_index.gallery(["09_nope"]), r"name: expected one of \[.*\], got '09_nope'"),
-    (lambda: nb00_index.gallery(columns=0), r"columns: expected a whole number >= 1, got 0"),
+    (lambda: nb00_index.gallery(columns=0), r"columns: expected an int >= 1, got 0"),
     (lambda: nb00_index.thumbnail_path("x"), r"name: expected one of .*got 'x'"),
 ])
 def test_bad_input(call, match):
@@ -69,7 +69,7 @@ def test_gallery_html_links_every_notebook_and_embeds_its_picture():
     assert [base64.b64decode(p) for p in pictures] == [nb00_index.thumbnail_path(n).read_bytes() for n in nb00_index.CAPTIONS]
     assert "repeat(4," in page and "q·k spreads out as d_k grows" in page
     assert 'alt="05 cat milk it: each word (○) → its output (●)"' in page
-    with pytest.raises(ValueError, match="columns: expected a whole number >= 1, got True"):
+    with pytest.raises(TypeError, match="columns: expected an int, got bool"):
         nb00_index.gallery_html(columns=True)
     with pytest.raises(ValueError, match="name: expected one of"):
         nb00_index.gallery_html(["nope"])

@@ -254,8 +254,12 @@ def test_bad_arguments():
         lesson.resolve("model", "the cat drank the milk because it was sweet")
     with pytest.raises(ValueError, match=r"split: expected 'train' or 'test', got 'dev'"):
         lesson.examples("dev")
-    with pytest.raises(ValueError, match=r"n: expected a non-negative int, got -1"):
+    with pytest.raises(ValueError, match=r"n: expected an int >= 0, got -1"):
         data.generate(-1)
+    with pytest.raises(TypeError, match=r"n: expected an int, got float"):          # a wrong type (docs/api.md)
+        data.generate(2.5)
+    with pytest.raises(TypeError, match=r"split: expected 'train' or 'test', got 3"):
+        lesson.examples(3)
 
 
 # ---- widgets ---------------------------------------------------------------------------------------

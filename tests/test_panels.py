@@ -674,10 +674,14 @@ def test_a_best_placed_legend_follows_the_moving_line():
     ({"controls": {"x": 3}}, TypeError, "controls: expected widgets with a .value, got int for 'x'"),
     ({"update": None}, TypeError, "update: expected a function update(**values), got NoneType"),
     ({"name": ""}, ValueError, "name: expected a non-empty file name stem, got ''"),
-    ({"columns": 0}, ValueError, "columns: expected a whole number >= 1, got 0"),
-    ({"columns": -1}, ValueError, "columns: expected a whole number >= 1, got -1"),
-    ({"blit": "no"}, TypeError, "blit: expected True or False, got 'no'"),
-    ({"freeze_layout": 1}, TypeError, "freeze_layout: expected True or False, got 1"),
+    ({"name": 3}, TypeError, "name: expected a str, got int"),
+    ({"controls": {3: None}}, TypeError, "controls' names: expected a str, got int"),
+    ({"columns": 0}, ValueError, "columns: expected an int >= 1, got 0"),
+    ({"columns": -1}, ValueError, "columns: expected an int >= 1, got -1"),
+    ({"columns": "abc"}, TypeError, "columns: expected an int, got str"),       # a wrong type: TypeError (docs/api.md)
+    ({"columns": 2.5}, TypeError, "columns: expected an int, got float"),
+    ({"blit": "no"}, TypeError, "blit: expected True or False, got str 'no'"),
+    ({"freeze_layout": 1}, TypeError, "freeze_layout: expected True or False, got int 1"),
 ])
 def test_panel_arguments_are_checked_before_anything_is_built(kwargs, error, message):
     import re

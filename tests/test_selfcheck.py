@@ -130,6 +130,39 @@ def test_check_function_reports_like_assert_close(capsys):
     assert "case 1: ✗ values differ from the reference by up to 0.5" in out
     assert "Mismatched elements: 1 / 3 (33.3%)" in out
     assert "Greatest absolute difference: 0.5 at index (1,) (up to 1e-06 allowed)" in out
+    assert "Greatest relative difference: 2.043 at index (1,) (up to 1e-05 allowed)" in out
+    assert "At index (1,) your function gives 0.7447, the reference 0.2447." in out     # where they differ
+
+
+def test_check_function_reads_the_result_itself_not_torch_testing(capsys, monkeypatch):
+    """The report is computed from the two tensors: torch.testing's messages are neither called nor parsed."""
+    def refuse(*args, **kwargs):
+        raise RuntimeError("torch.testing.assert_close must not be called")
+    monkeypatch.setattr(torch.testing, "assert_close", refuse)
+    cases = [(torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64),), (torch.tensor(2.0),)]
+    assert selfcheck.check_function(lambda x: x * torch.tensor([[1.0, 1.0], [1.0, 1.5]], dtype=torch.float64)
+                                    if x.dim() else x + 1, lambda x: x, cases, name="f") is False
+    assert _out(capsys).split("\n") == [
+        "case 1: ✗ values differ from the reference by up to 2",
+        "    Mismatched elements: 1 / 4 (25.0%)",
+        "    Greatest absolute difference: 2 at index (1, 1) (up to 1e-06 allowed)",
+        "    Greatest relative difference: 0.5 at index (1, 1) (up to 1e-05 allowed)",
+        "    At index (1, 1) your function gives 6, the reference 4.",
+        "case 2: ✗ values differ from the reference by up to 1",
+        "    Expected 2 but got 3.",
+        "    Absolute difference: 1 (up to 1e-06 allowed)",
+        "    Relative difference: 0.5 (up to 1e-05 allowed)",
+        "f: not yet, see above.", ""]
+
+
+def test_only_the_entries_out_of_tolerance_are_reported(capsys):
+    """A large reference entry within rtol is not "the greatest difference"; equal infs match."""
+    want = torch.tensor([1e6, 1.0, float("inf")], dtype=torch.float64)
+    got = want + torch.tensor([5.0, 1e-3, 0.0], dtype=torch.float64)     # 5 <= 1e-5 * 1e6: within rtol
+    assert selfcheck.check_function(lambda x: got, lambda x: want, [(want,)], name="f") is False
+    out = _out(capsys)
+    assert "up to 0.001\n    Mismatched elements: 1 / 3 (33.3%)" in out
+    assert "At index (1,) your function gives 1.001, the reference 1." in out
 
 
 def test_check_function_runs_the_learner_on_copies(capsys):
@@ -251,12 +284,12 @@ def test_numeric_mistakes_as_a_list_of_pairs():
                           r"pairs, got set"),
     ([16], TypeError, r"mistakes: expected \(wrong value, message\) pairs, got 16"),
     ([(16, "x", "y")], TypeError, r"mistakes: expected \(wrong value, message\) pairs, got \(16, 'x', 'y'\)"),
-    ({"16": "x"}, TypeError, "mistakes: expected numbers as wrong values, got str '16'"),
-    ({True: "x"}, TypeError, "mistakes: expected numbers as wrong values, got bool True"),
-    ({float("nan"): "x"}, ValueError, "mistakes: expected finite numbers as wrong values, got nan"),
-    ({float("inf"): "x"}, ValueError, "mistakes: expected finite numbers as wrong values, got inf"),
-    ({16: None}, TypeError, "mistakes: expected a str message for 16, got NoneType"),
-    ({16: "  "}, ValueError, "mistakes: expected a non-empty message for 16, got '  '"),
+    ({"16": "x"}, TypeError, "mistakes: a wrong value: expected a real number, got str"),
+    ({True: "x"}, TypeError, "mistakes: a wrong value: expected a real number, got bool"),
+    ({float("nan"): "x"}, ValueError, "mistakes: a wrong value: expected a finite number, got nan"),
+    ({float("inf"): "x"}, ValueError, "mistakes: a wrong value: expected a finite number, got inf"),
+    ({16: None}, TypeError, "mistakes: the message for 16: expected a str, got NoneType"),
+    ({16: "  "}, ValueError, "mistakes: the message for 16: expected a non-empty str, got '  '"),
     ({11.305: "x"}, ValueError, "mistakes: 11.305 is within the tolerance 0.01 of the answer 11.31, so it would "
                                 "count as right; expected a wrong value"),
     ([(16, "x"), (16.005, "y")], ValueError, "mistakes: 16 and 16.005 are within the tolerance 0.01 of each other, so "
@@ -288,7 +321,7 @@ def test_a_mistake_that_cannot_run_on_a_case_is_skipped_there(capsys):
 
 
 @pytest.mark.parametrize("call,error,words", [
-    (lambda: selfcheck.mistake(lambda x: x, "m", atol=-1), ValueError, "atol: expected a finite number >= 0, got -1"),
+    (lambda: selfcheck.mistake(lambda x: x, "m", atol=-1), ValueError, "atol: expected a number >= 0, got -1.0"),
     (lambda: selfcheck.mistake(lambda x: x, "m", rtol=float("nan")), ValueError, "rtol: expected a finite number"),
     (lambda: selfcheck.mistake("x", "m"), TypeError, "wrong: expected a function"),
     (lambda: selfcheck.mistake(lambda x: x, ""), ValueError, "message: expected a non-empty str, got ''"),

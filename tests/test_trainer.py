@@ -48,10 +48,11 @@ def test_a_step_without_its_curve_is_reported():
 
 @pytest.mark.parametrize("kwargs,error,message", [
     ({"run": 3}, TypeError, "run: expected a generator function run(steps, **values), got int"),
-    ({"curves": "loss"}, ValueError, "curves: expected a non-empty list of names such as ('loss', 'accuracy'), got 'loss'"),
-    ({"curves": ()}, ValueError, "curves: expected a non-empty list of names"),
-    ({"steps": 0}, ValueError, "steps: expected a whole number >= 1, got 0"),
-    ({"redraws": 1.5}, ValueError, "redraws: expected a whole number >= 1, got 1.5"),
+    ({"curves": "loss"}, TypeError, "curves: expected a list or tuple, got str"),
+    ({"curves": ()}, ValueError, "curves: expected at least 1 entries, got 0"),
+    ({"steps": 0}, ValueError, "steps: expected an int >= 1, got 0"),
+    ({"curves": ("loss", 3)}, TypeError, "curves[1]: expected a str, got int"),
+    ({"redraws": 1.5}, TypeError, "redraws: expected an int, got float"),
     ({"steps": 500}, ValueError, "steps: expected a value in [10, 200], got 500"),
 ])
 def test_bad_arguments_are_named(kwargs, error, message):

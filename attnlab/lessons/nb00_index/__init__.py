@@ -67,8 +67,7 @@ def gallery(names=None, *, columns=3):
     names = list(CAPTIONS) if names is None else list(names)
     for name in names:
         thumbnail_path(name)                                  # unknown names fail before drawing
-    if not isinstance(columns, int) or isinstance(columns, bool) or columns < 1:
-        raise ValueError(f"columns: expected a whole number >= 1, got {columns!r}")
+    _checks.count(columns, "columns", low=1)
     if columns > len(CAPTIONS):
         raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
     rows = max(1, math.ceil(len(names) / columns))
@@ -93,8 +92,7 @@ def gallery_html(names=None, *, columns=4):
     names = list(CAPTIONS) if names is None else list(names)
     for name in names:
         thumbnail_path(name)                                  # unknown names fail before drawing
-    if not isinstance(columns, int) or isinstance(columns, bool) or columns < 1:
-        raise ValueError(f"columns: expected a whole number >= 1, got {columns!r}")
+    _checks.count(columns, "columns", low=1)
     if columns > len(CAPTIONS):
         raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
     cells = []

@@ -99,9 +99,8 @@ def leave_one_out(x_train, y_train):
 
 
 def _check_reduction(reduction):
-    if reduction not in ("sum", "mean"):
-        raise ValueError(f"reduction: expected 'sum' (as d2l) or 'mean' (per training point), got {reduction!r}")
-    return reduction
+    return _checks.choice(reduction, "reduction", ("sum", "mean"),
+                          expected="'sum' (as d2l) or 'mean' (per training point)")
 
 
 def _reduce(squared_errors, reduction):
@@ -128,6 +127,7 @@ def training_loss_curve(x_train, y_train, sigmas, *, leave_one_out=True, reducti
     """``training_loss`` at many widths at once (one batched softmax): sigmas (S,) -> list of S floats."""
     _check_pair(x_train, y_train)
     _check_reduction(reduction)
+    _checks.Array(1)(sigmas, "sigmas")
     sigmas = [_checks.real(s, "sigmas", positive=True) for s in sigmas]
     n = x_train.shape[0]
     if leave_one_out and n < 2:

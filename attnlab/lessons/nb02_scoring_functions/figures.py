@@ -105,8 +105,7 @@ PLAY_LIMITS = {d_k: 40 if d_k <= 128 else 160 for d_k in D_KS}
 
 def play_limit(d_k):
     """The histogram's x axis half-width at this d_k (PLAY_LIMITS)."""
-    if d_k not in PLAY_LIMITS:
-        raise ValueError(f"d_k: expected one of {D_KS}, got {d_k!r}")
+    _checks.choice(d_k, "d_k", D_KS, expected=f"one of {D_KS}")
     return PLAY_LIMITS[d_k]
 
 
@@ -135,10 +134,8 @@ class ScoringPlay(panels.ShowsPanel):
                        n=_checks.Int(2, 32, why="the n slider's range"), num_queries=_checks.Int(5, 100_000),
                        seed=_checks.Int(0))
     def __init__(self, *, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0):
-        if method not in PLAY_METHODS:
-            raise ValueError(f"method: expected one of {PLAY_METHODS}, got {method!r}")
-        if d_k not in D_KS:
-            raise ValueError(f"d_k: expected one of {D_KS}, got {d_k!r}")
+        _checks.choice(method, "method", PLAY_METHODS, expected=f"one of {PLAY_METHODS}")
+        _checks.choice(d_k, "d_k", D_KS, expected=f"one of {D_KS}")
         self.num_queries, self.seed = num_queries, seed
         self._samples, self._curves = {}, {}
         self.controls = {

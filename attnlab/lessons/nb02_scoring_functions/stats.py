@@ -76,8 +76,7 @@ def scores(queries, keys, method="scaled_dot", *, tau=8.0, sigma=1.0, additive=N
     divides by sqrt(d_k * n) with n = Tk (seed 004 writes sqrt(T)); "normalised" divides the whole
     (Tq, Tk) matrix by its Frobenius norm, as seed 004 writes; "row_normalised" each row by its norm.
     """
-    if method not in METHODS:
-        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
+    _checks.choice(method, "method", METHODS)
     if method == "cosine":
         return cosine_scores(queries, keys)
     if method == "gaussian":

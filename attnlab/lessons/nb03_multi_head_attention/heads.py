@@ -72,10 +72,8 @@ def embed(sentences=SENTENCES, *, length=None, dtype=torch.float64):
 def head_projections(kind, *, target="cat", strength=4.0):
     """W_q, W_k, W_v (INPUT_SIZE, HEAD_SIZE) of one toy head, so that x W_q · x' W_k / sqrt(d_k)
     is ``strength`` when x' is the head's target for x, and 0 otherwise."""
-    if kind not in HEAD_KINDS:
-        raise ValueError(f"kind: expected one of {HEAD_KINDS}, got {kind!r}")
-    if target not in VOCAB:
-        raise ValueError(f"target: expected a word from {VOCAB}, got {target!r}")
+    _checks.choice(kind, "kind", HEAD_KINDS, expected=f"one of {HEAD_KINDS}")
+    _checks.choice(target, "target", VOCAB, expected=f"a word from {VOCAB}")
     c = _checks.real(strength, "strength") * math.sqrt(HEAD_SIZE)              # undo the ÷ sqrt(d_k)
     W_q = torch.zeros(INPUT_SIZE, HEAD_SIZE, dtype=torch.float64)
     W_k = torch.zeros_like(W_q)

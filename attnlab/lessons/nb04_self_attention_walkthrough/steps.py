@@ -233,9 +233,7 @@ _LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _();
 
 
 def _kind(kind):
-    if kind not in COMPLEXITY:
-        raise ValueError(f"kind: expected one of {list(LAYER_TYPES)}, got {kind!r}")
-    return kind
+    return _checks.choice(kind, "kind", LAYER_TYPES)
 
 
 def _lengths(n):
@@ -278,10 +276,7 @@ def path_length(kind, n, k=3, *, dilated=False):
 def crossover(d, k=3, versus="RNN"):
     """The sequence length n above which self-attention (n²d) costs more than ``versus``:
     n = d against an RNN (n d²), n = k·d against a CNN (k n d²)."""
-    if versus not in LAYER_TYPES:
-        raise ValueError(f"versus: expected 'RNN' or 'CNN', got {versus!r}")
-    if _kind(versus) == "self-attention":
-        raise ValueError("versus: expected 'RNN' or 'CNN', got 'self-attention'")
+    _checks.choice(versus, "versus", ("RNN", "CNN"), expected="'RNN' or 'CNN'")
     return {"RNN": d, "CNN": k * d}[versus]
 
 

@@ -65,8 +65,7 @@ def attend(X, scaling="inside", *, d=None, temperature=1.0):
         raise TypeError(f"X: expected a torch.Tensor (T, d), got {type(X).__name__}")
     if X.dim() != 2:
         raise ValueError(f"X: expected a 2-D (T, d) tensor, got shape {tuple(X.shape)}")
-    if scaling not in SCALINGS:
-        raise ValueError(f"scaling: expected one of {SCALINGS}, got {scaling!r}")
+    _checks.choice(scaling, "scaling", SCALINGS, expected=f"one of {SCALINGS}")
     d = X.shape[-1] if d is None else _checks.real(d, "d", positive=True)
     scores = X @ X.T                                                            # (T, T)
     scale = 1.0 / math.sqrt(d) if scaling == "inside" else 1.0
@@ -143,8 +142,7 @@ def similarity_mistakes(sentence="sweet"):
     """The wrong answers a learner gives for sim(it′, milk′) from seed 004's table for ``sentence``,
     each computed from its mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``.
     The right answer is the dot product of the table's rows it′ and milk′."""
-    if sentence not in SEED_OUTPUTS:
-        raise ValueError(f"sentence: expected one of {sorted(SEED_OUTPUTS)}, got {sentence!r}")
+    _checks.choice(sentence, "sentence", sorted(SEED_OUTPUTS))
     words, X = cat_milk_it(sentence)
     table = torch.tensor(SEED_OUTPUTS[sentence], dtype=torch.float64)                    # (T, 2) after attention
     it, milk = table[words.index("it")], table[words.index("milk")]

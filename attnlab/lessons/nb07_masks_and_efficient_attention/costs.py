@@ -78,6 +78,7 @@ def flops(method, length, d, *, window=64, block_size=64):
     local: 4 L (2w + 1) d with a banded kernel (a dense kernel with a mask still does 4 L^2 d);
     block: 4 L b d; linear: 4 L d^2 (phi(K)^T V, then phi(Q) times that).
     """
+    _checks.choice(method, "method", METHODS, expected=f"one of {METHODS}")
     L, d = _counts(length, d)
     if method in ("dense", "tiled"):
         return 4 * L * L * d
@@ -87,7 +88,7 @@ def flops(method, length, d, *, window=64, block_size=64):
         return 4 * L * min(block_size, L) * d
     if method == "linear":
         return 4 * L * d * d
-    raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
+    raise AssertionError(method)      # refused above
 
 
 @_checks.arguments(window=_checks.Int(0), block_size=_checks.Int(1))
@@ -102,8 +103,7 @@ def memory_bytes(method, length, d, *, window=64, block_size=128):
     out = L * d
     cells = {"dense": L * L, "tiled": min(block_size, L) ** 2, "local": L * min(2 * window + 1, L),
              "block": L * min(block_size, L), "linear": 2 * L * d + d * d}
-    if method not in cells:
-        raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
+    _checks.choice(method, "method", METHODS, expected=f"one of {METHODS}")
     return BYTES * (cells[method] + out)
 
 

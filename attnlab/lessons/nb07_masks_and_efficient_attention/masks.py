@@ -64,6 +64,7 @@ def make_mask(kind, num_queries, num_keys, *, window=2, valid_len=None, block_si
     window: for "local" (|i - j| <= window); valid_len: for "padding" (keys >= valid_len are pads,
     default Tk - 2); block_size: for "block".
     """
+    _checks.choice(kind, "kind", MASK_KINDS, expected=f"one of {MASK_KINDS}")
     if kind == "causal top-left":
         return causal_mask(num_queries, num_keys)
     if kind == "causal bottom-right":
@@ -75,7 +76,7 @@ def make_mask(kind, num_queries, num_keys, *, window=2, valid_len=None, block_si
         return local_mask(num_queries, num_keys, window)
     if kind == "block":
         return block_mask(num_queries, num_keys, block_size)
-    raise ValueError(f"kind: expected one of {MASK_KINDS}, got {kind!r}")
+    raise AssertionError(kind)        # refused above
 
 
 def masked_row_conventions(scores, mask):

@@ -30,8 +30,7 @@ class DateTranslator(nn.Module):
     @_checks.arguments(embed=_checks.Int(1, 4096), hidden=_checks.Int(1, 4096))
     def __init__(self, attention="additive", *, embed=16, hidden=32, seed=0):
         super().__init__()
-        if attention not in ("additive", "dot"):
-            raise ValueError(f"attention: expected 'additive' or 'dot', got {attention!r}")
+        _checks.choice(attention, "attention", ("additive", "dot"), expected="'additive' or 'dot'")
         # Initial weights from ``seed``, without touching (or depending on) the global RNG.
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(_checks.count(seed, "seed", low=0))

@@ -138,10 +138,8 @@ def _draw(rng, test):
 @_checks.arguments(seed=_checks.Int(0))
 def generate(n, *, split="train", seed=0):
     """``n`` (sentence, referent) pairs from the train or the test distribution, seeded (random.Random)."""
-    if split not in ("train", "test"):
-        raise ValueError(f"split: expected 'train' or 'test', got {split!r}")
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"n: expected a non-negative int, got {n!r}")
+    _split(split)
+    _checks.count(n, "n")
     if n > 100_000:
         raise ValueError(f"n: expected at most 100000 sentences (the splits hold 4000 and 1000), got {n}")
     rng = random.Random(f"{split}-{seed}")
@@ -149,13 +147,16 @@ def generate(n, *, split="train", seed=0):
 
 
 SPLIT_SIZES = {"train": 4000, "test": 1000}
+
+
+def _split(split):
+    return _checks.choice(split, "split", SPLIT_SIZES, expected="'train' or 'test'")
 _CACHE = {}
 
 
 def examples(split):
     """The fixed train (4000) or test (1000) examples: [(sentence, referent word), ...]."""
-    if split not in SPLIT_SIZES:
-        raise ValueError(f"split: expected 'train' or 'test', got {split!r}")
+    _split(split)
     if split not in _CACHE:
         _CACHE[split] = tuple(generate(SPLIT_SIZES[split], split=split, seed=1))
     return list(_CACHE[split])
