@@ -7,9 +7,10 @@ tablet) and 1280 px (a desktop), screenshots and measures, for one Voila templat
 
 --jupyter-path puts DIR first on JUPYTER_PATH, so the template "attnlab" found there is used
 (e.g. an older one exported with `git archive`); without it, this tree's share/jupyter.
-One server; per notebook one page load on a phone context (390x844), then the same page resized to
-768x1024 (as tests/browser/test_phone.py does) and to 1280x1000 (the layout is CSS under media
-queries on the width only; scrollbars overlay, as on a phone, and the device scale stays 2). Writes, per width:
+One server; per notebook one page load, by default on a phone context (390x844), then the same
+page resized to 768x1024 (as tests/browser/test_phone.py does) and to 1280x1000 (scrollbars
+overlay, as on a phone, and the device scale stays 2); --widths 1280 looks at a fresh desktop
+page only (a desktop context at the first width when it is 600 px or more). Writes, per width:
 OUT/<width>/<lang>-<stem>.png (the top of the page: one screen), <lang>-<stem>-full.png (the
 whole page; at 390 and 768 in CSS pixels), <lang>-<stem>-panel<N>.png (each live panel), and OUT/measures.json (a page
 already there at all three widths is not looked at again): per page and
@@ -70,11 +71,13 @@ def shoot(page, out, stem, width):
     page.evaluate("() => { const r = document.getElementById('rendered_cells'); if (r) r.scrollTop = 0; window.scrollTo(0, 0); }")
     time.sleep(0.3)
     page.screenshot(path=str(folder / f"{stem}.png"))
-    for i in range(page.locator(".attnlab-panel").count()):
-        page.locator(".attnlab-panel").nth(i).screenshot(path=str(folder / f"{stem}-panel{i + 1}.png"))
+    # The panels and the whole page with the viewport as tall as the page: an element screenshot
+    # of a panel taller than the viewport showed its sticky rows (the controls) blank.
     size = page.viewport_size
     page.set_viewport_size({"width": width, "height": min(16000, max(size["height"], page.evaluate(TALLEST)))})
     time.sleep(0.5)
+    for i in range(page.locator(".attnlab-panel").count()):
+        page.locator(".attnlab-panel").nth(i).screenshot(path=str(folder / f"{stem}-panel{i + 1}.png"))
     try:   # a whole page is up to 16000 CSS px tall: on phone and tablet in CSS pixels; slow under load
         page.screenshot(path=str(folder / f"{stem}-full.png"), full_page=True, timeout=120_000,
                         scale="css" if width < 1000 else "device")
@@ -90,9 +93,12 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--jupyter-path", default=str(ROOT / "share" / "jupyter"))
     ap.add_argument("--port", type=int, default=8790)
+    ap.add_argument("--widths", default="390,768,1280",
+                    help="in this order on one page load; a phone context if the first is under 600, else a desktop one")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
+    widths = [int(w) for w in a.widths.split(",")]
     paths = [Path(p).resolve() for p in a.notebooks] or (
         sorted(NOTEBOOK_DIR.glob("[0-9]*.ipynb")) + sorted((NOTEBOOK_DIR / "zh").glob("[0-9]*.ipynb")))
     env = {"JUPYTER_PATH": os.pathsep.join(filter(None, [a.jupyter_path, os.environ.get("JUPYTER_PATH")]))}
@@ -107,35 +113,35 @@ def main():
                 rel = path.relative_to(NOTEBOOK_DIR).as_posix()
                 lang = "zh" if path.parent.name == "zh" else "en"
                 stem = f"{lang}-{path.stem}"
-                if len(measures.get(stem, {})) == 3:     # done in an earlier run into OUT
+                if len(measures.get(stem, {})) == len(widths):     # done in an earlier run into OUT
                     continue
                 n = expected_panels(NOTEBOOK_DIR / path.name)
                 measures[stem] = {}
-                for kind, widths in ((PHONE, (390, 768, 1280)),):
-                    ctx = browser.new_context(**kind)
-                    page = ctx.new_page()
-                    watch = PageWatch(page)
-                    t0 = time.time()
-                    page.goto(f"{server.url}/voila/render/{rel}", wait_until="commit", timeout=TIMEOUT)
-                    wait_for_panels(page, n, TIMEOUT, watch, server)
-                    time.sleep(1.5)
-                    for w in widths:
-                        if page.viewport_size["width"] != w:
-                            page.set_viewport_size({"width": w, "height": 1024 if w < 1000 else 1000})
-                            time.sleep(0.8)
-                        m = page.evaluate(MEASURE)
-                        m["template_css"] = page.locator("style#attnlab-narrow").count()
-                        m["errors"] = watch.errors[:5]
-                        measures[stem][str(w)] = m
-                        shoot(page, out, stem, w)
-                        narrow = sum(t < 160 for _, t in m["tracks"])
-                        past = sum(len(p["past"]) for p in m["panels"])
-                        print(f"{stem} {w}px: {len(m['tracks'])} sliders, {narrow} under 160 px "
-                              f"(min {min([t for _, t in m['tracks']] or [0])}), {past} panel elements past the edge, "
-                              f"figures drawn/natural {[(p['drawn'], p['natural']) for p in m['panels']]}, "
-                              f"page {m['docWidth']} px wide, loaded {time.time() - t0:.0f} s", flush=True)
-                    close_like_a_learner(page)
-                    ctx.close()
+                kind = PHONE if widths[0] < 600 else dict(viewport={"width": widths[0], "height": 1000})
+                ctx = browser.new_context(**kind)
+                page = ctx.new_page()
+                watch = PageWatch(page)
+                t0 = time.time()
+                page.goto(f"{server.url}/voila/render/{rel}", wait_until="commit", timeout=TIMEOUT)
+                wait_for_panels(page, n, TIMEOUT, watch, server)
+                time.sleep(1.5)
+                for w in widths:
+                    if page.viewport_size["width"] != w:
+                        page.set_viewport_size({"width": w, "height": 1024 if w < 1000 else 1000})
+                        time.sleep(0.8)
+                    m = page.evaluate(MEASURE)
+                    m["template_css"] = page.locator("style#attnlab-narrow").count()
+                    m["errors"] = watch.errors[:5]
+                    measures[stem][str(w)] = m
+                    shoot(page, out, stem, w)
+                    narrow = sum(t < 160 for _, t in m["tracks"])
+                    past = sum(len(p["past"]) for p in m["panels"])
+                    print(f"{stem} {w}px: {len(m['tracks'])} sliders, {narrow} under 160 px "
+                          f"(min {min([t for _, t in m['tracks']] or [0])}), {past} panel elements past the edge, "
+                          f"figures drawn/natural {[(p['drawn'], p['natural']) for p in m['panels']]}, "
+                          f"page {m['docWidth']} px wide, loaded {time.time() - t0:.0f} s", flush=True)
+                close_like_a_learner(page)
+                ctx.close()
                 (out / "measures.json").write_text(json.dumps(measures, indent=1, ensure_ascii=False))
             browser.close()
     finally:
