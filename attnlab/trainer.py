@@ -20,6 +20,7 @@ Loss-like curves are drawn on a log scale, curves whose name contains "accuracy"
 scale. Each press starts from scratch with the same seeds (the lesson's ``run`` owns them), so the
 same settings give the same model. Errors show in the status line, never as a traceback.
 """
+import collections.abc
 import contextlib
 import html
 import re
@@ -47,6 +48,27 @@ def one_thread():
         yield
     finally:
         torch.set_num_threads(before)
+
+
+
+def run_to_end(steps):
+    """Drain a lesson's training generator (it yields rows {name: float, ..., "model": module} and returns
+    the trained model): (model, history {name: [floats]}, {"wall": seconds, "cpu": seconds}).
+
+    CPU seconds (this process) are what an idle core would take; wall seconds grow when other programs
+    share the machine."""
+    if not isinstance(steps, collections.abc.Generator):
+        raise TypeError(f"steps: expected a generator (a lesson's run(steps, ...)), got {type(steps).__name__}")
+    history = {}
+    t0, c0 = time.perf_counter(), time.process_time()
+    while True:
+        try:
+            row = next(steps)
+        except StopIteration as stop:
+            return stop.value, history, {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+        for k, v in row.items():
+            if k != "model":
+                history.setdefault(k, []).append(v)
 
 
 class Trainer:

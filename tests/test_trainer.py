@@ -59,3 +59,18 @@ def test_bad_arguments_are_named(kwargs, error, message):
     args = {"run": run, **kwargs}
     with pytest.raises(error, match=re.escape(message)):
         Trainer(args.pop("run"), **args)
+
+
+def test_run_to_end_gathers_the_history_and_returns_the_model():
+    from attnlab.trainer import run_to_end
+
+    def steps():
+        yield {"loss": 2.0, "model": "m"}
+        yield {"loss": 1.0, "accuracy": 0.5, "model": "m"}
+        return "trained"
+
+    model, history, seconds = run_to_end(steps())
+    assert model == "trained" and history == {"loss": [2.0, 1.0], "accuracy": [0.5]}
+    assert set(seconds) == {"wall", "cpu"} and all(v >= 0 for v in seconds.values())
+    with pytest.raises(TypeError, match=re.escape("steps: expected a generator (a lesson's run(steps, ...)), got list")):
+        run_to_end([{"loss": 1.0}])

@@ -3,13 +3,12 @@
     model = yield from run(300)          # or: drive it with attnlab.trainer.Trainer
 The loss is -log(pointer weight on the referent): the model is taught where "it" should look.
 """
-import time
 
 import torch
 
 from ... import _checks
 from ...i18n import N_
-from ...trainer import one_thread
+from ...trainer import one_thread, run_to_end
 from . import data
 from .model import ItResolver
 
@@ -128,17 +127,7 @@ def train(steps=300, **options):
 
     CPU seconds (this process, one thread) are what an idle core would take; wall seconds grow when
     other programs share the machine."""
-    history = {}
-    t0, c0 = time.perf_counter(), time.process_time()
-    gen = run(steps, **options)
-    while True:
-        try:
-            row = next(gen)
-        except StopIteration as stop:
-            return stop.value, history, {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
-        for k, v in row.items():
-            if k != "model":
-                history.setdefault(k, []).append(v)
+    return run_to_end(run(steps, **options))
 
 
 @_checks.arguments(model=_MODEL)

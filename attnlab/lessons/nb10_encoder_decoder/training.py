@@ -5,13 +5,12 @@ positions train in one parallel pass. Free running: its input is the model's OWN
 test time), found by greedy decoding first; early in training those guesses are wrong, and every
 later position learns from a wrong prefix.
 """
-import time
 
 import torch
 
 from ... import _checks
 from ...i18n import N_
-from ...trainer import one_thread
+from ...trainer import one_thread, run_to_end
 from . import data
 from .model import DateTransformer, greedy
 
@@ -109,17 +108,7 @@ def _train(model, steps, teacher_forcing, seed, eval_every, opts):
 @_checks.arguments(steps=_STEPS)
 def train(steps=SHIPPED_STEPS, **options):
     """Run to the end: (model, history {name: [floats]}, {"wall": s, "cpu": s})."""
-    history = {}
-    t0, c0 = time.perf_counter(), time.process_time()
-    gen = run(steps, **options)
-    while True:
-        try:
-            row = next(gen)
-        except StopIteration as stop:
-            return stop.value, history, {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
-        for k, v in row.items():
-            if k != "model":
-                history.setdefault(k, []).append(v)
+    return run_to_end(run(steps, **options))
 
 
 @_checks.arguments(steps=_STEPS, compare_steps=_STEPS)
