@@ -11,7 +11,6 @@ import argparse
 import io
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import matplotlib
@@ -23,20 +22,12 @@ from PIL import Image  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_panel import median_ms  # noqa: E402  (one timing rule for the panel benches)
 from attnlab import panels  # noqa: E402
 from attnlab.lessons import (  # noqa: E402
     nb02_scoring_functions as nb02, nb03_multi_head_attention as nb03, nb06_positional_encoding as nb06,
     nb07_masks_and_efficient_attention as nb07)
-
-
-def median_ms(fn, repeats):
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
 
 
 def pil_png(rgba, level):
