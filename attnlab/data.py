@@ -187,3 +187,40 @@ def random_dates(n, *, seed=0, first_year=1950, last_year=2049, formats=("d mon 
         d = 1 + int(f * DAYS_IN_MONTH[m])
         pairs.append((format_date(y, m + 1, d, formats[k], zero_pad=z), f"{y}-{m + 1:02d}-{d:02d}"))
     return pairs
+
+
+# Characters <-> ids for the date models (notebooks 08 and 10): each lesson has its own vocabularies
+# (a tuple whose item 0 is its padding token) and checks the learner's text before it gets here.
+def encode_chars(texts, vocab, length=None):
+    """Strings -> (ids (B, length) padded with vocab[0], valid_lens (B,)); ``length`` None: the longest
+    (at least 1). Every character must be in ``vocab`` (the lesson checked the texts)."""
+    index = {c: i for i, c in enumerate(vocab)}
+    if length is None:
+        length = max((len(t) for t in texts), default=1)
+    ids = torch.zeros(len(texts), length, dtype=torch.long)
+    for b, t in enumerate(texts):
+        ids[b, : len(t)] = torch.tensor([index[c] for c in t], dtype=torch.long)
+    return ids, torch.tensor([len(t) for t in texts], dtype=torch.long)
+
+
+def encode_with_markers(texts, vocab, bos, eos):
+    """Equal-length target strings -> (decoder inputs ``bos`` + text, labels text + ``eos``), each
+    (B, length + 1): teacher forcing feeds the decoder the true previous character."""
+    index = {c: i for i, c in enumerate(vocab)}
+    body = torch.tensor([[index[c] for c in t] for t in texts], dtype=torch.long).reshape(len(texts), -1)
+    return (torch.cat([torch.full((len(texts), 1), index[bos]), body], 1),
+            torch.cat([body, torch.full((len(texts), 1), index[eos])], 1))
+
+
+def decode_chars(ids, vocab, eos):
+    """Ids (B, T) -> strings, each stopping at ``eos``; a special token other than ``eos`` (a
+    multi-character name such as "<pad>") shows as "?"."""
+    out = []
+    for row in ids.tolist():
+        chars = []
+        for i in row:
+            if vocab[i] == eos:
+                break
+            chars.append(vocab[i] if len(vocab[i]) == 1 else "?")
+        out.append("".join(chars))
+    return out

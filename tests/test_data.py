@@ -82,3 +82,15 @@ def test_random_dates_formats_and_iso_targets():
     assert data.random_dates(3, seed=0) == data.random_dates(3, seed=0, formats=["d mon yyyy"])
     with pytest.raises(ValueError, match="formats"):
         data.random_dates(3, formats=["yyyy"])
+
+
+def test_chars_round_trip_through_ids_with_padding_and_markers():
+    vocab = ("<pad>", "<bos>", "<eos>") + tuple("0123456789-")
+    ids, lens = data.encode_chars(["12", "3"], vocab)
+    assert ids.tolist() == [[4, 5], [6, 0]] and lens.tolist() == [2, 1] and ids.dtype == torch.long
+    assert data.encode_chars(["1"], vocab, 4)[0].tolist() == [[4, 0, 0, 0]]
+    assert data.encode_chars([], vocab)[0].shape == (0, 1)
+    inputs, labels = data.encode_with_markers(["1-2"], vocab, "<bos>", "<eos>")
+    assert inputs.tolist() == [[1, 4, 13, 5]] and labels.tolist() == [[4, 13, 5, 2]]
+    assert data.decode_chars(labels, vocab, "<eos>") == ["1-2"]
+    assert data.decode_chars(torch.tensor([[4, 0, 5, 2, 6]]), vocab, "<eos>") == ["1?2"]

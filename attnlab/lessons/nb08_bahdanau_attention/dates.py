@@ -73,33 +73,16 @@ def source_problem(text):
 @_checks.arguments(texts=_checks.Items())
 def encode_sources(texts):
     """Strings -> (ids (B, MAX_SOURCE_LEN) padded with PAD, valid_lens (B,))."""
-    texts = [check_source(t) for t in texts]
-    index = {c: i for i, c in enumerate(SOURCE_VOCAB)}
-    ids = torch.zeros(len(texts), MAX_SOURCE_LEN, dtype=torch.long)
-    for b, t in enumerate(texts):
-        ids[b, : len(t)] = torch.tensor([index[c] for c in t])
-    return ids, torch.tensor([len(t) for t in texts])
+    return data.encode_chars([check_source(t) for t in texts], SOURCE_VOCAB, MAX_SOURCE_LEN)
 
 
 @_checks.arguments(texts=_checks.Items(_checks.Text()))
 def encode_targets(texts):
     """Target strings -> (decoder inputs BOS + text, decoder labels text + EOS), each (B, TARGET_LEN + 1)."""
-    index = {c: i for i, c in enumerate(TARGET_VOCAB)}
-    body = torch.tensor([[index[c] for c in t] for t in texts])                   # (B, 10)
-    bos = torch.full((len(texts), 1), index[BOS])
-    eos = torch.full((len(texts), 1), index[EOS])
-    return torch.cat([bos, body], 1), torch.cat([body, eos], 1)
+    return data.encode_with_markers(texts, TARGET_VOCAB, BOS, EOS)
 
 
 @_checks.arguments(ids=_checks.Tensor(2, integer=True))
 def decode_targets(ids):
     """Target ids (B, T) -> strings, stopping at EOS."""
-    out = []
-    for row in ids.tolist():
-        chars = []
-        for i in row:
-            if TARGET_VOCAB[i] == EOS:
-                break
-            chars.append(TARGET_VOCAB[i] if len(TARGET_VOCAB[i]) == 1 else "?")
-        out.append("".join(chars))
-    return out
+    return data.decode_chars(ids, TARGET_VOCAB, EOS)
