@@ -258,6 +258,17 @@ def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
         kr.TrainingView(3)
 
 
+def test_play_names_the_explorer_and_the_trainer_fed_by_it():
+    e = kr.play("explorer", sigma=0.5, n_train=20, query=2.0)
+    assert type(e) is kr.Explorer and e.controls["sigma"].value == pytest.approx(0.5) and e.n_train == 20
+    v = kr.play("trainer", e, steps=5)
+    assert type(v) is kr.TrainingView and v.explorer is e and v.trainer.steps.value == 5
+    with pytest.raises(ValueError, match=r"panel: expected one of \['explorer', 'trainer'\], got 'training'"):
+        kr.play("training", e)
+    with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got str"):
+        kr.play("trainer", "explorer")
+
+
 def test_weight_maps_share_one_colour_bar_and_box_the_row(data):
     import matplotlib.pyplot as plt
     w1 = al.nadaraya_watson(data.x_test, data.x_train, data.y_train, sigma=1.0)[1]
