@@ -38,8 +38,10 @@ SKIP = {
     ("nb08", "trace", "text", "'nope'"),
     ("nb08", "alignment", "source", "'nope'"),
     ("nb08", "AlignmentExplorer", "text", "'nope'"),     # a typed text: refused in the panel's status line
+    ("nb08", "play", "text", "'nope'"),
     ("nb09", "Explorer", "text", "'nope'"),
     ("nb09", "trainer", "sentence", "'nope'"),
+    ("nb09", "play", "text", "'nope'"),
     ("nb05", "similarities", "of", "'nope'"),            # refused by name: not among the words
     ("nb04", "layer_cost", "n", "2.5"),                  # n may be fractional (a plot's axis)
     ("nb04", "path_length", "n", "2.5"),

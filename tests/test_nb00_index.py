@@ -86,3 +86,12 @@ def test_softmax_warm_up_bars_are_the_softmax():
     assert [b.get_height() for b in play.bars] == pytest.approx([1 / 3] * 3)
     with pytest.raises(ValueError, match="scores: expected three numbers, got 2"):
         nb00_index.SoftmaxWarmUp(scores=(1.0, 2.0))
+
+
+def test_play_is_the_warm_up_with_these_starting_values():
+    play = nb00_index.play(scores=(0.5, -1.0, 2.0), temperature=0.1)
+    assert isinstance(play, nb00_index.SoftmaxWarmUp)
+    assert [play.controls[k].value for k in ("s1", "s2", "s3")] == [0.5, -1.0, 2.0]
+    assert play.controls["T"].value == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="scores: expected three numbers, got 2"):
+        nb00_index.play(scores=(1.0, 2.0))

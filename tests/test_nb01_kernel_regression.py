@@ -158,7 +158,7 @@ def test_mean_reduction_is_the_sum_over_n_and_lr_times_n_takes_the_same_steps(da
     assert b.losses == pytest.approx([l / n for l in a.losses], rel=1e-9)
     with pytest.raises(ValueError, match=r"reduction: expected 'sum' \(as d2l\) or 'mean'.*got 'max'"):
         kr.training_loss(x, y, 0.4, reduction="max")
-    with pytest.raises(ValueError, match="reduction: expected"):
+    with pytest.raises(TypeError, match="reduction: expected .* got None"):           # None is no str: the rule's TypeError
         next(kr.train_steps(x, y, reduction=None))
 
 
@@ -256,6 +256,17 @@ def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
     assert "Done: 5 steps" in v.trainer.status.value and "σ = 1/|w|" in v.trainer.status.value
     with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got int"):
         kr.TrainingView(3)
+
+
+def test_play_names_the_explorer_and_the_trainer_fed_by_it():
+    e = kr.play("explorer", sigma=0.5, n_train=20, query=2.0)
+    assert type(e) is kr.Explorer and e.controls["sigma"].value == pytest.approx(0.5) and e.n_train == 20
+    v = kr.play("trainer", e, steps=5)
+    assert type(v) is kr.TrainingView and v.explorer is e and v.trainer.steps.value == 5
+    with pytest.raises(ValueError, match=r"panel: expected one of \['explorer', 'trainer'\], got 'training'"):
+        kr.play("training", e)
+    with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got str"):
+        kr.play("trainer", "explorer")
 
 
 def test_weight_maps_share_one_colour_bar_and_box_the_row(data):

@@ -51,6 +51,20 @@ def test_trainer_adds_its_model_to_the_explorer():
     assert model is tr.result and model.attention_kind == "dot"
 
 
+def test_play_names_the_explorer_and_the_trainer_that_feeds_it():
+    import pytest
+    ex = ap.play("explorer", {"additive": seq2seq.pretrained("additive")}, text="7 mar 1994")
+    assert type(ex) is ap.AlignmentExplorer and ex.text.value == "7 mar 1994"
+    tr = ap.play("trainer", ex, steps=10, redraws=2)
+    assert tr.steps.value == 10
+    tr.train()
+    assert ex.right.value == "yours: additive, 10 steps"                  # its model joined that explorer
+    with pytest.raises(ValueError, match=r"panel: expected one of \['explorer', 'trainer'\], got 'tiles'"):
+        ap.play("tiles")
+    with pytest.raises(TypeError, match="explorer: expected the AlignmentExplorer, got dict"):
+        ap.play("trainer", {"additive": seq2seq.pretrained("additive")})
+
+
 def test_the_scoring_toggle_shows_before_training():
     """Before a press, the picture names the scoring the next press trains (so the toggle answers)."""
     tr = ap.trainer(_explorer(), steps=10, redraws=2)

@@ -286,3 +286,16 @@ def test_trainer_trains_and_hands_its_model_to_the_explorer():
     assert len(t.history["loss"]) == 20 and len(t.history["test accuracy"]) == 20
     assert "Done: 20 steps" in t.status.value and "test accuracy <b>" in t.status.value
     assert explorer.model.value == "yours: one head, 20 steps"
+
+
+def test_play_shows_the_explorer_the_trainer_feeds_or_a_new_one():
+    explorer = lesson.Explorer()
+    assert lesson.play(explorer) is explorer and explorer.text.value == lesson.EXAMPLE
+    sweet = "the cat drank the milk because it was sweet"
+    assert lesson.play(explorer, text=sweet) is explorer and explorer.text.value == sweet
+    assert "refers to: milk" in explorer.panel.text.value                 # the panel redrew for the new text
+    fresh = lesson.play(text=sweet)
+    assert type(fresh) is lesson.Explorer and fresh is not explorer and fresh.text.value == sweet
+    assert list(fresh.models) == ["shipped"]
+    with pytest.raises(TypeError, match="explorer: expected the Explorer, got str"):
+        lesson.play("the cat")

@@ -98,12 +98,10 @@ def test_the_thinness_rules_can_fail():
 
 
 # docs/architecture.md: "a Play cell is controls plus one call into the lesson", and STYLE.md 11: every Play
-# section is entered one way, lesson.play(...). Not converted yet: 00 (lesson.SoftmaxWarmUp), 01 and 08 (two
-# linked panels each, an explorer and then a trainer fed that explorer) and 09 (shows the explorer its trainer
-# cell built earlier). They are listed here, and the list is checked to be still true (convert one and this
-# test says to take it off the list).
+# section is entered one way, lesson.play(...). A code cell that calls selfcheck is an exercise, not a Play cell
+# (00's warm-up exercise sits under its Play heading).
 PLAY_HEADING = re.compile(r"^## (?:\d+ · )?(?:Play|动手试一试)\s*$", re.M)
-PLAY_NOT_YET = {"00_index", "01_kernel_regression", "08_bahdanau_attention", "09_transformer_block"}
+EXERCISE = re.compile(r"\bselfcheck\.\w+\(")
 
 
 def play_cells(path):
@@ -121,7 +119,9 @@ def play_cells(path):
 
 
 def play_problems(sources):
-    """The Play code cells that are not controls plus one call of lesson.play (none at all is a problem too)."""
+    """The Play code cells that are not controls plus one call of lesson.play (none at all is a problem too);
+    exercises (cells calling selfcheck) are left out."""
+    sources = [s for s in sources if not EXERCISE.search(s)]
     if not sources:
         return ["no Play section with a code cell"]
     calls = re.compile(r"\blesson\.(?!play\()[A-Za-z_]\w*\(")
@@ -133,11 +133,7 @@ def play_problems(sources):
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if PLAY_HEADING.search(
     "\n".join("".join(c["source"]) for c in cells(p, "markdown")))], ids=lambda p: ("zh-" if p.parent.name == "zh" else "") + p.stem)
 def test_every_play_cell_is_one_call_of_lesson_play(path):
-    problems = play_problems(play_cells(path))
-    if path.stem in PLAY_NOT_YET:
-        assert problems, f"{path.stem}'s Play cells are lesson.play(...) now: take it off PLAY_NOT_YET"
-    else:
-        assert problems == []
+    assert play_problems(play_cells(path)) == []
 
 
 def test_the_play_rule_can_fail():
@@ -145,3 +141,7 @@ def test_the_play_rule_can_fail():
     assert play_problems(['lesson.play("masks", w=2)    # controls: w', 'controls = {"a": lesson.X}\nlesson.play(controls)']) == []
     bad = ["lesson.MaskExplorer(kind='local')", "play = lesson.ScoringPlay(n=8)\nplay", "lesson.play(1)\nlesson.play(2)"]
     assert play_problems(bad) == bad
+    assert play_problems(["explorer"]) == ["explorer"]                               # a bare name is no call
+    exercise = "def f(x):\n    raise NotImplementedError\nselfcheck.check_function(f, g, cases=[(1,)]);"
+    assert play_problems(["lesson.play(n=2)", exercise]) == []
+    assert play_problems([exercise]) == ["no Play section with a code cell"]

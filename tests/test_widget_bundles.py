@@ -130,7 +130,7 @@ def test_lesson_01_explorer_and_training_view_display():
 
 
 @pytest.mark.parametrize("lesson_name,make", [
-    ("nb00_index", lambda m: m.SoftmaxWarmUp()),
+    ("nb00_index", lambda m: m.play()),
     ("nb02_scoring_functions", lambda m: m.play(d_k=16, num_queries=64)),
     ("nb06_positional_encoding", lambda m: m.play(n=20)),
     ("nb07_masks_and_efficient_attention", lambda m: m.play("masks")),

@@ -20,7 +20,7 @@ from ... import _checks, panels, plotting
 from ...i18n import N_, gettext as _
 from ...masking import masked_softmax
 
-__all__ = ["THUMBNAILS", "CAPTIONS", "TITLES", "thumbnail_path", "title", "gallery", "gallery_html", "SoftmaxWarmUp"]
+__all__ = ["THUMBNAILS", "CAPTIONS", "TITLES", "thumbnail_path", "title", "gallery", "gallery_html", "SoftmaxWarmUp", "play"]
 
 THUMBNAILS = Path(__file__).parent / "thumbnails"
 SIZE_INCHES, DPI = (2.6, 1.8), 100          # every stored picture: 260 x 180 pixels
@@ -148,3 +148,9 @@ class SoftmaxWarmUp(panels.ShowsPanel):
     @property
     def widget(self):
         return self.panel.widget
+
+
+def play(*, scores=(1.0, 2.0, 3.0), temperature=1.0):
+    """The Play panel of the index (see ``SoftmaxWarmUp``) with these starting values; display it as the
+    cell's last value."""
+    return SoftmaxWarmUp(scores=scores, temperature=temperature)

@@ -1,7 +1,8 @@
 """Notebook 01's figures: the fit plot, pooling weights compared, the Play explorer and the training view.
 
 State lives in the objects returned here (``FitLines``, ``Explorer``, ``TrainingView``), never on
-matplotlib objects. The notebook's Play cells are one call each: ``Explorer()``, ``TrainingView(explorer)``.
+matplotlib objects. The notebook's Play cells are one call each: ``play("explorer", ...)`` (an ``Explorer``) and
+``play("trainer", explorer)`` (a ``TrainingView`` of that explorer).
 """
 from typing import NamedTuple
 
@@ -20,7 +21,7 @@ from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
 __all__ = [
     "FitLines", "fit_lines", "kernel_regression_plot", "POOLINGS", "pooling_weights", "ROW_LIMITS", "row_limit",
-    "Explorer", "SIGMAS", "TrainingView", "thumbnail", "weight_maps"
+    "Explorer", "SIGMAS", "TrainingView", "PLAY_PANELS", "play", "thumbnail", "weight_maps"
 ]
 
 _AX = _checks.Instance(Axes, "a matplotlib Axes")
@@ -327,6 +328,19 @@ class TrainingView:
                  "progress bar, error per step, error against σ with the path, fit; copy σ button")
         return panels.widget_bundle(self.widget, text + (f"\n{panel.summary}" if panel.summary else ""),
                                     bytes(panel.image.value) or None)
+
+
+#: The notebook's two Play panels, by the name ``play`` takes: part 1, then part 2 fed part 1's explorer.
+PLAY_PANELS = {"explorer": Explorer, "trainer": TrainingView}
+
+
+@_checks.arguments(panel=_checks.Choice(tuple(PLAY_PANELS)))
+def play(panel, *args, **values):
+    """One of the notebook's Play panels, display it as the cell's last value:
+    ``play("explorer", sigma=..., n_train=..., query=...)`` (``Explorer``, part 1) or
+    ``play("trainer", explorer, steps=...)`` (``TrainingView``, part 2: it trains on the explorer's n points
+    and copies the learned σ to its slider)."""
+    return PLAY_PANELS[panel](*args, **values)
 
 
 @_checks.arguments(ax=_AX)

@@ -20,7 +20,7 @@ from . import dates, seq2seq
 
 __all__ = [
     "SPACE", "ROWS", "source_labels", "output_labels", "alignment_heatmap", "update_alignment", "alignment",
-    "argmax_line", "AlignmentExplorer", "trainer", "thumbnail"
+    "argmax_line", "AlignmentExplorer", "trainer", "PLAY_PANELS", "play", "thumbnail"
 ]
 
 SPACE = "␣"                                   # a visible space for tick labels
@@ -237,6 +237,18 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     # The date box is the explorer's control, not the trainer's: redraw the alignment when it changes.
     explorer.text.observe(lambda change: t.panel.refresh(), names="value")
     return t
+
+
+#: The notebook's two Play panels, by the name ``play`` takes: the explorer, then the trainer that feeds it.
+PLAY_PANELS = {"explorer": AlignmentExplorer, "trainer": trainer}
+
+
+@_checks.arguments(panel=_checks.Choice(tuple(PLAY_PANELS)))
+def play(panel, *args, **values):
+    """One of the notebook's Play panels, display it as the cell's last value:
+    ``play("explorer", {name: model, ...}, text=...)`` (``AlignmentExplorer``) or
+    ``play("trainer", explorer, steps=...)`` (``trainer``: its trained models join that explorer)."""
+    return PLAY_PANELS[panel](*args, **values)
 
 
 @_checks.arguments(ax=_AX)

@@ -7,7 +7,7 @@ data      the generated "it" sentences, the vocabulary and the held-out test spl
 model     TransformerBlock (attnlab's MultiHeadAttention + FFN + residual + LayerNorm), ItResolver, resolve
 training  the training generator (for attnlab.trainer.Trainer), accuracy, per-head accuracy, ablations
 figures   the block diagram and the attention figures
-widgets   the explorer (a typed sentence) and the trainer (a Train button), and the index's thumbnail
+widgets   the explorer (a typed sentence), the trainer (a Train button), play (the Play section's explorer), the thumbnail
 
 Retrain the shipped checkpoint and re-measure the ablations: python -m attnlab.lessons.nb09_transformer_block
 """

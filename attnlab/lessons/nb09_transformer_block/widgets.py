@@ -16,7 +16,7 @@ from ...trainer import Trainer
 from . import data, figures, training
 from .model import Resolution, pretrained, resolve
 
-__all__ = ["EXAMPLE", "known_words", "describe", "Explorer", "trainer", "thumbnail"]
+__all__ = ["EXAMPLE", "known_words", "describe", "Explorer", "trainer", "play", "thumbnail"]
 
 EXAMPLE = "the cat drank the milk because it was hungry"
 
@@ -166,6 +166,21 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
     t.axes["loss"].set(ylabel=_("loss: −log(weight on the referent)"), title=_("training loss"))
     t.panel.refresh()                                       # show the relabelled axes
     return t
+
+
+@_checks.arguments(explorer=_checks.Optional(_checks.Instance(Explorer, "the Explorer")),
+                   text=_checks.Optional(_checks.Text()))
+def play(explorer=None, *, text=None):
+    """The Play panel of notebook 09, the “it” explorer; display it as the cell's last value.
+
+    ``explorer``: the one §7's trainer adds its models to (``trainer(explorer)``), so the models trained
+    there are in its menu; with ``text``, that sentence is typed into its box. Without ``explorer``, a new
+    Explorer of the shipped model showing ``text`` (default EXAMPLE)."""
+    if explorer is None:
+        return Explorer(text=EXAMPLE if text is None else text)
+    if text is not None:
+        explorer.text.value = text
+    return explorer
 
 
 @_checks.arguments(ax=_checks.Instance(Axes, "a matplotlib Axes"))
