@@ -140,3 +140,76 @@ def test_the_live_numbers_are_measured():
     live = lesson.measured()["live"]
     assert live["steps"] == lesson.LIVE_STEPS and live["config"] == lesson.LIVE
     assert live["held-out exact match"]["all"] >= 0.99
+
+
+def test_training_dates_in_chosen_formats():
+    assert lesson.training_dates(300, 5) == [p for p in lesson.random_dates(300, seed=5) if not lesson.held_out(p[1])]
+    only = lesson.training_dates(300, 5, formats=("d mon yyyy",))
+    assert len(only) > 200 and {lesson.format_of(s) for s, _ in only} == {"d mon yyyy"}
+    assert not any(lesson.held_out(t) for _, t in only)
+    with pytest.raises(ValueError, match=r"formats\[0\]: expected one of \['d mon yyyy'.*got 'dd/mm'"):
+        lesson.training_dates(3, 0, formats=["dd/mm"])
+    with pytest.raises(ValueError, match="formats: expected at least 1 entries, got 0"):
+        lesson.run(2, formats=())
+
+
+def _comparison():
+    return lesson.measured()["bahdanau"]
+
+
+def test_the_comparison_with_08_is_measured_and_well_formed():
+    from attnlab.lessons import nb08_bahdanau_attention as nb08
+    comparison = _comparison()
+    every, curves = comparison["every"], comparison["curves"]
+    assert set(curves) == set(lesson.COMPARED) and comparison["format"] == "d mon yyyy"
+    assert comparison["dates"] == sum(lesson.format_of(s) == "d mon yyyy" for s, _ in lesson.test_dates())
+    for name, curve in curves.items():
+        total = curve["settings"]["steps"]
+        expected = list(range(every, total + 1, every)) + ([total] if total % every else [])
+        assert curve["steps"] == expected, name
+        n = len(expected)
+        assert len(curve["exact match"]) == len(curve["cpu seconds"]) == len(curve["wall seconds"]) == n
+        assert all(0 <= a <= 1 for a in curve["exact match"])
+        for key in ("cpu seconds", "wall seconds"):
+            assert all(0 < a <= b for a, b in zip(curve[key], curve[key][1:])), (name, key)
+        reached = [(s, c) for s, a, c in zip(curve["steps"], curve["exact match"], curve["cpu seconds"]) if a >= 0.99]
+        first = curve["first at >= 0.99"]
+        assert (first["step"], first["cpu seconds"]) == (reached[0] if reached else (None, None))
+        assert curve["settings"]["formats"] == ["d mon yyyy"]
+    gru, transformer = curves["Bahdanau GRU (08)"], curves["Transformer (10)"]
+    assert gru["parameters"] == sum(p.numel() for p in nb08.DateTranslator("additive").parameters())
+    assert transformer["parameters"] == lesson.parameters(lesson.DateTransformer(**transformer["settings"]["config"]))
+    # the Transformer was trained with the shipped model's settings, which the notebook says it was
+    settings = transformer["settings"]
+    assert settings["steps"] == lesson.SHIPPED_STEPS and settings["config"] == lesson.pretrained().config
+    assert {k: settings[k] for k in lesson.DEFAULTS} == lesson.DEFAULTS
+    assert 0 <= gru["held-out dates seen in training"] <= 1 and 0 <= gru["exact match on the unseen ones"] <= 1
+
+
+def test_the_comparison_figure_draws_results_json():
+    from matplotlib.figure import Figure
+    axes = lesson.comparison_figure(axes=Figure().subplots(1, 2))
+    curves = _comparison()["curves"]
+    for ax, x in zip(axes, ("steps", "cpu seconds")):
+        lines = [line for line in ax.get_lines() if not line.get_label().startswith("_")]     # the labelled curves
+        assert len(lines) == 2
+        for line, name in zip(lines, lesson.COMPARED):
+            assert list(line.get_xdata()) == curves[name][x] and list(line.get_ydata()) == curves[name]["exact match"]
+    labels = [t.get_text() for t in axes[0].get_legend().get_texts()]
+    assert [str(curves[name]["parameters"]) in label for name, label in zip(lesson.COMPARED, labels)] == [True, True]
+
+
+def test_the_comparison_lines_print_results_json():
+    from attnlab.i18n import language
+    curves = _comparison()["curves"]
+    with language("en"):
+        lines = lesson.comparison_lines()
+    assert len(lines) == 4
+    for line, name in zip(lines, lesson.COMPARED):
+        curve = curves[name]
+        assert line.startswith(name) and f"{curve['parameters']} parameters" in line
+        first = curve["first at >= 0.99"]
+        assert f"first >= 0.99 at step {first['step']} after {first['cpu seconds']} s CPU" in line
+        assert f"{curve['cpu seconds'][-1]} s CPU ({curve['wall seconds'][-1]} s wall)" in line
+    with language("zh"):
+        assert "个参数" in lesson.comparison_lines()[0]

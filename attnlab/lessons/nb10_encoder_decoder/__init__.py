@@ -11,7 +11,8 @@ model     DateTransformer (attnlab.transformer's EncoderLayer and DecoderLayer),
 training  teacher forcing and free running, exact match per format, the live model's settings, the
           retrain entry
 play      the Play panel (a typed date decoded step by step), the Train button, the index thumbnail
-analysis  which heads read which field, head ablations, the three families' masks
+analysis  which heads read which field, head ablations, the three families' masks, the race against
+          08's Bahdanau GRU (comparison_figure, comparison_lines: results.json's numbers)
 
 Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_encoder_decoder
 """

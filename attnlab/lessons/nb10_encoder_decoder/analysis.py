@@ -1,21 +1,23 @@
-"""Which heads align which output characters with which input characters, head ablations, and the
-three families' masks (encoder-only, decoder-only, encoder-decoder)."""
+"""Which heads align which output characters with which input characters, head ablations, the three
+families' masks (encoder-only, decoder-only, encoder-decoder), and the race against notebook 08's
+Bahdanau GRU on 08's format (measured by bench/bench_nb10_vs_nb08.py, drawn from results.json)."""
 from contextlib import contextmanager
 
 import numpy as np
 import torch
+from matplotlib.axes import Axes
 
 from ... import _checks
 from ...i18n import N_, gettext as _
 from ...masking import causal_mask
 from ...trainer import one_thread
 from . import data
-from .model import DateTransformer, greedy
+from .model import DateTransformer, greedy, measured
 from .training import accuracy, test_split
 
 __all__ = [
-    "FAMILIES", "FIELDS", "OUTPUT_FIELD", "families_figure", "head_ablations", "head_alignment",
-    "source_fields", "without_head"
+    "COMPARED", "FAMILIES", "FIELDS", "OUTPUT_FIELD", "comparison_figure", "comparison_lines", "families_figure",
+    "head_ablations", "head_alignment", "source_fields", "without_head"
 ]
 
 FIELDS = (N_("year"), N_("month"), N_("day"))
@@ -134,3 +136,65 @@ def families_figure(n=6, *, axes=None):
         heatmap(mask, x_labels=xl, y_labels=yl, ax=ax, colorbar=False, annotate=False, title=title,
                 xlabel=_("keys (yellow: may attend)"), ylabel=_("queries"))
     return axes
+
+
+# results.json's names for the two models of bench/bench_nb10_vs_nb08.py, shown with _(name)
+COMPARED = (N_("Bahdanau GRU (08)"), N_("Transformer (10)"))
+
+
+@_checks.arguments(axes=_checks.Optional(_checks.Items(_checks.Instance(Axes, "a matplotlib Axes"), min_len=2,
+                                                       max_len=2, kind=(list, tuple, np.ndarray))))
+def comparison_figure(*, axes=None):
+    """Held-out exact match on 08's format while training from scratch, notebook 08's GRU against this
+    Transformer: against the training step (left) and the CPU seconds of training (right), both on a log
+    scale, the first measurement at >= 0.99 marked. The numbers are results.json's "bahdanau" "curves"
+    (measured by bench/bench_nb10_vs_nb08.py; a notebook imports only its own lesson). Returns the axes."""
+    import matplotlib.pyplot as plt
+
+    if axes is None:
+        _fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+    curves = measured()["bahdanau"]["curves"]
+    for i, name in enumerate(COMPARED):
+        curve = curves[name]
+        label = _("{name}: {params} parameters, batch {batch}").format(
+            name=_(name), params=curve["parameters"], batch=curve["settings"]["batch_size"])
+        first = curve["first at >= 0.99"]
+        for ax, x, at in ((axes[0], curve["steps"], first["step"]),
+                          (axes[1], curve["cpu seconds"], first["cpu seconds"])):
+            ax.plot(x, curve["exact match"], color=f"C{i}", marker=".", label=label)
+            if at is not None:
+                ax.plot([at], [curve["exact match"][x.index(at)]], color=f"C{i}", marker="o", markersize=10,
+                        fillstyle="none", linestyle="none")
+    for ax, xlabel in ((axes[0], _("training step (log scale)")),
+                       (axes[1], _("CPU seconds of training, one thread (log scale)"))):
+        ax.axhline(0.99, color="0.5", linestyle="--", linewidth=1)
+        ax.set(xscale="log", ylim=(0, 1.02), xlabel=xlabel, ylabel=_("held-out exact match"))
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(loc="lower right", fontsize="small")
+    axes[0].set_title(_("per training step"))
+    axes[1].set_title(_("per CPU second"))
+    return axes
+
+
+def comparison_lines():
+    """The numbers beside comparison_figure, one line each in the learner's language: per model its
+    parameters, the first step (and CPU seconds) at >= 0.99 and the end of its run; what share of the
+    held-out dates 08's GRU trained on; the machine's load while measuring (results.json's "bahdanau")."""
+    race = measured()["bahdanau"]
+    lines = []
+    for name in COMPARED:
+        curve, first = race["curves"][name], race["curves"][name]["first at >= 0.99"]
+        lines.append(_("{name}: {params} parameters; first >= 0.99 at step {step} after {cpu} s CPU; {steps} steps: "
+                       "exact match {acc:.3f}, {total} s CPU ({wall} s wall)").format(
+            name=_(name), params=curve["parameters"], step=first["step"], cpu=first["cpu seconds"],
+            steps=curve["steps"][-1], acc=curve["exact match"][-1], total=curve["cpu seconds"][-1],
+            wall=curve["wall seconds"][-1]))
+    gru = race["curves"][COMPARED[0]]
+    lines.append(_("08 has no held-out split: {seen:.0%} of these dates were among the GRU's training dates; "
+                   "on the others its exact match is {acc:.3f}").format(seen=gru["held-out dates seen in training"],
+                                                                       acc=gru["exact match on the unseen ones"]))
+    machine = race["machine"]
+    lines.append(_("load average while measuring: {before} before, {after} after ({cores} cores)").format(
+        before=machine["load average before (1, 5, 15 min)"][0], after=machine["load average after"][0],
+        cores=machine["cores"]))
+    return lines

@@ -57,10 +57,15 @@ def random_dates(n, *, seed=0):
     return data.random_dates(n, seed=seed, formats=list(FORMATS))
 
 
-@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0))
-def training_dates(n, seed):
-    """Up to n pairs whose date is not held out (about 0.9 n)."""
-    return [p for p in random_dates(n, seed=seed) if not held_out(p[1])]
+_FORMATS_SPEC = _checks.Items(_checks.Choice(FORMATS), min_len=1)       # a list or tuple of FORMATS' names
+
+
+@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0),
+                   formats=_FORMATS_SPEC)
+def training_dates(n, seed, *, formats=FORMATS):
+    """Up to n pairs whose date is not held out (about 0.9 n), in ``formats`` (default: all FORMATS;
+    ("d mon yyyy",) gives notebook 08's format only)."""
+    return [p for p in data.random_dates(n, seed=seed, formats=list(formats)) if not held_out(p[1])]
 
 
 def test_dates():

@@ -63,12 +63,14 @@ def accuracy(model, pairs=None):
     return result
 
 
-@_checks.arguments(steps=_STEPS, teacher_forcing=_checks.Flag(), seed=_checks.Int(0), eval_every=_checks.Int(1))
-def run(steps=SHIPPED_STEPS, *, teacher_forcing=True, seed=0, eval_every=100, **options):
+@_checks.arguments(steps=_STEPS, teacher_forcing=_checks.Flag(), seed=_checks.Int(0), eval_every=_checks.Int(1),
+                   formats=data._FORMATS_SPEC)
+def run(steps=SHIPPED_STEPS, *, teacher_forcing=True, seed=0, eval_every=100, formats=data.FORMATS, **options):
     """Train a fresh DateTransformer; yield {"loss", "accuracy" (held-out exact match, measured every
     ``eval_every`` steps and at the last), "model"} per step; return the model in eval mode.
+    ``formats``: the formats trained on (default all; ("d mon yyyy",) is notebook 08's alone).
     ``options``: DateTransformer's config and DEFAULTS' keys (batch_size, lr), checked at the call."""
-    opts = dict(DEFAULTS)
+    opts = dict(DEFAULTS, formats=tuple(formats))
     opts.update({k: options.pop(k) for k in list(options) if k in DEFAULTS})
     for name, spec in _OPTION_SPECS.items():
         spec(opts[name], name)
@@ -82,7 +84,7 @@ def _train(model, steps, teacher_forcing, seed, eval_every, opts):
     loss_fn = torch.nn.CrossEntropyLoss()
     acc = 0.0
     for step in range(steps):
-        pairs = data.training_dates(opts["batch_size"], seed=seed * 1_000_003 + step)
+        pairs = data.training_dates(opts["batch_size"], seed=seed * 1_000_003 + step, formats=opts["formats"])
         src, valid = data.encode_sources([s for s, _ in pairs])
         dec_in, labels = data.encode_targets([t for _, t in pairs])
         with one_thread():
