@@ -205,6 +205,14 @@ def bool_mask(mask, name, target_shape):
 # (value, name) -> None that raises a ValueError/TypeError naming the argument, the expected and the
 # given. The values passed on are the caller's own (a check never converts or copies them).
 
+def refuse(problem, name):
+    """Raise a lesson's verdict on a learner's input, ``(message, {fields})``, as the ValueError
+    "name: message" in English (the API's message; ``i18n.explain`` shows it to the learner); None passes."""
+    if problem is not None:
+        message, fields = problem
+        raise ValueError(f"{name}: " + message.format(**fields))
+
+
 def arguments(**specs):
     """Decorator: check the named arguments with their specs before the function runs."""
     import functools

@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "N_", "set_language", "get_language",
-           "language", "catalog_path", "PAGE_MESSAGES", "page_messages"]
+           "language", "catalog_path", "PAGE_MESSAGES", "page_messages", "explain"]
 
 LANGUAGES = ("en", "zh")
 ENVIRONMENT_VARIABLE = "ATTNLAB_LANG"
@@ -96,6 +96,15 @@ def gettext(message):
 def ngettext(singular, plural, n):
     """The singular or plural form for ``n``, in the current language (Chinese has one form)."""
     return _translations(_current).ngettext(singular, plural, n)
+
+
+def explain(problem):
+    """A lesson's verdict on a learner's input, ``(message marked N_, {fields})`` or None, in the
+    learner's language (for a panel's text), or None. ``_checks.refuse`` raises the same verdict in English."""
+    if problem is None:
+        return None
+    message, fields = problem
+    return gettext(message).format(**fields)
 
 
 def N_(message):

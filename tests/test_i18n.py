@@ -370,3 +370,17 @@ def chinese_texts():
 def test_no_rejected_term_in_the_chinese_catalog_or_notebooks(rejected, used):
     found = [name for name, text in chinese_texts() if rejected in text]
     assert not found, f"{rejected!r} (the glossary uses {used!r}) appears in {found}"
+
+
+def test_a_lessons_verdict_is_raised_in_english_and_explained_in_the_learners_language():
+    from attnlab import _checks, i18n
+    problem = (i18n.N_("expected a date such as '7 mar 1994', got an empty string"), {})
+    _checks.refuse(None, "text")                                   # no verdict: passes
+    with pytest.raises(ValueError, match=re.escape("text: expected a date such as '7 mar 1994', got an empty string")):
+        with i18n.language("zh"):
+            _checks.refuse(problem, "text")                        # the API's message stays English
+    assert i18n.explain(None) is None
+    with i18n.language("zh"):
+        zh = i18n.explain(problem)
+    assert zh != problem[0] and any("\u4e00" <= c <= "\u9fff" for c in zh)     # the catalog's Chinese
+    assert i18n.explain((i18n.N_("{n} keys"), {"n": 3})) == "3 keys"                   # fields filled in

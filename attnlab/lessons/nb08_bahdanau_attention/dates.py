@@ -7,7 +7,7 @@ would have to memorise, and attention simply looks up.
 import torch
 
 from ... import _checks, data
-from ...i18n import N_, gettext as _
+from ...i18n import N_, explain
 
 __all__ = [
     "MONTHS", "SOURCE_CHARS", "SOURCE_VOCAB", "TARGET_VOCAB", "MAX_SOURCE_LEN", "TARGET_LEN", "random_dates",
@@ -53,21 +53,14 @@ def check_source(text):
     """Validate a learner's input: a str of at most MAX_SOURCE_LEN characters from SOURCE_CHARS."""
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    problem = _problem(text)
-    if problem:
-        message, fields = problem
-        raise ValueError("text: " + message.format(**fields))          # the API's message: English
+    _checks.refuse(_problem(text), "text")                          # the API's message: English
     return text.strip().lower()
 
 
 def source_problem(text):
     """Why ``check_source`` refuses the str ``text``, in the learner's language (for a panel), or None
     when it accepts it. The typed text is quoted as typed, never translated."""
-    problem = _problem(text)
-    if problem is None:
-        return None
-    message, fields = problem
-    return _(message).format(**fields)
+    return explain(_problem(text))
 
 
 @_checks.arguments(texts=_checks.Items())

@@ -12,7 +12,7 @@ import random
 import string
 
 from ... import _checks
-from ...i18n import N_, gettext as _
+from ...i18n import N_, explain, gettext as _
 
 __all__ = [
     "VOCAB", "KIND_NAMES", "WORDS", "KIND_OF", "PAD", "INDEX", "MAX_WORDS", "HELD_OUT_NOUNS", "SPLIT_SEED",
@@ -200,11 +200,7 @@ def sentence_problem(sentence):
     """Why ``words_of`` refuses the str ``sentence``, in the learner's language (for a panel; the known
     words are listed apart, by ``widgets.known_words``), or None when it accepts it. The typed words
     are quoted as typed, never translated."""
-    problem = _problem(sentence)[1]
-    if problem is None:
-        return None
-    message, fields = problem
-    return _(message).format(**fields)
+    return explain(_problem(sentence)[1])
 
 
 @_checks.arguments(sentences=_checks.Items(_checks.Text(), min_len=1))

@@ -13,7 +13,7 @@ import re
 import torch
 
 from ... import _checks, data
-from ...i18n import N_, gettext as _
+from ...i18n import N_, explain
 
 __all__ = [
     "BOS", "EOS", "FORMATS", "MAX_SOURCE_LEN", "MONTH_NAMES", "PAD", "SOURCE_CHARS", "SOURCE_VOCAB",
@@ -80,10 +80,7 @@ def test_dates():
 @_checks.arguments(source=_checks.Text())
 def format_of(source):
     """Which of FORMATS a source is in (by its shape); a source in none is a ValueError naming it."""
-    problem = _problem(source)
-    if problem:
-        message, fields = problem
-        raise ValueError("source: " + message.format(**fields))
+    _checks.refuse(_problem(source), "source")
     source = source.strip().lower()
     if "/" in source:
         return "mm/dd/yyyy"
@@ -122,21 +119,14 @@ def check_source(text):
     Anything else is a ValueError naming ``text``; it is never evaluated."""
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    problem = _problem(text)
-    if problem:
-        message, fields = problem
-        raise ValueError("text: " + message.format(**fields))          # the API's message: English
+    _checks.refuse(_problem(text), "text")                          # the API's message: English
     return text.strip().lower()
 
 
 @_checks.arguments(text=_checks.Text())
 def source_problem(text):
     """Why ``check_source`` refuses ``text``, in the learner's language (for a panel), or None."""
-    problem = _problem(text)
-    if problem is None:
-        return None
-    message, fields = problem
-    return _(message).format(**fields)
+    return explain(_problem(text))
 
 
 @_checks.arguments(texts=_checks.Items())
