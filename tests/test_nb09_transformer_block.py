@@ -2,6 +2,7 @@
 checkpoint, resolve, and the messages for sentences the model cannot read."""
 import html
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -286,6 +287,16 @@ def test_trainer_trains_and_hands_its_model_to_the_explorer():
     assert len(t.history["loss"]) == 20 and len(t.history["test accuracy"]) == 20
     assert "Done: 20 steps" in t.status.value and "test accuracy <b>" in t.status.value
     assert explorer.model.value == "yours: one head, 20 steps"
+    assert f"The explorer {explorer_side_of_the_trainer()} now shows" in t.status.value
+
+
+def explorer_side_of_the_trainer():
+    """Where notebook 09 puts the explorer (the Play cell) relative to the Train button's cell."""
+    notebook = Path(__file__).resolve().parents[1] / "notebooks" / "09_transformer_block.ipynb"
+    code = ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
+    trainer_at = next(i for i, s in enumerate(code) if "lesson.trainer(" in s)
+    play_at = next(i for i, s in enumerate(code) if "lesson.play(" in s)
+    return "below" if play_at > trainer_at else "above"
 
 
 def test_play_shows_the_explorer_the_trainer_feeds_or_a_new_one():

@@ -158,7 +158,7 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
                 train=acc[0], test=acc[1])
         explorer.add_model(name, result)
         return _("Train accuracy <b>{train:.3f}</b>, test accuracy <b>{test:.3f}</b>. "
-                 "The explorer above now shows “{model}”.").format(train=acc[0], test=acc[1], model=html.escape(name))
+                 "The explorer below now shows “{model}”.").format(train=acc[0], test=acc[1], model=html.escape(name))
 
     t = Trainer(run, steps=steps, min_steps=20, max_steps=600, step=20, controls={"model": choice},
                 curves=(N_("loss"), N_("test accuracy")), extra=draw_pointer, done=done,
