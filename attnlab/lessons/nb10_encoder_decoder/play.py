@@ -1,8 +1,9 @@
 """Notebook 10's Play panel: type a date and step through greedy decoding.
 
-Left: the decoder's causal mask over the steps so far. Row t is the query of step t; its keys are the
-cached positions 0..t (the KV cache after step t holds t + 1 positions); with the cache only the last
-row is computed, a 1 x (t + 1) block whose mask is the bottom-right corner of the full one (notebook 07).
+Left: the decoder's causal mask over the steps so far. Steps count from 1, as the notebook's text and the
+panel's title do: row t is the query of step t; its keys are the cached positions 0..t-1 (the KV cache
+after step t holds t positions); with the cache only the last row is computed, a 1 x t block whose mask is
+the bottom-right corner of the full one (notebook 07).
 Right: each head's cross-attention in the chosen decoder layer, one row per output character so far,
 one column per input character. Steps not yet taken stay blank.
 """
