@@ -116,15 +116,23 @@ def main():
                 settle(server, quiet=5)
             for p in notebooks:
                 for mode in modes:
-                    runs = []
+                    runs, failed = [], []
                     for _ in range(a.repeat):
                         for server in servers.values():     # nobody's pool refilling meanwhile
                             settle(server, quiet=3)
-                        runs.append(open_once(browser, servers[mode], p))
+                        try:
+                            runs.append(open_once(browser, servers[mode], p))
+                        except Exception as exc:  # noqa: BLE001 - a timeout on a loaded machine: say so, go on
+                            failed.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+                    if not runs:
+                        results[mode][p.name] = {"failed": failed}
+                        print(f"{mode:13s} {p.name:40s} FAILED {len(failed)} of {a.repeat}: {failed[0]}", flush=True)
+                        continue
                     text = statistics.median(r[0] for r in runs)
                     fig = statistics.median(r[1] for r in runs)
                     live = statistics.median(r[2] for r in runs)
-                    results[mode][p.name] = {"text_s": text, "figure_s": fig, "live_figure_s": live, "runs": runs}
+                    results[mode][p.name] = {"text_s": text, "figure_s": fig, "live_figure_s": live, "runs": runs,
+                                             "failed": failed}
                     print(f"{mode:13s} {p.name:40s} text {text:5.2f} s   first figure {fig:5.2f} s   "
                           f"first live figure {live:5.2f} s", flush=True)
         finally:
@@ -135,6 +143,10 @@ def main():
     print(f"\nload average {load0[0]:.1f} at start, {load1[0]:.1f} at end on {os.cpu_count()} CPUs"
           + ("  -- TAKEN UNDER LOAD: not comparable with a quiet machine" if max(load0[0], load1[0]) > 1.5 else ""))
     for mode, r in results.items():
+        failed = sum(len(x["failed"]) for x in r.values())
+        r = {name: x for name, x in r.items() if "text_s" in x}
+        if failed:
+            print(f"{mode:12s} {failed} opening(s) failed (timeouts): left out below")
         if not r:
             continue
         texts = [x["text_s"] for x in r.values()]
