@@ -433,6 +433,7 @@ def main_hub(a, targets, logdir):
         t0 = time.time()
         recs = asyncio.run(run_class(a, hub, targets, hub=True))
         left = time.time()
+        culled_in_class = hub.log().count("Culling server")    # a --cull too short for a page still loading
         print(f"class over after {left - t0:.0f} s; waiting up to {a.after:.0f} s for the culler", flush=True)
         freed_after = None
         while time.time() - left < a.after:
@@ -465,7 +466,7 @@ def main_hub(a, targets, logdir):
         "peak_kernels_per_learner": max(sampler.peak_kernels_per_learner.values(), default=0),
         "hub_idle_pss_mb": hub_idle_mb, "hub_peak_pss_mb": sampler.peak_hub,
         "servers_freed_after_s": freed_after, "servers_left": sorted(servers_after), "kernels_left": len(kernels_after),
-        "pss_left_mb": mb_after, "culled": log.count("Culling server"),
+        "pss_left_mb": mb_after, "culled": log.count("Culling server"), "culled_during_class": culled_in_class,
         "loadavg_start": load0, "loadavg_end": os.getloadavg(), "cpus": os.cpu_count(),
         "wall_s": time.time() - t_start,
     }
@@ -486,7 +487,8 @@ def main_hub(a, targets, logdir):
           f"over {s['peak_servers']} servers; the hub, proxy and culler {s['hub_peak_pss_mb']:.0f} MB (idle {hub_idle_mb:.0f} MB)")
     freed = f"all servers stopped {freed_after:.0f} s after the class left" if freed_after is not None else \
         f"NOT all stopped {a.after:.0f} s after the class left: {len(servers_after)} servers, {len(kernels_after)} kernels, {mb_after:.0f} MB"
-    print(f"after: {freed} (culled: {s['culled']})")
+    print(f"after: {freed} (culled: {s['culled']}, of which {culled_in_class} while the class was still on: "
+          f"{'--cull too short for this machine' if culled_in_class else 'none'})")
     print(f"load average {load0[0]:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
           + ("  -- TAKEN UNDER LOAD" if max(load0[0], os.getloadavg()[0]) > 1.5 else ""))
     print(f"took {s['wall_s']:.0f} s in all; written: {a.out}")
