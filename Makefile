@@ -81,7 +81,7 @@ classroom: test-setup
 	$(PY) bench/bench_classroom.py --mode lesson --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
 # The same class through the hub of `make hub`: each learner logs in, gets a server of their own (no
 # pool), opens NOTEBOOK, moves sliders, leaves; servers idle for CULL seconds are culled.
-CULL ?= 60
+CULL ?= 180
 classroom-hub: test-setup
 	$(PY) bench/bench_classroom.py --mode hub --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK) \
 	  --cull $(CULL) --after $$(( $(CULL) * 5 ))

@@ -17,9 +17,9 @@ move its sliders for DURATION seconds, then close their tabs. Two ways (--mode):
     .venv/bin/python bench/bench_classroom.py [--mode lesson|hub] [--learners 20] [--duration 60] [--after 60]
         [--notebook 01_kernel_regression.ipynb | --spread] [--pool N] [--cull 60]
 
-The 30-learner rehearsals (a quiet machine; each takes about 3-5 minutes after the servers are up):
+The 30-learner rehearsals (a quiet machine; estimated, not yet run at 30: ~10 min lesson, ~15 min hub):
     make classroom LEARNERS=30                       # = bench_classroom.py --mode lesson --learners 30
-    .venv/bin/python bench/bench_classroom.py --mode hub --learners 30 --duration 60 --cull 60 --after 300
+    .venv/bin/python bench/bench_classroom.py --mode hub --learners 30 --duration 60 --cull 180 --after 900
 Ports: any free ones, or the range in ATTNLAB_TEST_PORTS ("LOW-HIGH"): the hub, its API, the proxy's
 API and every learner's server (ATTNLAB_HUB_USER_PORTS) take theirs from it.
 
@@ -337,8 +337,8 @@ def main():
                     help="preheated kernels per target notebook (default: one per learner, as `make lesson`)")
     ap.add_argument("--mode", choices=["lesson", "hub"], default="lesson",
                     help="lesson: one Voila as `make lesson`; hub: JupyterHub as `make hub`, a server per learner")
-    ap.add_argument("--cull", type=float, default=60,
-                    help="hub: seconds of inactivity before the idle culler stops a learner's server")
+    ap.add_argument("--cull", type=float, default=180,
+                    help="hub: seconds of inactivity before the idle culler stops a learner's server (longer than a page takes to load: 30 s culled pages still loading at load 40)")
     ap.add_argument("--out", default=None, help="default bench/results/classroom.json (hub: classroom-hub.json)")
     a = ap.parse_args()
     if a.learners < 1:
