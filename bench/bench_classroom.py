@@ -15,7 +15,7 @@ move its sliders for DURATION seconds, then close their tabs. Two ways (--mode):
           hub's own, and what is left after the cull (servers, kernels, MB), with how long it took.
 
     .venv/bin/python bench/bench_classroom.py [--mode lesson|hub] [--learners 20] [--duration 60] [--after 60]
-        [--notebook 01_kernel_regression.ipynb | --spread] [--pool N] [--cull 60]
+        [--notebook 01_kernel_regression.ipynb | --spread] [--pool N] [--cull 180]
 
 The 30-learner rehearsals (a quiet machine; estimated, not yet run at 30: ~10 min lesson, ~15 min hub):
     make classroom LEARNERS=30                       # = bench_classroom.py --mode lesson --learners 30
