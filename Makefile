@@ -9,7 +9,7 @@ PORT   ?= 8866
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
 .PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
-        check test-latest actionlint hub hub-setup
+        check test-latest actionlint hub hub-setup classroom-hub
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -78,7 +78,13 @@ lesson: setup
 # A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README).
 DURATION ?= 60
 classroom: test-setup
-	$(PY) bench/bench_classroom.py --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
+	$(PY) bench/bench_classroom.py --mode lesson --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
+# The same class through the hub of `make hub`: each learner logs in, gets a server of their own (no
+# pool), opens NOTEBOOK, moves sliders, leaves; servers idle for CULL seconds are culled.
+CULL ?= 180
+classroom-hub: test-setup
+	$(PY) bench/bench_classroom.py --mode hub --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK) \
+	  --cull $(CULL) --after $$(( $(CULL) * 5 ))
 
 # JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every
 # learner logs in with the class password (printed at start, or HUB_PASSWORD=...) and gets a

@@ -22,7 +22,17 @@ dashboards uses them: ``voila notebooks/`` from the repository root and ``make d
    or when one client address already holds ``max_per_client`` page kernels (loopback clients
    excepted unless ``limit_loopback``: behind a proxy every learner is 127.0.0.1). The page then
    says so in the learner's language (HTTP 503, "This lesson is full..."), before anything else
-   is sent.
+   is sent;
+3. **starts a page kernel's imports while the page loads** (``warm_imports``; issue 24 item 6):
+   where there is no preheated pool (Binder, JupyterHub, ``preheat_kernel=False``) a page's
+   kernel is started when the page is asked for, but its first cell runs only once the page has
+   loaded and asked for it, and then spends seconds importing torch and matplotlib. A kernel the
+   manager starts for a page gets ``--IPKernelApp.exec_lines`` (``warm_up_line``): a thread of
+   the kernel imports those modules at once, and the first cell waits for it (an IPython
+   ``pre_run_cell`` hook), so no cell ever imports alongside it. The line is this module's own
+   constant text built from ``warm_imports`` (module names, checked); nothing from the request
+   or the page goes into it. Kernels of the pool, and kernels that are not a page's, are left as
+   they are.
 
 ``ClassroomIdentityProvider`` (``Voila.identity_provider_class``, standalone Voila): a server that
 listens beyond the loopback interface (``--Voila.ip=0.0.0.0``, ``make lesson IP=0.0.0.0``) needs a
@@ -37,6 +47,7 @@ import hmac
 import html
 import ipaddress
 import os
+import re
 import secrets
 import socket
 import sys
@@ -48,13 +59,13 @@ from jupyter_server.base.call_context import CallContext
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
 from tornado.ioloop import PeriodicCallback
-from traitlets import Bool, Enum, Float, Integer, Unicode, default
+from traitlets import Bool, Enum, Float, Integer, List, TraitError, Unicode, default, validate
 
 from .i18n import gettext as _
 from .i18n import language
 
 __all__ = ["ClassroomKernelManager", "ClassroomIdentityProvider", "page_language", "memory_available_mb",
-           "is_loopback"]
+           "is_loopback", "warm_up_line"]
 
 MAX_KERNELS_ENV = "ATTNLAB_MAX_KERNELS"
 MAX_PER_CLIENT_ENV = "ATTNLAB_MAX_PER_CLIENT"
@@ -62,6 +73,42 @@ TOKEN_ENV = "ATTNLAB_CLASS_TOKEN"
 # What Voila puts in the environment of a kernel it starts for a page ("False") or for its pool
 # ("True"); kernels without it (JupyterLab's, under Binder) are not a dashboard's.
 PREHEAT_ENV = "VOILA_PREHEAT"
+
+
+WARM_THREAD = "attnlab-warm-imports"
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def warm_up_line(modules):
+    """The code a page kernel runs at its start (``IPKernelApp.exec_lines``): a daemon thread
+    imports ``modules`` in order (a module that fails to import is skipped: the notebook's own
+    import then says why), and an IPython ``pre_run_cell`` hook makes the first cell wait for the
+    thread, then removes itself. It leaves no name in the learner's namespace.
+
+    ``modules`` must be dotted module names (a ValueError names the one that is not)."""
+    if isinstance(modules, str) or not all(isinstance(m, str) for m in modules):
+        raise TypeError(f"warm_imports: expected a list of module names, got {modules!r}")
+    for name in modules:
+        if not _MODULE_NAME.fullmatch(name):
+            raise ValueError(f"warm_imports: expected dotted module names such as 'matplotlib.pyplot', got {name!r}")
+    return (
+        "def _attnlab_warm_up(names=%r):\n"
+        "    import importlib, threading\n"
+        "    def load():\n"
+        "        for name in names:\n"
+        "            try:\n"
+        "                importlib.import_module(name)\n"
+        "            except Exception:\n"
+        "                pass\n"
+        "    thread = threading.Thread(target=load, name=%r, daemon=True)\n"
+        "    thread.start()\n"
+        "    shell = get_ipython()\n"
+        "    def wait(info):\n"
+        "        thread.join()\n"
+        "        shell.events.unregister('pre_run_cell', wait)\n"
+        "    shell.events.register('pre_run_cell', wait)\n"
+        "_attnlab_warm_up()\n"
+        "del _attnlab_warm_up\n") % (tuple(modules), WARM_THREAD)
 
 
 def is_loopback(host):
@@ -195,6 +242,19 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         Off by default: behind a proxy (JupyterHub, Binder) every learner comes from the loopback
         address, and a rehearsal runs its browsers here.""")
 
+    warm_imports = List(Unicode(), ["torch", "matplotlib.pyplot", "ipywidgets"], config=True,
+        help="""Modules a page's kernel imports in a thread as soon as it starts, while the page
+        loads (the first cell waits for them); [] turns it off. The notebooks' heavy imports: torch
+        (~60 % of a cold first figure's wait here), matplotlib.pyplot, ipywidgets.""")
+
+    @validate("warm_imports")
+    def _check_warm_imports(self, proposal):
+        try:
+            warm_up_line(proposal["value"])
+        except (TypeError, ValueError) as exc:
+            raise TraitError(str(exc)) from None
+        return proposal["value"]
+
     @default("max_kernels")
     def _max_kernels_default(self):
         return int(os.environ.get(MAX_KERNELS_ENV) or 0)
@@ -275,6 +335,9 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         if preheat != "False":      # the pool's own (refilled as configured), or not a dashboard's
             return await super().start_kernel(*args, **kwargs)
         client = self._admit()
+        if self.warm_imports:
+            kwargs["extra_arguments"] = [*(kwargs.get("extra_arguments") or []),
+                                         f"--IPKernelApp.exec_lines={warm_up_line(self.warm_imports)}"]
         try:
             kernel_id = await super().start_kernel(*args, **kwargs)
             self._claimed_by(kernel_id, client)

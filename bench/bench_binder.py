@@ -7,13 +7,17 @@ Modes (each its own Voila server, started from the repo root so voila.json appli
 thread per kernel as binder/start and `make dashboard` set):
   cold         no pool (--VoilaConfiguration.preheat_kernel=False): what Binder did before, where
                Voila runs inside the Jupyter server and has no pool (standalone Voila without a pool
-               is the same measurement).
+               is the same measurement). A page's kernel starts its imports while the page loads
+               (attnlab.classroom's warm_imports); "cold-nowarm" is the same without them.
   progressive  no pool, progressive rendering (what binder/postBuild configures for Binder now):
                the page and its text come at once, outputs appear as their cells run.
   preheated    the shipped voila.json (`make dashboard`: a pool of one kernel per notebook).
   binder-before / binder   as on Binder: `jupyter server` with Voila as its extension (reading
                voila.json from the repo root; no pool), URLs /voila/render/notebooks/NN.ipynb;
-               "binder" adds the server config binder/postBuild writes (progressive rendering).
+               "binder" adds the server config binder/postBuild writes (progressive rendering,
+               attnlab's kernel manager, so a page's kernel imports while the page loads: the
+               JupyterHub single-user servers of deploy/jupyterhub/ are the same); "binder-nowarm"
+               is "binder" with warm_imports=[] (as before issue 24 item 6).
 Measured in the page from navigation start (performance.now()): "text" = a markdown cell's text is
 on screen (visible, non-zero size); "figure" = an output image has decoded and is on screen;
 "live figure" = the same for an image the kernel of this page drew. They differ only with
@@ -36,13 +40,21 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (ARGS, BINDER_CONFIG, chromium_path, NOTEBOOKS, JupyterServer, VoilaServer,  # noqa: E402
                                close_like_a_learner, settle)
 
+# A page kernel's warm imports (attnlab.classroom.ClassroomKernelManager.warm_imports) turned off:
+# the "-nowarm" modes measure the same server as before issue 24 item 6, side by side with it.
+NOWARM = ["--ClassroomKernelManager.warm_imports=[]"]
+# What binder/postBuild writes besides voila.json: the server's kernels are attnlab's.
+BINDER_KERNELS = ["--ServerApp.kernel_manager_class=attnlab.classroom.ClassroomKernelManager"]
+
 MODES = {
     "cold": ["--VoilaConfiguration.preheat_kernel=False"],
+    "cold-nowarm": ["--VoilaConfiguration.preheat_kernel=False", *NOWARM],
     "progressive": ["--VoilaConfiguration.preheat_kernel=False", "--VoilaConfiguration.progressive_rendering=True"],
     "preheated": [],
 }
 
-SERVER_MODES = {"binder-before": {}, "binder": BINDER_CONFIG}
+SERVER_MODES = {"binder-before": ({}, []), "binder": (BINDER_CONFIG, BINDER_KERNELS),
+                "binder-nowarm": (BINDER_CONFIG, BINDER_KERNELS + NOWARM)}
 
 
 PROBE = """() => {
@@ -95,7 +107,8 @@ def main():
         try:
             for mode in modes:
                 if mode in SERVER_MODES:
-                    servers[mode] = JupyterServer(logdir / f"server-{mode}.log", SERVER_MODES[mode])
+                    config, extra = SERVER_MODES[mode]
+                    servers[mode] = JupyterServer(logdir / f"server-{mode}.log", config, extra)
                 else:
                     servers[mode] = VoilaServer(notebooks[0].parent, logdir / f"voila-binder-{mode}.log", MODES[mode])
                 results[mode] = {}
@@ -103,15 +116,23 @@ def main():
                 settle(server, quiet=5)
             for p in notebooks:
                 for mode in modes:
-                    runs = []
+                    runs, failed = [], []
                     for _ in range(a.repeat):
                         for server in servers.values():     # nobody's pool refilling meanwhile
                             settle(server, quiet=3)
-                        runs.append(open_once(browser, servers[mode], p))
+                        try:
+                            runs.append(open_once(browser, servers[mode], p))
+                        except Exception as exc:  # noqa: BLE001 - a timeout on a loaded machine: say so, go on
+                            failed.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+                    if not runs:
+                        results[mode][p.name] = {"failed": failed}
+                        print(f"{mode:13s} {p.name:40s} FAILED {len(failed)} of {a.repeat}: {failed[0]}", flush=True)
+                        continue
                     text = statistics.median(r[0] for r in runs)
                     fig = statistics.median(r[1] for r in runs)
                     live = statistics.median(r[2] for r in runs)
-                    results[mode][p.name] = {"text_s": text, "figure_s": fig, "live_figure_s": live, "runs": runs}
+                    results[mode][p.name] = {"text_s": text, "figure_s": fig, "live_figure_s": live, "runs": runs,
+                                             "failed": failed}
                     print(f"{mode:13s} {p.name:40s} text {text:5.2f} s   first figure {fig:5.2f} s   "
                           f"first live figure {live:5.2f} s", flush=True)
         finally:
@@ -122,6 +143,10 @@ def main():
     print(f"\nload average {load0[0]:.1f} at start, {load1[0]:.1f} at end on {os.cpu_count()} CPUs"
           + ("  -- TAKEN UNDER LOAD: not comparable with a quiet machine" if max(load0[0], load1[0]) > 1.5 else ""))
     for mode, r in results.items():
+        failed = sum(len(x["failed"]) for x in r.values())
+        r = {name: x for name, x in r.items() if "text_s" in x}
+        if failed:
+            print(f"{mode:12s} {failed} opening(s) failed (timeouts): left out below")
         if not r:
             continue
         texts = [x["text_s"] for x in r.values()]

@@ -1,17 +1,35 @@
-"""A class against one local Voila: LEARNERS browser contexts open a dashboard at the same moment,
-move its sliders for DURATION seconds, then close their tabs. Reports how many rendered, the
-slowest render, errors, peak memory per kernel and in total, and the kernels still alive
-AFTER seconds later (beyond the preheated pool, which is kept on purpose).
+"""A class rehearsed on this machine: LEARNERS browser contexts open a dashboard at the same moment,
+move its sliders for DURATION seconds, then close their tabs. Two ways (--mode):
 
-    .venv/bin/python bench/bench_classroom.py [--learners 20] [--duration 60] [--after 60]
-        [--notebook 01_kernel_regression.ipynb | --spread] [--pool N]
+  lesson  one local Voila as `make lesson` starts it (the repo's voila.json, a preheated pool of
+          LEARNERS kernels for the lesson notebook that is not refilled, one kernel for every other
+          notebook, attnlab's ceiling and per-client limit at the Makefile's defaults). Reports how
+          many rendered, the slowest render, errors, peak memory per kernel and in total, and the
+          kernels still alive AFTER seconds later (beyond the untouched pool, kept on purpose).
+  hub     JupyterHub on this machine as `make hub` starts it (deploy/jupyterhub/jupyterhub_config.py,
+          local process spawner, no pool, progressive rendering, jupyterhub-idle-culler after
+          --cull seconds): each learner logs in with the class password in its own browser
+          context (landing on its own server's index), opens the lesson dashboard, moves sliders,
+          closes the tab. Reports the time from login to the learner's server answering, the render
+          times, PSS per learner (single-user server + its kernels) at the peak and in total, the
+          hub's own, and what is left after the cull (servers, kernels, MB), with how long it took.
+
+    .venv/bin/python bench/bench_classroom.py [--mode lesson|hub] [--learners 20] [--duration 60] [--after 60]
+        [--notebook 01_kernel_regression.ipynb | --spread] [--pool N] [--cull 180]
+
+The 30-learner rehearsals (a quiet machine; estimated, not yet run at 30: ~10 min lesson, ~15 min hub):
+    make classroom LEARNERS=30                       # = bench_classroom.py --mode lesson --learners 30
+    .venv/bin/python bench/bench_classroom.py --mode hub --learners 30 --duration 60 --cull 180 --after 900
+Ports: any free ones, or the range in ATTNLAB_TEST_PORTS ("LOW-HIGH"): the hub, its API, the proxy's
+API and every learner's server (ATTNLAB_HUB_USER_PORTS) take theirs from it.
 
 Default notebook: the first one after the index that has live panels (all learners on it, as
 when a teacher says "open notebook 1"); --spread deals the learners over every such notebook.
 The server is started from the repo root with the shipped voila.json (preheat pool, culling) and,
 as `make lesson` does, a preheated pool of --pool kernels (default: one per learner) for each
 target notebook that is not refilled during the lesson; --pool 1 is the plain `make dashboard`.
-Memory: PSS of each kernel process (shared libraries split fairly), sampled every second.
+Memory: PSS (shared libraries split fairly), sampled every second: of each kernel (lesson), of each
+learner's server with its kernels (hub).
 """
 import argparse
 import asyncio
@@ -19,15 +37,166 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (  # noqa: E402
-    ARGS, chromium_path, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels)
+    ARGS, chromium_path, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels,
+    _wait_listening, free_port)
+
+HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"
+PROXY = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+HUB_PASSWORD = "class-rehearsal-password"
+# The live page is complete: progressive rendering has replaced every stored output (as test_hub.py).
+LIVE = "() => !document.querySelector('.attnlab-stored') && !document.querySelector('.voila-skeleton-container')"
+
+
+def _pss_mb(proc):
+    import psutil
+    try:
+        mem = proc.memory_full_info()
+        return getattr(mem, "pss", mem.rss) / 2**20
+    except psutil.Error:
+        return 0.0
+
+
+class Hub:
+    """JupyterHub as `make hub` starts it (its config file, the local process spawner), on 127.0.0.1
+    and free ports (ATTNLAB_TEST_PORTS' range when set; the learners' servers too), in a temporary
+    state directory; `stop` ends it, its proxy, culler and every learner's server."""
+
+    def __init__(self, logdir, cull):
+        import psutil
+        if not PROXY.exists():
+            sys.exit("configurable-http-proxy is not installed in build/hub: run `make hub-setup` first")
+        self.state = tempfile.TemporaryDirectory(prefix="attnlab-hub-")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, ATTNLAB_HUB_DIR=self.state.name, ATTNLAB_HUB_IP="127.0.0.1",
+                   ATTNLAB_HUB_PORT=str(self.port), ATTNLAB_HUB_API_PORT=str(free_port()),
+                   ATTNLAB_HUB_PROXY_API_PORT=str(free_port()), ATTNLAB_HUB_PASSWORD=HUB_PASSWORD,
+                   ATTNLAB_HUB_CULL=str(int(cull)), ATTNLAB_HUB_SPAWNER="simple",
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+        if os.environ.get("ATTNLAB_TEST_PORTS"):
+            env["ATTNLAB_HUB_USER_PORTS"] = os.environ["ATTNLAB_TEST_PORTS"]
+        self.log_path = logdir / "hub-classroom.log"
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB_CONFIG)], cwd=self.state.name,
+                                     env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.ps = psutil.Process(self.proc.pid)
+        _wait_listening(self.proc, self.port, "jupyterhub", self.log_path, timeout=180)
+        deadline = time.time() + 180      # the proxy listens before the hub has added its route
+        while self._status(self.url + "/hub/login") != 200:
+            if time.time() > deadline:
+                raise RuntimeError(f"the hub's login page did not answer; see {self.log_path}")
+            time.sleep(1)
+
+    @staticmethod
+    def _status(url):
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                return answer.status
+        except urllib.error.HTTPError as e:
+            return e.code
+        except OSError:
+            return 0
+
+    def user_servers(self):
+        """{learner: process} of the single-user servers running now."""
+        import psutil
+        found = {}
+        for child in self.ps.children(recursive=True):
+            try:
+                if "jupyterhub.singleuser" in " ".join(child.cmdline()) and child.status() != psutil.STATUS_ZOMBIE:
+                    found[child.environ().get("JUPYTERHUB_USER")] = child
+            except psutil.Error:
+                pass
+        return found
+
+    def kernels(self):
+        import psutil
+        found = []
+        for server in self.user_servers().values():
+            try:
+                found += [c for c in server.children(recursive=True)
+                          if "ipykernel" in " ".join(c.cmdline()) and c.status() != psutil.STATUS_ZOMBIE]
+            except psutil.Error:
+                pass
+        return found
+
+    def per_learner_mb(self):
+        """{learner: (PSS of its server and its kernels in MB, its kernels)}."""
+        import psutil
+        out = {}
+        for name, server in self.user_servers().items():
+            try:
+                procs = [server, *server.children(recursive=True)]
+                kernels = sum(1 for p in procs[1:] if "ipykernel" in " ".join(p.cmdline()))
+            except psutil.Error:
+                continue
+            out[name] = (sum(_pss_mb(p) for p in procs), kernels)
+        return out
+
+    def own_mb(self):
+        """PSS of the hub, its proxy and its culler (everything but the learners' servers), MB."""
+        import psutil
+        servers = self.user_servers().values()
+        theirs = {p.pid for s in servers for p in [s, *s.children(recursive=True)]}
+        try:
+            procs = [self.ps, *self.ps.children(recursive=True)]
+        except psutil.Error:
+            return 0.0
+        return sum(_pss_mb(p) for p in procs if p.pid not in theirs)
+
+    def log(self):
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self):
+        import psutil
+        tree = [self.ps, *self.ps.children(recursive=True)] if self.ps.is_running() else []
+        self.proc.terminate()                  # the hub stops the learners' servers and its proxy
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        for p in tree:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+        psutil.wait_procs(tree, timeout=10)
+        self._log.close()
+        self.state.cleanup()
+
+
+class LearnerSampler(threading.Thread):
+    """Hub mode: every second, PSS per learner (server + kernels); keeps each learner's peak, the
+    peak total over learners and the hub's own peak."""
+
+    def __init__(self, hub):
+        super().__init__(daemon=True)
+        self.hub, self.stop_flag = hub, threading.Event()
+        self.peak_per_learner, self.peak_total, self.peak_hub, self.peak_servers = {}, 0.0, 0.0, 0
+        self.peak_kernels_per_learner = {}
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            now = self.hub.per_learner_mb()
+            for name, (mb, kernels) in now.items():
+                self.peak_per_learner[name] = max(self.peak_per_learner.get(name, 0.0), mb)
+                self.peak_kernels_per_learner[name] = max(self.peak_kernels_per_learner.get(name, 0), kernels)
+            self.peak_total = max(self.peak_total, sum(mb for mb, _ in now.values()))
+            self.peak_servers = max(self.peak_servers, len(now))
+            self.peak_hub = max(self.peak_hub, self.hub.own_mb())
+            self.stop_flag.wait(1.0)
 
 
 class MemorySampler(threading.Thread):
@@ -56,19 +225,40 @@ class MemorySampler(threading.Thread):
             self.stop_flag.wait(1.0)
 
 
-async def learner(i, browser, server, path, duration, start_at, out):
+async def hub_login(page, hub, name, rec):
+    """Log in with the class password; return once the learner's own server has answered (its index
+    page arrived): rec["spawn_s"] from the login page's submit."""
+    await page.goto(hub.url + "/hub/login", timeout=300_000)
+    await page.fill("input[name=username]", name)
+    await page.fill("input[name=password]", HUB_PASSWORD)
+    t0 = time.time()
+    await page.click("[type=submit]")
+    await page.wait_for_url(f"**/user/{name}/voila/render/notebooks/00_index.ipynb", timeout=400_000,
+                            wait_until="commit")
+    rec["spawn_s"] = time.time() - t0
+
+
+async def learner(i, browser, server, path, duration, start_at, out, hub=False):
     ctx = await browser.new_context(viewport={"width": 1280, "height": 1000})
     page = await ctx.new_page()
+    name = f"learner{i:02d}"
     rec = {"learner": i, "notebook": path.name, "errors": [], "outside": [], "moves": 0, "stuck_moves": 0}
     page.on("pageerror", lambda e: rec["errors"].append(f"pageerror: {str(e)[:200]}"))
     page.on("console", lambda m: rec["errors"].append(f"console: {m.text[:200]}") if m.type == "error" else None)
     page.on("request", lambda r: None if LOCAL.match(r.url) else rec["outside"].append(r.url))
     rng = random.Random(i)
     await asyncio.sleep(max(0.0, start_at - time.time()))
-    t0 = time.time()
     try:
-        await page.goto(f"{server.url}/voila/render/{path.name}", wait_until="commit", timeout=300_000)
+        if hub:
+            await hub_login(page, server, name, rec)
+            url = f"{server.url}/user/{name}/voila/render/notebooks/{path.name}"
+        else:
+            url = f"{server.url}/voila/render/{path.name}"
+        t0 = time.time()
+        await page.goto(url, wait_until="commit", timeout=300_000)
         await page.wait_for_function(PANELS_READY, arg=expected_panels(path), timeout=300_000, polling=100)
+        if hub:         # progressive rendering: stored outputs first, the live ones as their cells run
+            await page.wait_for_function(LIVE, timeout=300_000, polling=100)
         rec["render_s"] = time.time() - t0
         # Server side done: Voila streams the executed notebook, so the HTML ends once it has run.
         rec["html_s"] = await page.evaluate("performance.getEntriesByType('navigation')[0].responseEnd / 1000")
@@ -109,25 +299,30 @@ async def learner(i, browser, server, path, duration, start_at, out):
         out.append(rec)
 
 
-async def run_class(a, server, targets):
+async def run_class(a, server, targets, hub=False):
     from playwright.async_api import async_playwright
     out = []
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
         start_at = time.time() + 2
-        await asyncio.gather(*(learner(i, browser, server, targets[i % len(targets)], a.duration, start_at, out)
+        await asyncio.gather(*(learner(i, browser, server, targets[i % len(targets)], a.duration, start_at, out, hub)
                                for i in range(a.learners)))
         await browser.close()
     return out
 
 
+MAKE_LESSON_LIMITS = ["--ClassroomKernelManager.max_kernels=0", "--ClassroomKernelManager.max_per_client=6"]
+
+
 def lesson_args(targets, pool_size):
-    """Voila options of `make lesson`: a pool of `pool_size` for each lesson notebook, no refill."""
+    """Voila options of `make lesson` (Makefile, at its defaults MAX_KERNELS=0, MAX_PER_CLIENT=6,
+    IP=127.0.0.1): a pool of `pool_size` for each lesson notebook, one for every other, no refill.
+    `pool_size` 1 or less: the plain `make dashboard` (voila.json alone)."""
     if pool_size <= 1:
         return []
     config = {p.name: {"pool_size": pool_size} for p in targets}
     config["default"] = {"pool_size": 1}
-    return [f"--VoilaKernelManager.kernel_pools_config={json.dumps(config)}",
+    return [*MAKE_LESSON_LIMITS, f"--VoilaKernelManager.kernel_pools_config={json.dumps(config)}",
             "--VoilaKernelManager.fill_delay=14400"]
 
 
@@ -140,8 +335,15 @@ def main():
     ap.add_argument("--spread", action="store_true", help="deal learners over every notebook with panels")
     ap.add_argument("--pool", type=int, default=None,
                     help="preheated kernels per target notebook (default: one per learner, as `make lesson`)")
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "classroom.json"))
+    ap.add_argument("--mode", choices=["lesson", "hub"], default="lesson",
+                    help="lesson: one Voila as `make lesson`; hub: JupyterHub as `make hub`, a server per learner")
+    ap.add_argument("--cull", type=float, default=180,
+                    help="hub: seconds of inactivity before the idle culler stops a learner's server (longer than a page takes to load: 30 s culled pages still loading at load 40)")
+    ap.add_argument("--out", default=None, help="default bench/results/classroom.json (hub: classroom-hub.json)")
     a = ap.parse_args()
+    if a.learners < 1:
+        sys.exit(f"--learners: expected at least 1, got {a.learners}")
+    a.out = a.out or str(ROOT / "bench" / "results" / ("classroom-hub.json" if a.mode == "hub" else "classroom.json"))
     with_panels = [p for p in NOTEBOOKS if expected_panels(p) and not p.name.startswith("00")] or \
         [p for p in NOTEBOOKS if expected_panels(p)]
     if a.notebook:
@@ -152,6 +354,8 @@ def main():
         sys.exit("no notebook with live panels found")
     logdir = ROOT / "bench" / "results"
     logdir.mkdir(parents=True, exist_ok=True)
+    if a.mode == "hub":
+        return main_hub(a, targets, logdir)
     load0 = os.getloadavg()
     per_notebook = a.pool if a.pool is not None else -(-a.learners // len(targets))
     server = VoilaServer(targets[0].parent, logdir / "voila-classroom.log", lesson_args(targets, per_notebook))
@@ -183,7 +387,7 @@ def main():
     expected = pool - taken
     leaked = max(0, alive - expected)
     summary = {
-        "learners": a.learners, "notebooks": [p.name for p in targets], "duration_s": a.duration,
+        "mode": "lesson", "learners": a.learners, "notebooks": [p.name for p in targets], "duration_s": a.duration,
         "pool_per_lesson_notebook": per_notebook,
         "rendered": len(rendered), "slowest_render_s": max((r["render_s"] for r in rendered), default=None),
         "median_render_s": statistics.median([r["render_s"] for r in rendered]) if rendered else None,
@@ -214,6 +418,80 @@ def main():
     print(f"load average {load0[0]:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
           + ("  -- TAKEN UNDER LOAD" if max(load0[0], os.getloadavg()[0]) > 1.5 else ""))
     print(f"written: {a.out}")
+
+
+def main_hub(a, targets, logdir):
+    load0 = os.getloadavg()
+    t_start = time.time()
+    hub = Hub(logdir, a.cull)
+    try:
+        print(f"hub up after {time.time() - t_start:.0f} s at {hub.url}; {a.learners} learners log in and open "
+              f"{', '.join(p.name for p in targets)}; servers culled after {a.cull:.0f} s idle", flush=True)
+        hub_idle_mb = hub.own_mb()
+        sampler = LearnerSampler(hub)
+        sampler.start()
+        t0 = time.time()
+        recs = asyncio.run(run_class(a, hub, targets, hub=True))
+        left = time.time()
+        culled_in_class = hub.log().count("Culling server")    # a --cull too short for a page still loading
+        print(f"class over after {left - t0:.0f} s; waiting up to {a.after:.0f} s for the culler", flush=True)
+        freed_after = None
+        while time.time() - left < a.after:
+            if not hub.user_servers():
+                freed_after = time.time() - left
+                break
+            time.sleep(2)
+        servers_after, kernels_after = hub.user_servers(), hub.kernels()
+        mb_after = sum(mb for mb, _ in hub.per_learner_mb().values())
+        sampler.stop_flag.set()
+        sampler.join(5)
+        log = hub.log()
+    finally:
+        hub.stop()
+    rendered = [r for r in recs if "render_s" in r]
+    spawned = [r["spawn_s"] for r in recs if "spawn_s" in r]
+    errors = [e for r in recs for e in r["errors"]]
+    outside = sorted({u for r in recs for u in r["outside"]})
+    per_learner = sorted(sampler.peak_per_learner.values())
+    med = (lambda xs: statistics.median(xs) if xs else None)
+    summary = {
+        "mode": "hub", "learners": a.learners, "notebooks": [p.name for p in targets], "duration_s": a.duration,
+        "cull_s": a.cull, "logged_in": len(spawned), "median_spawn_s": med(spawned), "slowest_spawn_s": max(spawned, default=None),
+        "rendered": len(rendered), "median_render_s": med([r["render_s"] for r in rendered]),
+        "slowest_render_s": max((r["render_s"] for r in rendered), default=None),
+        "moves": sum(r["moves"] for r in recs), "moves_without_new_figure": sum(r["stuck_moves"] for r in recs),
+        "errors": errors, "outside_requests": outside,
+        "peak_learner_pss_mb": max(per_learner, default=0), "median_learner_peak_pss_mb": med(per_learner) or 0,
+        "peak_total_learners_pss_mb": sampler.peak_total, "peak_servers": sampler.peak_servers,
+        "peak_kernels_per_learner": max(sampler.peak_kernels_per_learner.values(), default=0),
+        "hub_idle_pss_mb": hub_idle_mb, "hub_peak_pss_mb": sampler.peak_hub,
+        "servers_freed_after_s": freed_after, "servers_left": sorted(servers_after), "kernels_left": len(kernels_after),
+        "pss_left_mb": mb_after, "culled": log.count("Culling server"), "culled_during_class": culled_in_class,
+        "loadavg_start": load0, "loadavg_end": os.getloadavg(), "cpus": os.cpu_count(),
+        "wall_s": time.time() - t_start,
+    }
+    Path(a.out).write_text(json.dumps({"summary": summary, "learners": recs}, indent=1))
+    s = summary
+    nan = float("nan")
+    print(f"logged in {s['logged_in']}/{a.learners}: own server answering after median {s['median_spawn_s'] or nan:.1f} s, "
+          f"slowest {s['slowest_spawn_s'] or nan:.1f} s")
+    print(f"rendered {s['rendered']}/{a.learners} (live, every stored output replaced): median {s['median_render_s'] or nan:.1f} s, "
+          f"slowest {s['slowest_render_s'] or nan:.1f} s")
+    print(f"slider moves {s['moves']}, of which {s['moves_without_new_figure']} showed no new figure within 20 s")
+    print(f"errors {len(errors)}; outside requests {len(outside)}")
+    for e in errors[:8]:
+        print("   ", e)
+    print(f"memory: per learner (server + up to {s['peak_kernels_per_learner']} kernels at once: the index's, the lesson's) "
+          f"peak {s['peak_learner_pss_mb']:.0f} MB PSS (median learner "
+          f"{s['median_learner_peak_pss_mb']:.0f} MB); all learners at the peak {s['peak_total_learners_pss_mb']:.0f} MB "
+          f"over {s['peak_servers']} servers; the hub, proxy and culler {s['hub_peak_pss_mb']:.0f} MB (idle {hub_idle_mb:.0f} MB)")
+    freed = f"all servers stopped {freed_after:.0f} s after the class left" if freed_after is not None else \
+        f"NOT all stopped {a.after:.0f} s after the class left: {len(servers_after)} servers, {len(kernels_after)} kernels, {mb_after:.0f} MB"
+    print(f"after: {freed} (culled: {s['culled']}, of which {culled_in_class} while the class was still on: "
+          f"{'--cull too short for this machine' if culled_in_class else 'none'})")
+    print(f"load average {load0[0]:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+          + ("  -- TAKEN UNDER LOAD" if max(load0[0], os.getloadavg()[0]) > 1.5 else ""))
+    print(f"took {s['wall_s']:.0f} s in all; written: {a.out}")
 
 
 if __name__ == "__main__":

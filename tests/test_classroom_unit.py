@@ -164,3 +164,77 @@ def test_admission_the_ceiling_and_the_per_client_limit(monkeypatch):
             km._admit()
     finally:
         CallContext.set(CallContext.JUPYTER_HANDLER, None)
+
+
+# -- warm imports (issue 24 item 6) ------------------------------------------------------------
+def test_warm_imports_refuse_what_is_not_a_module_name():
+    with pytest.raises(ValueError, match=r"warm_imports: expected dotted module names .* got 'torch; import os'"):
+        classroom.warm_up_line(["torch; import os"])
+    with pytest.raises(ValueError, match=r"warm_imports: expected dotted module names .* got 'a..b'"):
+        classroom.warm_up_line(["a..b"])
+    with pytest.raises(TypeError, match=r"warm_imports: expected a list of module names, got 'torch'"):
+        classroom.warm_up_line("torch")
+    from traitlets import TraitError
+    with pytest.raises(TraitError, match=r"warm_imports: expected dotted module names"):
+        classroom.ClassroomKernelManager(max_kernels=2, warm_imports=["os\nprint(1)"])
+
+
+def _started_with(monkeypatch, km, env):
+    """The keyword arguments ``km.start_kernel`` hands to jupyter_server's start_kernel."""
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+    seen = {}
+
+    async def fake_start(self, *args, **kwargs):
+        seen.update(kwargs)
+        return "k1"
+    monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", fake_start)
+    import asyncio
+    asyncio.run(km.start_kernel(kernel_name="python3", env=env))
+    return seen
+
+
+def test_only_a_page_kernel_gets_the_warm_up_and_nothing_of_the_request_goes_into_it(monkeypatch):
+    km = classroom.ClassroomKernelManager(max_kernels=4)
+    hostile = {"VOILA_PREHEAT": "False", "QUERY_STRING": "x=__import__('os').system('id')",
+               "SCRIPT_NAME": "/voila/render/');import os;('", "PATH_INFO": "/voila/render/01.ipynb"}
+    page = _started_with(monkeypatch, km, hostile)
+    assert page["extra_arguments"] == [f"--IPKernelApp.exec_lines={classroom.warm_up_line(km.warm_imports)}"]
+    assert "import os" not in page["extra_arguments"][0] and "system" not in page["extra_arguments"][0]
+    assert "extra_arguments" not in _started_with(monkeypatch, km, {"VOILA_PREHEAT": "True"})   # the pool's
+    assert "extra_arguments" not in _started_with(monkeypatch, km, {})                          # JupyterLab's
+    km.warm_imports = []
+    assert "extra_arguments" not in _started_with(monkeypatch, km, dict(hostile))
+
+
+def _first_cell(env, warm_imports=None):
+    """Start a kernel with the classroom manager, run one cell in it at once, return what it printed."""
+    import asyncio
+    import os
+
+    async def run():
+        km = classroom.ClassroomKernelManager(max_kernels=4, **({} if warm_imports is None else {"warm_imports": warm_imports}))
+        kernel_id = await km.start_kernel(kernel_name="python3", env={**os.environ, **env})
+        client = km.get_kernel(kernel_id).client()
+        client.start_channels()
+        out = []
+        try:
+            await client.wait_for_ready(timeout=120)
+            code = ("import sys, threading\n"
+                    "print([m for m in ('torch', 'matplotlib.pyplot', 'ipywidgets') if m in sys.modules],"
+                    " [t.name for t in threading.enumerate() if t.name.startswith('attnlab')],"
+                    " sorted(k for k in globals() if 'attnlab' in k))")
+            reply = await client.execute_interactive(
+                code, timeout=180, output_hook=lambda m: out.append(m["content"].get("text", "")))
+            assert reply["content"]["status"] == "ok", reply["content"]
+        finally:
+            client.stop_channels()
+            await km.shutdown_kernel(kernel_id, now=True)
+        return "".join(out).strip()
+    return asyncio.run(run())
+
+
+def test_a_page_kernel_has_imported_torch_before_its_first_cell_runs():
+    # the first cell waited for the thread: the modules are in, the thread is done, no name is left
+    assert _first_cell({"VOILA_PREHEAT": "False"}) == "['torch', 'matplotlib.pyplot', 'ipywidgets'] [] []"
+    # a kernel that is not a page's (JupyterLab's under Binder) starts as before
+    assert _first_cell({}) == "[] [] []"

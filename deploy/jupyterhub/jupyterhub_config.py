@@ -20,11 +20,15 @@ Environment (all optional): ATTNLAB_HUB_IP (127.0.0.1; 0.0.0.0 for the class net
 ATTNLAB_HUB_PORT (8000), ATTNLAB_HUB_PASSWORD, ATTNLAB_HUB_DIR (build/hub: database, cookie
 secret), ATTNLAB_HUB_MEM (per learner, 2G), ATTNLAB_HUB_CPU (per learner, 1.0),
 ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPAWNER (auto|simple|systemd), ATTNLAB_HUB_API_PORT and
-ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001).
+ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001), ATTNLAB_HUB_USER_PORTS ("LOW-HIGH":
+the learners' servers listen on a free port of that range, for a machine whose other ports are
+taken; default: any free port, JupyterHub's choice).
 """
 import os
+import re
 import secrets
 import shutil
+import socket
 import sys
 from pathlib import Path
 
@@ -92,6 +96,32 @@ c.Spawner.args = [
     *(["--allow-root"] if os.geteuid() == 0 and choice != "systemd" else []),   # a container's root
 ]
 c.Spawner.environment = {"OMP_NUM_THREADS": "1"}
+
+user_ports = env("ATTNLAB_HUB_USER_PORTS")
+if user_ports:
+    m = re.fullmatch(r"(\d+)-(\d+)", user_ports.strip())
+    if not m or int(m.group(1)) > int(m.group(2)):
+        raise ValueError(f"ATTNLAB_HUB_USER_PORTS: expected a port range LOW-HIGH such as 8910-8919, got {user_ports!r}")
+    low, high = int(m.group(1)), int(m.group(2))
+
+    def _pre_spawn(spawner):
+        """Before each spawn: a port of the range nobody listens on, nor given to another running server."""
+        given = {sp.port for sp in _spawners.values() if sp is not spawner and sp.active}
+        for port in range(low, high + 1):
+            if port in given:
+                continue
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            spawner.port = port
+            _spawners[spawner.user.name] = spawner
+            return
+        raise RuntimeError(f"ATTNLAB_HUB_USER_PORTS={user_ports}: no free port left for {spawner.user.name}'s server")
+
+    _spawners = {}
+    c.Spawner.pre_spawn_hook = _pre_spawn
 c.Spawner.env_keep = ["PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV", "JUPYTERHUB_SINGLEUSER_APP",
                       "ATTNLAB_LANG"]
 

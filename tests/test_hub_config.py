@@ -1,0 +1,63 @@
+"""deploy/jupyterhub/jupyterhub_config.py read as JupyterHub reads it (a `c` from get_config), without
+starting a hub: the learners' server ports (ATTNLAB_HUB_USER_PORTS). The hub itself is tested in
+tests/browser/test_hub.py."""
+import runpy
+import socket
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("traitlets")
+from traitlets.config import Config  # noqa: E402
+
+CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "jupyterhub" / "jupyterhub_config.py"
+
+
+def load(monkeypatch, tmp_path, **env):
+    for key in ("ATTNLAB_HUB_USER_PORTS", "ATTNLAB_HUB_PASSWORD"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("ATTNLAB_HUB_DIR", str(tmp_path))
+    monkeypatch.setenv("ATTNLAB_HUB_PASSWORD", "a-class-password")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    c = Config()
+    runpy.run_path(str(CONFIG), init_globals={"get_config": lambda: c})
+    return c
+
+
+def spawner(name):
+    return SimpleNamespace(port=0, active=False, user=SimpleNamespace(name=name))
+
+
+def test_without_a_range_jupyterhub_chooses_the_ports(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path)
+    assert "pre_spawn_hook" not in c.Spawner
+
+
+def test_a_bad_range_is_refused_by_name(monkeypatch, tmp_path):
+    with pytest.raises(ValueError, match=r"ATTNLAB_HUB_USER_PORTS: expected a port range LOW-HIGH .* got '8919-8910'"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_USER_PORTS="8919-8910")
+    with pytest.raises(ValueError, match=r"ATTNLAB_HUB_USER_PORTS: expected a port range LOW-HIGH .* got 'any'"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_USER_PORTS="any")
+
+
+def test_each_learner_gets_a_free_port_of_the_range(monkeypatch, tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        low = busy.getsockname()[1]
+        c = load(monkeypatch, tmp_path, ATTNLAB_HUB_USER_PORTS=f"{low}-{low + 2}")
+        hook = c.Spawner.pre_spawn_hook
+        a, b, d = spawner("alice"), spawner("bob"), spawner("carol")
+        hook(a)
+        assert a.port != low and low < a.port <= low + 2        # the busy port is skipped
+        a.active = True
+        try:
+            hook(b)
+        except RuntimeError:
+            pytest.skip("the ports after the busy one are taken on this machine")
+        assert b.port not in (low, a.port) and low < b.port <= low + 2     # not the running server's either
+        b.active = True
+        with pytest.raises(RuntimeError, match=r"no free port left for carol's server"):
+            hook(d)
