@@ -61,3 +61,13 @@ def test_each_learner_gets_a_free_port_of_the_range(monkeypatch, tmp_path):
         b.active = True
         with pytest.raises(RuntimeError, match=r"no free port left for carol's server"):
             hook(d)
+
+
+@pytest.mark.parametrize("cull, activity", [("1200", 300), ("120", 30), ("8", 5)])
+def test_servers_report_activity_well_inside_the_cull_time(monkeypatch, tmp_path, cull, activity):
+    """Learners' servers report activity every cull/4 s (at most JupyterHub's 300 s): with the default 300 s a
+    cull of 120 s stopped servers of learners still moving sliders (bench_classroom --mode hub)."""
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_CULL=cull)
+    assert c.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"] == str(activity)
+    assert c.JupyterHub.last_activity_interval == activity
+    assert c.Spawner.environment["OMP_NUM_THREADS"] == "1"

@@ -127,7 +127,12 @@ c.Spawner.env_keep = ["PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV", "JU
 
 # Culling: jupyterhub-idle-culler stops servers idle for ATTNLAB_HUB_CULL seconds.
 cull = int(env("ATTNLAB_HUB_CULL") or 1200)
-c.JupyterHub.last_activity_interval = min(300, max(5, cull // 4))
+# A learner's server tells the hub it is in use every `activity` seconds (JupyterHub's default: 300 s, set
+# by JUPYTERHUB_ACTIVITY_INTERVAL in the server's environment). It must be well inside the cull time, or a
+# short cull (the tests, the classroom bench) stops learners who are still in class.
+activity = min(300, max(5, cull // 4))
+c.JupyterHub.last_activity_interval = activity
+c.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"] = str(activity)
 c.JupyterHub.load_roles = [{
     "name": "idle-culler",
     "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
