@@ -19,7 +19,13 @@ def pytest_collection_modifyitems(items):
 def voila_server(tmp_path_factory):
     if not NOTEBOOKS:
         pytest.skip(f"no notebooks in {NOTEBOOK_DIR}")
-    server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log")
+    # voila.json as `make dashboard` has it, but the pool is not refilled (fill_delay past any session):
+    # each notebook's page takes its preheated kernel once; a second page of the same notebook (index
+    # links, closing a tab, the reload after a lost widget) gets a fresh kernel, Voila's path without a
+    # pool (as on Binder). With fill_delay 1 s every page started a refill nobody opened: 22 notebook
+    # executions per session for nothing.
+    server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log",
+                         ["--VoilaKernelManager.fill_delay=1000000"])
     # Every notebook's preheated kernel (both languages) has run before a page opens: on two cores
     # they start together, and the first pages would otherwise wait on them (and take Voila's
     # hand-over path).
