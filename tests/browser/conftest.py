@@ -24,8 +24,11 @@ def voila_server(tmp_path_factory):
     # links, closing a tab, the reload after a lost widget) gets a fresh kernel, Voila's path without a
     # pool (as on Binder). With fill_delay 1 s every page started a refill nobody opened: 22 notebook
     # executions per session for nothing.
+    # The classroom's claim timeout (voila.json: 30 s) is raised: on a loaded machine a page's kernel was
+    # shut down before the page's websocket came (both dashboard pages failed that way at load 25, and
+    # again at 40). The claim timeout is test_classroom.py's, on servers of its own.
     server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log",
-                         ["--VoilaKernelManager.fill_delay=1000000"])
+                         ["--VoilaKernelManager.fill_delay=1000000", "--ClassroomKernelManager.claim_timeout=600"])
     # Every notebook's preheated kernel (both languages) has run before a page opens: on two cores
     # they start together, and the first pages would otherwise wait on them (and take Voila's
     # hand-over path).
