@@ -109,8 +109,9 @@ def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_ven
     log = open(tmp_path / "voila.log", "w")
     # voila.json preheats a kernel for every notebook (22, both languages) and this venv has no
     # bytecode yet: on two cores that storm made the lesson wait ~2 minutes. The pool here holds only
-    # the lesson, so the page still takes voila.json's preheated path through the installed package;
-    # the full pool of voila.json is the shared browser server's (conftest.py), same file.
+    # the lesson: the first GET of it still takes voila.json's preheated path (then the browser's page
+    # a refilled or fresh kernel), through the installed package; the full pool of voila.json is the
+    # shared browser server's (conftest.py), same file.
     pools = json.dumps({LESSON: {"pool_size": 1}, "default": {"pool_size": 0}})
     server = subprocess.Popen([str(fresh_venv / "bin" / "voila"), "notebooks/", "--no-browser",
                                f"--port={port}", "--Voila.ip=127.0.0.1",
@@ -135,6 +136,7 @@ def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_ven
             lesson_html = r.read().decode()
         # Our index.html.j2 sets the _xsrf cookie Voila 0.5 forgets; Voila's lab template does not.
         assert "getRandomValues" in lesson_html, "the lesson was not rendered with the attnlab template"
+        assert "Using pre-heated kernel: " in (tmp_path / "voila.log").read_text(), "the pool of the lesson was not used"
 
         ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
         page = ctx.new_page()
