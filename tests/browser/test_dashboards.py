@@ -241,7 +241,10 @@ def test_a_widget_lost_to_the_ipywidgets_race_reloads_the_page_once(voila_server
     index = _index()
     page, watch = open_dashboard(new_page, voila_server, index.name)
     wait_for_panels(page, expected_panels(index), RENDER_TIMEOUT, watch, voila_server)
-    with page.expect_navigation(timeout=UPDATE_TIMEOUT):
+    # The reload gets a fresh kernel (the pool is not refilled: conftest.py), and Voila streams the page
+    # as that kernel runs the notebook: its load event comes at the end, so wait for the navigation
+    # only; wait_for_panels then waits for the lesson.
+    with page.expect_navigation(wait_until="commit", timeout=UPDATE_TIMEOUT):
         page.evaluate(LOSE_A_WIDGET)
     with pytest.warns(UserWarning, match=r"reloaded itself 1 time\(s\)"):
         wait_for_panels(page, expected_panels(index), RENDER_TIMEOUT, watch, voila_server)
