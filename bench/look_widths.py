@@ -8,7 +8,7 @@ tablet) and 1280 px (a desktop), screenshots and measures, for one Voila templat
 --jupyter-path puts DIR first on JUPYTER_PATH, so the template "attnlab" found there is used
 (e.g. an older one exported with `git archive`); without it, this tree's share/jupyter.
 One server; per notebook one page load, by default on a phone context (390x844), then the same
-page resized to 768x1024 (as tests/browser/test_phone.py does) and to 1280x1000 (scrollbars
+page resized to 768x1024 and to 1280x1000 (as tests/browser/test_dashboards.py does; scrollbars
 overlay, as on a phone, and the device scale stays 2); --widths 1280 looks at a fresh desktop
 page only (a desktop context at the first width when it is 600 px or more). Writes, per width:
 OUT/<width>/<lang>-<stem>.png (the top of the page: one screen), <lang>-<stem>-full.png (the

@@ -8,6 +8,12 @@ stored static picture is there before any live output; when the kernel has run e
 stored output is left, no cell shows two outputs, the page holds as many pictures as the notebook
 stores plus its live panels, a live slider still redraws its panel's figure, and nothing went wrong.
 (nbval checks that the stored pictures are the ones the code draws: conftest.py.)
+
+Three notebooks, chosen by rule (REPRESENTATIVE), not all of them: the template and its stored-first
+script are the same for every page; what differs per notebook is how many stored pictures and live
+panels it has. So: the most stored pictures, the fewest, and the lesson with the most panels. Each
+notebook cost a Jupyter Server page running it whole (~15 s on two cores, x11); every notebook's live
+page (same template, all panels and sliders, both languages) is test_dashboards.py's.
 """
 import json
 import re
@@ -64,7 +70,35 @@ def binder_server(tmp_path_factory):
     server.stop()
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def representative(notebooks):
+    """The notebooks whose stored and live outputs differ most: the one with the most stored
+    pictures, the one with the fewest (the most panels among those), and of the rest, the one with
+    the most live panels (the most stored pictures among those)."""
+    if not notebooks:
+        return []
+    shape = {p: (stored_pictures(p), expected_panels(p)) for p in notebooks}
+    most = max(notebooks, key=lambda p: shape[p])
+    fewest = min(notebooks, key=lambda p: (shape[p][0], -shape[p][1]))
+    rest = [p for p in notebooks if p not in (most, fewest)]
+    richest = [max(rest, key=lambda p: (shape[p][1], shape[p][0]))] if rest else []
+    return sorted({most, fewest, *richest})
+
+
+REPRESENTATIVE = representative(NOTEBOOKS)
+
+
+def test_the_representatives_are_the_extremes():
+    """The rule picks by stored pictures and panels, so it can name a notebook that is neither."""
+    shape = {p: (stored_pictures(p), expected_panels(p)) for p in NOTEBOOKS}
+    if len(NOTEBOOKS) < 3:
+        pytest.skip("fewer than three notebooks")
+    assert len(REPRESENTATIVE) == 3
+    stored = [shape[p][0] for p in REPRESENTATIVE]
+    assert max(stored) == max(s for s, _ in shape.values()) and min(stored) == min(s for s, _ in shape.values())
+    assert max(shape[p][1] for p in REPRESENTATIVE) == max(n for _, n in shape.values())
+
+
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.stem for p in REPRESENTATIVE])
 def test_binder_dashboard_stored_first_then_live(binder_server, new_page, path):
     n_stored, n_panels = stored_pictures(path), expected_panels(path)
     page, watch = new_page()

