@@ -133,14 +133,15 @@ site: $(VENV)/.runtime $(KATEX)
 # make test: the prerequisites, the translation and catalog checks, then two pytest runs whose
 # coverage adds up. First tests/ and notebooks/ (nbval) in XDIST processes (pytest-xdist, one file
 # per process at a time: a notebook's cells, a module's fixtures; conftest.py starts the longest
-# files first), then tests/browser in one process (one shared Voila server on fixed ports), which appends
-# its coverage and checks --cov-fail-under over both runs.
+# files first), then tests/browser in one process (one shared Voila server on fixed ports), which
+# appends its coverage and checks --cov-fail-under over both runs.
 XDIST ?= 2
 test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
-	$(PY) -m pytest -n $(XDIST) --dist loadfile --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
-	  -m "not fuzz" --durations=30 --cov=attnlab --cov-report= --ignore=tests/browser tests notebooks
+	$(PY) -m pytest -n $(XDIST) --dist loadfile --no-loadscope-reorder \
+	  --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" \
+	  --durations=30 --cov=attnlab --cov-report= --ignore=tests/browser tests notebooks
 	$(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-append --cov-report=term \
 	  --cov-fail-under=90 tests/browser
 
