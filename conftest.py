@@ -1,4 +1,6 @@
 """Root conftest: applies to tests/ and notebooks/ alike."""
+import pytest
+
 try:
     from nbval.kernel import RunningKernel
 except ImportError:  # nbval not installed: nothing to adjust
@@ -53,3 +55,24 @@ if _hypothesis_settings is not None:
     # `min(50, settings.default.max_examples)`: the profile's number when smaller) applies in full there.
     _hypothesis_settings.register_profile("check", max_examples=12, deadline=None)
 
+
+
+# `make test` runs tests/ (not tests/browser) and notebooks/ in 2 processes (pytest-xdist,
+# `-n 2 --dist loadfile`): one file's tests stay in one process, so module fixtures (a trained model,
+# an executed notebook) are built once and nbval's cells of one notebook run in order in one kernel.
+# Files are handed out in collection order (make test passes --no-loadscope-reorder: xdist would
+# otherwise hand out the files with the most tests first), so the longest start first (measured
+# under load on the 2-core machine: bench/bench_tests_before.md and bench/bench_tests.md); otherwise
+# the two processes could end far apart, one still running a long file it took last.
+_LONGEST_FIRST = ["tests/test_lesson_bad_inputs.py", "tests/test_panel_blit_notebooks.py",
+                  "tests/test_nb02_scoring_functions.py", "tests/test_nb03_multi_head_attention.py",
+                  "tests/test_nb01_kernel_regression.py", "tests/test_panels.py", "tests/test_nb06_symbols.py",
+                  "tests/test_nb04_figures.py", "tests/test_nb00_index.py", "tests/test_nb05_cat_milk_it.py",
+                  "tests/test_nb06_figures.py", "tests/test_nb07_costs.py", "tests/test_i18n.py"]
+
+
+def pytest_collection_modifyitems(config, items):
+    if not hasattr(config, "workerinput"):                  # only in xdist's workers
+        return
+    rank = {path: i for i, path in enumerate(_LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))   # stable

@@ -3,7 +3,9 @@ controls (switching between them), the panel's picture is exactly (max differenc
 matplotlib's own full draw of the same state, and a panel that declares moving artists blits; and
 every slider's drag blits every move, except the sliders FULL_DRAW_SLIDERS names (with the reason).
 
-The notebooks run in this process (tests/_notebook_panels.py).
+The notebooks run in this process (tests/_notebook_panels.py), each once: the drag test runs first on
+the fresh panels (every drag ends where it began, so every control is back at its first value), then the
+random moves on the same panels.
 """
 import io
 import pickle
@@ -65,25 +67,6 @@ JUMPS_DRAW_IN_FULL = {
 }
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
-def test_panels_equal_full_draws_after_random_moves(notebook):
-    rng = np.random.default_rng(zlib.crc32(notebook.stem.encode()))
-    for panel in notebook_panels(notebook):
-        assert max_difference(panel) == 0, (panel.name, "first draw")
-        names = [n for n, c in panel.controls.items() if random_value(c, rng) is not None]
-        for _ in range(MOVES if names else 0):
-            name = names[rng.integers(len(names))]
-            value = random_value(panel.controls[name], rng)
-            panel.controls[name].value = value
-            if panel.error.value:                   # the callback refused: the last image stays
-                continue
-            why = panel.blitter.why if panel.blitter else "no blitter"
-            assert max_difference(panel) == 0, (panel.name, name, value, why)
-        if panel.blitter is not None and panel.blitter.moving and names:
-            assert panel.blitter.blits > 0 or panel.name in JUMPS_DRAW_IN_FULL, (panel.name, panel.blitter.why)
-            assert panel.blitter.exact, (panel.name, panel.blitter.why)
-
-
 # Sliders whose moves may draw the whole figure, and why; every other slider of every panel blits.
 FULL_DRAW_SLIDERS = {
     ("kernel-regression-explorer", "n_train"): "the number of key columns: the heatmap's limits and ticks",
@@ -114,12 +97,19 @@ def is_slider(control):
     return "Slider" in type(control).__name__
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
-def test_every_slider_move_blits_unless_named(notebook):
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda p: p.stem)
+def executed(request):
+    """The notebook run once, shared by the two tests below (pytest runs both for one notebook, then
+    the next: one notebook's panels alive at a time)."""
+    return request.param, notebook_panels(request.param)
+
+
+def test_every_slider_move_blits_unless_named(executed):
     """Dragging any slider of any Play panel blits every move after the first (which may follow another
     control's full draw), and stays exact, except the sliders FULL_DRAW_SLIDERS names."""
+    notebook, made = executed
     named = set()
-    for panel in notebook_panels(notebook):
+    for panel in made:
         for name, control in panel.controls.items():
             if not is_slider(control):
                 continue
@@ -133,3 +123,23 @@ def test_every_slider_move_blits_unless_named(notebook):
                 if i > 0:
                     assert panel.blitter.why == "", (panel.name, name, value, panel.blitter.why)
             assert max_difference(panel) == 0, (panel.name, name)
+
+
+def test_panels_equal_full_draws_after_random_moves(executed):
+    notebook, made = executed
+    rng = np.random.default_rng(zlib.crc32(notebook.stem.encode()))
+    for panel in made:
+        assert max_difference(panel) == 0, (panel.name, "first draw")
+        blits = panel.blitter.blits if panel.blitter else 0     # the drag test's blits are not these moves'
+        names = [n for n, c in panel.controls.items() if random_value(c, rng) is not None]
+        for _ in range(MOVES if names else 0):
+            name = names[rng.integers(len(names))]
+            value = random_value(panel.controls[name], rng)
+            panel.controls[name].value = value
+            if panel.error.value:                   # the callback refused: the last image stays
+                continue
+            why = panel.blitter.why if panel.blitter else "no blitter"
+            assert max_difference(panel) == 0, (panel.name, name, value, why)
+        if panel.blitter is not None and panel.blitter.moving and names:
+            assert panel.blitter.blits > blits or panel.name in JUMPS_DRAW_IN_FULL, (panel.name, panel.blitter.why)
+            assert panel.blitter.exact, (panel.name, panel.blitter.why)
