@@ -56,3 +56,16 @@ def test_summary_names_the_moved_package_a_failure_passes_through(monkeypatch, t
     assert text.rstrip().endswith("BROKEN with the newest releases: unit. Moved: matplotlib 3.11.2 -> 3.12.0.")
     calm = latest.summary(rows[1:], [], {"unit": (0, [])})
     assert "All groups pass with the newest releases. Moved: nothing." in calm
+
+
+def test_a_group_ended_by_a_signal_is_unfinished_not_broken(monkeypatch):
+    # a killed run (exit -15) is no verdict on the releases: it must not read "BROKEN"
+    monkeypatch.setattr(latest, "_module_owners", lambda: {})
+    rows = [("numpy", "2.4.6", "2.4.6", False)]
+    text = latest.summary(rows, [], {"unit": (0, []), "panels": (-15, [])})
+    assert "**panels**: did not finish (ended by signal 15)" in text
+    assert "BROKEN" not in text and "All groups pass" not in text
+    assert text.rstrip().endswith("Did not finish (no verdict): panels.")
+    both = latest.summary(rows, [], {"unit": (1, []), "panels": (-9, [])})
+    assert "BROKEN with the newest releases: unit. Moved: nothing." in both
+    assert "**unit**: exit 1" in both

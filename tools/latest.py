@@ -134,7 +134,10 @@ def summary(rows, moved, results):
     lines += [f"| {n} | {w} | {h} | {'moved' if m else ''} |" for n, w, h, m in rows]
     lines.append("")
     for group, (rc, failed) in results.items():
-        verdict = "passed" if rc == 0 else (f"{len(failed)} failed" if failed else f"exit {rc}")
+        if rc < 0:  # ended by a signal (killed, a CI job's timeout): says nothing about the releases
+            verdict = f"did not finish (ended by signal {-rc})"
+        else:
+            verdict = "passed" if rc == 0 else (f"{len(failed)} failed" if failed else f"exit {rc}")
         lines.append(f"- **{group}**: {verdict}")
         for test_id, text in failed[:30]:
             through = implicated(text, owners)
@@ -142,9 +145,17 @@ def summary(rows, moved, results):
             lines.append(f"  - `{test_id}`" + (f" (traceback through: {', '.join(hint[:4])})" if hint else ""))
         if len(failed) > 30:
             lines.append(f"  - ... and {len(failed) - 30} more")
-    broke = [g for g, (rc, _) in results.items() if rc != 0]
-    lines += ["", ("BROKEN with the newest releases: " + ", ".join(broke) + f". Moved: {moved_text}.")
-              if broke else f"All groups pass with the newest releases. Moved: {moved_text}."]
+    broke = [g for g, (rc, _) in results.items() if rc > 0]
+    unfinished = [g for g, (rc, _) in results.items() if rc < 0]
+    lines.append("")
+    if broke:
+        lines.append("BROKEN with the newest releases: " + ", ".join(broke) + f". Moved: {moved_text}.")
+    elif unfinished:
+        lines.append("Nothing failed, but not every group finished. Moved: " + moved_text + ".")
+    else:
+        lines.append(f"All groups pass with the newest releases. Moved: {moved_text}.")
+    if unfinished:
+        lines.append("Did not finish (no verdict): " + ", ".join(unfinished) + ".")
     return "\n".join(lines)
 
 
