@@ -36,7 +36,7 @@ def voila_server(tmp_path_factory):
     # Every notebook's preheated kernel (both languages) has run before a page opens: on two cores
     # they start together, and the first pages would otherwise wait on them (and take Voila's
     # hand-over path).
-    settle(server, min_kernels=len(PREHEATED))
+    settle(server, min_kernels=len(PREHEATED), timeout=600)   # returns once they are idle; 240 s ran out at load 15+
     yield server
     server.stop()
 
