@@ -64,7 +64,7 @@ dashboard: setup
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
-# the class (started at once, not refilled for 4 hours; late arrivals get a fresh kernel in ~6 s).
+# the class (started at once, never refilled; late arrivals get a fresh kernel in ~6 s).
 # Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (see README).
 # MAX_KERNELS caps the kernels (pool included; 0: from the memory available, attnlab/classroom.py);
 # MAX_PER_CLIENT caps one learner's open pages. Past either, a page says "This lesson is full" (503).
@@ -80,7 +80,7 @@ lesson: setup
 	  $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
 	  --ClassroomKernelManager.max_kernels=$(MAX_KERNELS) --ClassroomKernelManager.max_per_client=$(MAX_PER_CLIENT) \
 	  --VoilaKernelManager.kernel_pools_config='{"$(NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
-	  --VoilaKernelManager.fill_delay=14400
+	  --ClassroomKernelManager.refill_pool=False
 
 # A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README).
 DURATION ?= 60

@@ -242,6 +242,12 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         Off by default: behind a proxy (JupyterHub, Binder) every learner comes from the loopback
         address, and a rehearsal runs its browsers here.""")
 
+    refill_pool = Bool(True, config=True, help="""Refill Voila's preheated pool after a page took a
+        kernel from it (Voila's way, after its fill_delay). False: each pool is filled once, at start; once
+        it is empty a page gets a fresh kernel (Voila's path without a pool, ~6 s on a quiet machine).
+        `make lesson` sets False. Voila's fill_delay cannot say this: a refill waiting out its delay is in
+        the pool at once, and the next page of that notebook waits on it (4 hours with 14400).""")
+
     warm_imports = List(Unicode(), ["torch", "matplotlib.pyplot", "ipywidgets"], config=True,
         help="""Modules a page's kernel imports in a thread as soon as it starts, while the page
         loads (the first cell waits for them); [] turns it off. The notebooks' heavy imports: torch
@@ -289,6 +295,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                 finally:
                     self._release(client)
             self.get_rendered_notebook = get_rendered_notebook
+        # The same pool manager fills every pool (delay 0) after this __init__ returns, and asks for a
+        # refill (delay None: its fill_delay) each time a page takes a kernel.
+        fill = getattr(self, "fill_if_needed", None)
+        if fill is not None and not self.refill_pool:
+            def fill_if_needed(delay=None, notebook_name=None, **kw):
+                if delay == 0:
+                    fill(delay=delay, notebook_name=notebook_name, **kw)
+            self.fill_if_needed = fill_if_needed
 
     # -- admission ---------------------------------------------------------------------------
     def _admit(self):

@@ -323,7 +323,7 @@ def lesson_args(targets, pool_size):
     config = {p.name: {"pool_size": pool_size} for p in targets}
     config["default"] = {"pool_size": 1}
     return [*MAKE_LESSON_LIMITS, f"--VoilaKernelManager.kernel_pools_config={json.dumps(config)}",
-            "--VoilaKernelManager.fill_delay=14400"]
+            "--ClassroomKernelManager.refill_pool=False"]
 
 
 def main():

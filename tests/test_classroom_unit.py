@@ -238,3 +238,32 @@ def test_a_page_kernel_has_imported_torch_before_its_first_cell_runs():
     assert _first_cell({"VOILA_PREHEAT": "False"}) == "['torch', 'matplotlib.pyplot', 'ipywidgets'] [] []"
     # a kernel that is not a page's (JupyterLab's under Binder) starts as before
     assert _first_cell({}) == "[] [] []"
+
+
+# -- the pool of `make lesson`: filled once, never refilled -------------------------------------
+class PoolLike(classroom.ClassroomKernelManager):
+    """What Voila's pool manager does with this class as its base: fill every pool with delay 0 after
+    the base's __init__, and ask for a refill (delay None: its fill_delay) when a page takes a kernel."""
+
+    def __init__(self, **kwargs):
+        self.fills = []
+        super().__init__(**kwargs)
+        self.fill_if_needed(delay=0, notebook_name="01.ipynb")
+
+    def fill_if_needed(self, delay=None, notebook_name=None, **kwargs):
+        self.fills.append((delay, notebook_name))
+
+
+@pytest.mark.parametrize("refill", [True, False])
+def test_a_pool_that_is_not_refilled_is_filled_once_at_start(refill):
+    km = PoolLike(refill_pool=refill)
+    km.fill_if_needed(delay=None, notebook_name="01.ipynb")          # a page took the pool's kernel
+    assert km.fills == [(0, "01.ipynb"), (None, "01.ipynb")][:2 if refill else 1]
+
+
+def test_make_lesson_does_not_refill_its_pool_with_a_long_delay():
+    """`make lesson` once set fill_delay=14400: Voila puts the delayed refill in the pool at once, so the
+    second learner on a notebook with a pool of one waited on it for 4 hours. The bench does as it does."""
+    for path in ("Makefile", "bench/bench_classroom.py"):
+        text = (ROOT / path).read_text()
+        assert "refill_pool=False" in text and "fill_delay=14400" not in text, path
