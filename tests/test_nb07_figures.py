@@ -287,3 +287,33 @@ def test_mask_explorer_blits_every_control_with_its_titles_right():
         assert e.mask_title.get_text() == f"{e.controls['kind'].value} mask"
     assert e.ax_weights.get_title() == "weights it allows"
     plt.close(e.figure)
+
+
+def _column_starts(line):
+    """(wide, narrow) characters before each column of a table line (a column starts after two or
+    more spaces, ideographic or not)."""
+    import re
+    import unicodedata
+    counts = lambda s: (sum(unicodedata.east_asian_width(c) in "WF" for c in s),  # noqa: E731
+                        sum(unicodedata.east_asian_width(c) not in "WF" for c in s))
+    return [counts(line[:m.end()]) for m in re.finditer(r"[ \u3000]{2,}", line)]
+
+
+@pytest.mark.parametrize("kind, Tq, Tk, w", [("local", 12, 12, 2), ("padding", 2, 5, 5), ("causal top-left", 3, 12, 2)])
+def test_visible_keys_table_lines_up_in_chinese_in_any_font(kind, Tq, Tk, w):
+    """In Chinese the labels are CJK: a browser draws a CJK character about 1.7 monospaced columns
+    wide, not the 2 a terminal gives it (zh 07 on a phone: "最大权重的键"'s row sat left of the
+    others). Each column must start after as many wide and as many narrow characters on every
+    line, so it lines up whatever the two widths are."""
+    previous = al.set_language("zh")
+    try:
+        e = lesson.MaskExplorer()
+        text = e.update(kind, Tq, Tk, w)
+        plt.close(e.figure)
+    finally:
+        al.set_language(previous)
+    lines = text.splitlines()[:5]
+    assert lines[0].startswith("查询") and lines[3].startswith("最大权重的键")
+    starts = [_column_starts(line) for line in lines]
+    assert len(starts[0]) == Tq
+    assert all(s == starts[0] for s in starts), starts
