@@ -317,3 +317,23 @@ def test_visible_keys_table_lines_up_in_chinese_in_any_font(kind, Tq, Tk, w):
     starts = [_column_starts(line) for line in lines]
     assert len(starts[0]) == Tq
     assert all(s == starts[0] for s in starts), starts
+
+
+def test_tile_explorer_text_lines_up_its_equals_signs_in_english_and_chinese():
+    """The tile panel's five "name = values" lines: in English exactly as before (16 columns to the
+    "="); in Chinese the "=" (and so the values) after as many wide and narrow characters on every
+    line (the catalog's padding by terminal columns left "分母 l"'s "=" right of the others)."""
+    q, k, v = lesson.toy_problem()
+    t = lesson.TileExplorer(q, k, v)
+    assert t.update(tile=2, block=2, causal=False).splitlines()[1:] == [
+        "running max m   =  0.828   0.718", "rescale         =  0.059   0.709", "denominator l   =  1.231   2.347",
+        "output so far   =  0.724   0.183", "exact output    =  0.572   0.579"]
+    previous = al.set_language("zh")
+    try:
+        lines = t.update(tile=2, block=2, causal=False).splitlines()[1:]
+    finally:
+        al.set_language(previous)
+        plt.close(t.figure)
+    assert [line.split()[0] for line in lines] == ["运行最大值", "重缩放因子", "分母", "目前的输出", "精确输出"]
+    before = [_column_starts(line[:line.index("=")] + "  ") for line in lines]
+    assert all(b == before[0] for b in before), before

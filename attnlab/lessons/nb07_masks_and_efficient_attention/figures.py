@@ -439,13 +439,15 @@ class TileExplorer(panels.ShowsPanel):
             return "  ".join(f"{x:6.3f}" for x in t.flatten().tolist())
         head = (_("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}   (last tile of this query block)")
                 if st["last"] else _("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}"))
-        return "\n".join([
-            head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1),
-            _("running max m   = {values}").format(values=fmt(st["m"])),
-            _("rescale         = {values}").format(values=fmt(st["rescale"])),
-            _("denominator l   = {values}").format(values=fmt(st["l"])),
-            _("output so far   = {values}").format(values=fmt(st["output"])),
-            _("exact output    = {values}").format(values=fmt(exact[q0:q1]))])
+        rows = [(_("running max m   = {values}"), st["m"]), (_("rescale         = {values}"), st["rescale"]),
+                (_("denominator l   = {values}"), st["l"]), (_("output so far   = {values}"), st["output"]),
+                (_("exact output    = {values}"), exact[q0:q1])]
+        # the "=" signs line up in any font: each label padded as visible_keys_table pads its cells
+        labels = [line.split("=", 1)[0].rstrip() for line, _values in rows]
+        wide, narrow = _widest(labels)
+        room = (wide, max(16 - 2 * wide, narrow + 1))                              # 16 columns in English
+        return "\n".join([head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1)] + [
+            _pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
 
 
 #: The notebook's two Play panels, by the name ``play`` takes.
