@@ -287,3 +287,53 @@ def test_mask_explorer_blits_every_control_with_its_titles_right():
         assert e.mask_title.get_text() == f"{e.controls['kind'].value} mask"
     assert e.ax_weights.get_title() == "weights it allows"
     plt.close(e.figure)
+
+
+def _column_starts(line):
+    """(wide, narrow) characters before each column of a table line (a column starts after two or
+    more spaces, ideographic or not)."""
+    import re
+    import unicodedata
+    counts = lambda s: (sum(unicodedata.east_asian_width(c) in "WF" for c in s),  # noqa: E731
+                        sum(unicodedata.east_asian_width(c) not in "WF" for c in s))
+    return [counts(line[:m.end()]) for m in re.finditer(r"[ \u3000]{2,}", line)]
+
+
+@pytest.mark.parametrize("kind, Tq, Tk, w", [("local", 12, 12, 2), ("padding", 2, 5, 5), ("causal top-left", 3, 12, 2)])
+def test_visible_keys_table_lines_up_in_chinese_in_any_font(kind, Tq, Tk, w):
+    """In Chinese the labels are CJK: a browser draws a CJK character about 1.7 monospaced columns
+    wide, not the 2 a terminal gives it (zh 07 on a phone: "最大权重的键"'s row sat left of the
+    others). Each column must start after as many wide and as many narrow characters on every
+    line, so it lines up whatever the two widths are."""
+    previous = al.set_language("zh")
+    try:
+        e = lesson.MaskExplorer()
+        text = e.update(kind, Tq, Tk, w)
+        plt.close(e.figure)
+    finally:
+        al.set_language(previous)
+    lines = text.splitlines()[:5]
+    assert lines[0].startswith("查询") and lines[3].startswith("最大权重的键")
+    starts = [_column_starts(line) for line in lines]
+    assert len(starts[0]) == Tq
+    assert all(s == starts[0] for s in starts), starts
+
+
+def test_tile_explorer_text_lines_up_its_equals_signs_in_english_and_chinese():
+    """The tile panel's five "name = values" lines: in English exactly as before (16 columns to the
+    "="); in Chinese the "=" (and so the values) after as many wide and narrow characters on every
+    line (the catalog's padding by terminal columns left "分母 l"'s "=" right of the others)."""
+    q, k, v = lesson.toy_problem()
+    t = lesson.TileExplorer(q, k, v)
+    assert t.update(tile=2, block=2, causal=False).splitlines()[1:] == [
+        "running max m   =  0.828   0.718", "rescale         =  0.059   0.709", "denominator l   =  1.231   2.347",
+        "output so far   =  0.724   0.183", "exact output    =  0.572   0.579"]
+    previous = al.set_language("zh")
+    try:
+        lines = t.update(tile=2, block=2, causal=False).splitlines()[1:]
+    finally:
+        al.set_language(previous)
+        plt.close(t.figure)
+    assert [line.split()[0] for line in lines] == ["运行最大值", "重缩放因子", "分母", "目前的输出", "精确输出"]
+    before = [_column_starts(line[:line.index("=")] + "  ") for line in lines]
+    assert all(b == before[0] for b in before), before

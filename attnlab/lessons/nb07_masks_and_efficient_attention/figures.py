@@ -217,9 +217,10 @@ def visible_keys_table(mask, weights, start=0):
             (_("how many"), [str(n) for n in seen]),
             (_("top key"), [str(int(w.argmax())) if n else "–" for w, n in zip(weights, seen)]),
             (_("its weight"), [f"{float(w.max()):.2f}" if n else "0" for w, n in zip(weights, seen)])]
-    widths = [max(_width(cells[c]) for _label, cells in rows) for c in range(mask.shape[0])]
-    label_width = max(12, max(_width(label) for label, _cells in rows) + 2)       # 12 in English
-    lines = [(_ljust(label, label_width) + "  ".join(_ljust(c, wd) for c, wd in zip(cells, widths))).rstrip()
+    widths = [_widest([cells[c] for _label, cells in rows]) for c in range(mask.shape[0])]
+    wide, narrow = _widest([label for label, _cells in rows])
+    label_width = (wide, max(12 - 2 * wide, narrow + 2))                          # 12 columns in English
+    lines = [(_pad(label, label_width) + "  ".join(_pad(c, wd) for c, wd in zip(cells, widths))).rstrip()
              for label, cells in rows]
     empty = seen.count(0)
     if empty:
@@ -228,14 +229,26 @@ def visible_keys_table(mask, weights, start=0):
     return "\n".join(lines)
 
 
-def _width(text):
-    """Columns ``text`` takes in a monospaced font: 2 for a wide (CJK) character, 1 otherwise."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+def _counts(text):
+    """(wide, narrow): how many wide (CJK: two columns in a monospaced font) and other characters."""
+    wide = sum(unicodedata.east_asian_width(c) in "WF" for c in text)
+    return wide, len(text) - wide
 
 
-def _ljust(text, width):
-    """``text.ljust(width)`` by the columns it takes (so Chinese labels line up too)."""
-    return text + " " * (width - _width(text))
+def _widest(texts):
+    """(most wide characters, most narrow characters) over ``texts``: the room a column needs."""
+    counts = [_counts(t) for t in texts]
+    return max(w for w, _n in counts), max(n for _w, n in counts)
+
+
+def _pad(text, room):
+    """``text`` padded to ``room`` = (wide, narrow): wide characters with the ideographic space,
+    narrow ones with spaces. Every cell of a column then holds as many wide and as many narrow
+    characters, so the columns line up in any font: a browser draws a CJK character from a
+    fallback font about 1.7, not 2, monospaced columns wide (padding by columns lined up only in a
+    terminal)."""
+    wide, narrow = _counts(text)
+    return text + "\u3000" * (room[0] - wide) + " " * (room[1] - narrow)
 
 
 class MaskExplorer(panels.ShowsPanel):
@@ -426,13 +439,15 @@ class TileExplorer(panels.ShowsPanel):
             return "  ".join(f"{x:6.3f}" for x in t.flatten().tolist())
         head = (_("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}   (last tile of this query block)")
                 if st["last"] else _("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}"))
-        return "\n".join([
-            head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1),
-            _("running max m   = {values}").format(values=fmt(st["m"])),
-            _("rescale         = {values}").format(values=fmt(st["rescale"])),
-            _("denominator l   = {values}").format(values=fmt(st["l"])),
-            _("output so far   = {values}").format(values=fmt(st["output"])),
-            _("exact output    = {values}").format(values=fmt(exact[q0:q1]))])
+        rows = [(_("running max m   = {values}"), st["m"]), (_("rescale         = {values}"), st["rescale"]),
+                (_("denominator l   = {values}"), st["l"]), (_("output so far   = {values}"), st["output"]),
+                (_("exact output    = {values}"), exact[q0:q1])]
+        # the "=" signs line up in any font: each label padded as visible_keys_table pads its cells
+        labels = [line.split("=", 1)[0].rstrip() for line, _values in rows]
+        wide, narrow = _widest(labels)
+        room = (wide, max(16 - 2 * wide, narrow + 1))                              # 16 columns in English
+        return "\n".join([head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1)] + [
+            _pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
 
 
 #: The notebook's two Play panels, by the name ``play`` takes.
