@@ -193,3 +193,30 @@ def test_play_heatmap_title_says_which_words_are_padding(padding, title):
     assert panel.blitter.why == ""                                     # the title blits with the move
     with pytest.raises(ValueError, match="padding: expected at most 6, got 7"):
         lesson.sentence_title(7)
+
+
+def test_step_table_text_lines_up_in_chinese_in_any_font():
+    """In Chinese the step labels hold CJK characters ("权重 aⱼ（softmax）"): padded by str.ljust, the
+    words' columns started after different numbers of wide characters on different lines, and since a
+    browser draws a CJK character about 1.7 (not 2) monospaced columns wide, zh 04's table was ragged
+    on every screen. Every column must start after as many wide and as many narrow characters on
+    every line."""
+    import re
+
+    import attnlab as al
+    from attnlab import i18n
+    d = thinking_machines()
+    s = wt.self_attention_steps(d["X"], d["W_Q"], d["W_K"], d["W_V"])
+    previous = al.set_language("zh")
+    try:
+        table = wt.step_table(s, d["words"], step=5)        # every cell filled ("?" for step 6's)
+        lines = wt.step_table_text(table, d["words"]).splitlines()
+        layers = wt.complexity_table().splitlines()
+    finally:
+        al.set_language(previous)
+    assert any(i18n.room([line])[0] for line in lines), "the Chinese labels hold wide characters"
+    n = len(d["words"])
+    starts = [[i18n.room([line[:m.end()]]) for m in re.finditer(r"[ \u3000]{2,}", line)][-n:] for line in lines]
+    assert all(len(s) == n for s in starts) and all(s == starts[0] for s in starts), starts
+    cols = [[i18n.room([line[:m.end()]]) for m in re.finditer(r"[ \u3000]{2,}", line)][:3] for line in layers]
+    assert all(c == cols[0] for c in cols), cols

@@ -5,7 +5,6 @@ cheap methods, and the tiled-attention step-through. Each returns its figure wit
 The numbers come from ``masks``, ``costs`` and ``tiles``; nothing here computes attention itself
 except through them and ``al.scaled_dot_product_attention``.
 """
-import unicodedata
 from typing import NamedTuple
 
 import ipywidgets as widgets
@@ -18,7 +17,7 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from ... import _checks, panels, plotting
+from ... import _checks, i18n, panels, plotting
 from ...i18n import N_, gettext as _, ngettext
 from ...attention import check_qkv, scaled_dot_product_attention
 from ...masking import causal_mask
@@ -217,38 +216,16 @@ def visible_keys_table(mask, weights, start=0):
             (_("how many"), [str(n) for n in seen]),
             (_("top key"), [str(int(w.argmax())) if n else "–" for w, n in zip(weights, seen)]),
             (_("its weight"), [f"{float(w.max()):.2f}" if n else "0" for w, n in zip(weights, seen)])]
-    widths = [_widest([cells[c] for _label, cells in rows]) for c in range(mask.shape[0])]
-    wide, narrow = _widest([label for label, _cells in rows])
+    widths = [i18n.room([cells[c] for _label, cells in rows]) for c in range(mask.shape[0])]
+    wide, narrow = i18n.room([label for label, _cells in rows])
     label_width = (wide, max(12 - 2 * wide, narrow + 2))                          # 12 columns in English
-    lines = [(_pad(label, label_width) + "  ".join(_pad(c, wd) for c, wd in zip(cells, widths))).rstrip()
+    lines = [(i18n.pad(label, label_width) + "  ".join(i18n.pad(c, wd) for c, wd in zip(cells, widths))).rstrip()
              for label, cells in rows]
     empty = seen.count(0)
     if empty:
         lines.append(ngettext("{n} query sees no key: weights all 0", "{n} queries see no key: weights all 0",
                               empty).format(n=empty))
     return "\n".join(lines)
-
-
-def _counts(text):
-    """(wide, narrow): how many wide (CJK: two columns in a monospaced font) and other characters."""
-    wide = sum(unicodedata.east_asian_width(c) in "WF" for c in text)
-    return wide, len(text) - wide
-
-
-def _widest(texts):
-    """(most wide characters, most narrow characters) over ``texts``: the room a column needs."""
-    counts = [_counts(t) for t in texts]
-    return max(w for w, _n in counts), max(n for _w, n in counts)
-
-
-def _pad(text, room):
-    """``text`` padded to ``room`` = (wide, narrow): wide characters with the ideographic space,
-    narrow ones with spaces. Every cell of a column then holds as many wide and as many narrow
-    characters, so the columns line up in any font: a browser draws a CJK character from a
-    fallback font about 1.7, not 2, monospaced columns wide (padding by columns lined up only in a
-    terminal)."""
-    wide, narrow = _counts(text)
-    return text + "\u3000" * (room[0] - wide) + " " * (room[1] - narrow)
 
 
 class MaskExplorer(panels.ShowsPanel):
@@ -444,10 +421,10 @@ class TileExplorer(panels.ShowsPanel):
                 (_("exact output    = {values}"), exact[q0:q1])]
         # the "=" signs line up in any font: each label padded as visible_keys_table pads its cells
         labels = [line.split("=", 1)[0].rstrip() for line, _values in rows]
-        wide, narrow = _widest(labels)
+        wide, narrow = i18n.room(labels)
         room = (wide, max(16 - 2 * wide, narrow + 1))                              # 16 columns in English
         return "\n".join([head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1)] + [
-            _pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
+            i18n.pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
 
 
 #: The notebook's two Play panels, by the name ``play`` takes.
