@@ -213,3 +213,18 @@ def test_the_comparison_lines_print_results_json():
         assert f"{curve['cpu seconds'][-1]} s CPU ({curve['wall seconds'][-1]} s wall)" in line
     with language("zh"):
         assert "个参数" in lesson.comparison_lines()[0]
+
+
+def test_the_kv_cache_heatmaps_position_labels_do_not_run_into_each_other(fresh):
+    """At the panel's own size (the pixels a learner sees), the named positions under the KV-cache
+    heatmap are apart: all eleven 0..10 overlapped there."""
+    import matplotlib
+    matplotlib.use("Agg")
+    panel = lesson.play(fresh, text="march 7, 1994")
+    panel.controls["step"].value = 11
+    fig = panel.figure
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    boxes = [t.get_window_extent() for t in ax.get_xticklabels() if t.get_text()]
+    assert len(boxes) >= 5
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), [b.bounds for b in boxes]
