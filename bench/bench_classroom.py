@@ -42,15 +42,13 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (  # noqa: E402
     ARGS, chromium_path, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels,
-    _wait_listening, free_port)
+    _wait_listening, free_port, http_status, hub_user_servers)
 
 HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"
 PROXY = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -94,32 +92,14 @@ class Hub:
         self.ps = psutil.Process(self.proc.pid)
         _wait_listening(self.proc, self.port, "jupyterhub", self.log_path, timeout=180)
         deadline = time.time() + 180      # the proxy listens before the hub has added its route
-        while self._status(self.url + "/hub/login") != 200:
+        while http_status(self.url + "/hub/login") != 200:
             if time.time() > deadline:
                 raise RuntimeError(f"the hub's login page did not answer; see {self.log_path}")
             time.sleep(1)
 
-    @staticmethod
-    def _status(url):
-        try:
-            with urllib.request.urlopen(url, timeout=5) as answer:
-                return answer.status
-        except urllib.error.HTTPError as e:
-            return e.code
-        except OSError:
-            return 0
-
     def user_servers(self):
         """{learner: process} of the single-user servers running now."""
-        import psutil
-        found = {}
-        for child in self.ps.children(recursive=True):
-            try:
-                if "jupyterhub.singleuser" in " ".join(child.cmdline()) and child.status() != psutil.STATUS_ZOMBIE:
-                    found[child.environ().get("JUPYTERHUB_USER")] = child
-            except psutil.Error:
-                pass
-        return found
+        return hub_user_servers(self.ps)
 
     def kernels(self):
         import psutil

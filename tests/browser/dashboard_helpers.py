@@ -86,6 +86,32 @@ def kernel_processes(server_pid):
     return found
 
 
+def http_status(url):
+    """The HTTP status of a GET of ``url`` (0 when nothing answers)."""
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status
+    except urllib.error.HTTPError as e:
+        return e.code
+    except OSError:
+        return 0
+
+
+def hub_user_servers(hub):
+    """{learner: process} of the single-user servers the JupyterHub process ``hub`` (psutil) runs now."""
+    import psutil
+    found = {}
+    for child in hub.children(recursive=True):
+        try:
+            if "jupyterhub.singleuser" in " ".join(child.cmdline()) and child.status() != psutil.STATUS_ZOMBIE:
+                found[child.environ().get("JUPYTERHUB_USER")] = child
+        except psutil.Error:
+            pass
+    return found
+
+
 def _wait_listening(proc, port, name, log_path, timeout=120):
     """Return once ``proc`` accepts connections on ``port``; raise if it exits or times out."""
     deadline = time.time() + timeout

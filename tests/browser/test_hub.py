@@ -15,7 +15,7 @@ import time
 import psutil
 import pytest
 
-from dashboard_helpers import ROOT, _wait_listening, free_port
+from dashboard_helpers import ROOT, _wait_listening, free_port, http_status, hub_user_servers
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
@@ -25,31 +25,6 @@ PASSWORD = "class-password-test"
 CULL = 30
 DONE = """() => document.querySelector('[cell-index]') && window.themeLoaded
   && !document.querySelector('.voila-skeleton-container') && !document.querySelector('.attnlab-stored')"""
-
-
-def user_servers(hub):
-    """{learner: process} of the single-user servers the hub runs now."""
-    found = {}
-    for child in hub.children(recursive=True):
-        try:
-            if "jupyterhub.singleuser" in " ".join(child.cmdline()) and child.status() != psutil.STATUS_ZOMBIE:
-                found[child.environ().get("JUPYTERHUB_USER")] = child
-        except psutil.Error:
-            pass
-    return found
-
-
-def _status(url):
-    """The HTTP status of a GET of ``url`` (0 when nothing answers)."""
-    import urllib.error
-    import urllib.request
-    try:
-        with urllib.request.urlopen(url, timeout=5) as answer:
-            return answer.status
-    except urllib.error.HTTPError as e:
-        return e.code
-    except OSError:
-        return 0
 
 
 def wait_until(condition, timeout, step=1.0):
@@ -78,7 +53,7 @@ def hub(tmp_path):
     try:
         _wait_listening(proc, port, "jupyterhub", log_path, timeout=180)
         # the proxy listens before the hub has added its route (a GET then answers 404): wait for the login page
-        assert wait_until(lambda: _status(f"http://127.0.0.1:{port}/hub/login") == 200, 180), \
+        assert wait_until(lambda: http_status(f"http://127.0.0.1:{port}/hub/login") == 200, 180), \
             f"the hub's login page did not answer; see {log_path}"
         yield f"http://127.0.0.1:{port}", hub_proc, log_path
     finally:
@@ -112,7 +87,7 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
         page.wait_for_url(f"**/user/{name}/voila/render/notebooks/00_index.ipynb", timeout=400_000)
         page.wait_for_function(DONE, timeout=300_000, polling=500)
         assert "attnlab" in page.inner_text("body")
-    servers = user_servers(hub_proc)
+    servers = hub_user_servers(hub_proc)
     assert set(servers) == set(LEARNERS), (servers, log_path.read_text()[-3000:])
     assert len({p.pid for p in servers.values()}) == len(LEARNERS)
     kernels = {n: [c for c in p.children(recursive=True) if "ipykernel" in " ".join(c.cmdline())] for n, p in servers.items()}
