@@ -1,6 +1,5 @@
 """One Voila server (from the repo root, so voila.json applies) and one headless
 Chromium for the whole browser session; every test in this folder is marked `browser`."""
-import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,24 @@ from dashboard_helpers import (ARGS, ChromiumNotFound, NOTEBOOK_DIR, NOTEBOOKS, 
 
 
 def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def voila_server(tmp_path_factory):
+    if not NOTEBOOKS:
+        pytest.skip(f"no notebooks in {NOTEBOOK_DIR}")
+    # voila.json as `make dashboard` has it, but the pool is not refilled (refill_pool=False, as
+    # `make lesson`): each notebook's page takes its preheated kernel once; a second page of the same
+    # notebook (index links, the reload after a lost widget) gets a fresh kernel, Voila's path without a
+    # pool (as on Binder). With fill_delay 1 s every page started a refill nobody opened: 22 notebook
+    # executions per session for nothing.
+    # The classroom's claim timeout (voila.json: 30 s) is raised: on a loaded machine a page's kernel was
+    # shut down before the page's websocket came (both dashboard pages failed that way at load 25, and
+    # again at 40). The claim timeout is test_classroom.py's, on servers of its own.
     server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log",
                          ["--ClassroomKernelManager.refill_pool=False", "--ClassroomKernelManager.claim_timeout=600"])
     # Every notebook's preheated kernel (both languages) has run before a page opens: on two cores
