@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (  # noqa: E402
     ARGS, chromium_path, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels,
-    _wait_listening, free_port, http_status, hub_user_servers)
+    _wait_listening, free_port, http_status, hub_user_servers, stop_hub)
 
 HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"
 PROXY = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -140,19 +140,7 @@ class Hub:
         return self.log_path.read_text(errors="replace")
 
     def stop(self):
-        import psutil
-        tree = [self.ps, *self.ps.children(recursive=True)] if self.ps.is_running() else []
-        self.proc.terminate()                  # the hub stops the learners' servers and its proxy
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        for p in tree:
-            try:
-                p.kill()
-            except psutil.Error:
-                pass
-        psutil.wait_procs(tree, timeout=10)
+        stop_hub(self.proc)
         self._log.close()
         self.state.cleanup()
 

@@ -112,6 +112,28 @@ def hub_user_servers(hub):
     return found
 
 
+def stop_hub(proc):
+    """Stop a JupyterHub started as ``proc`` (Popen): the hub stops the learners' servers and its
+    proxy; whatever of its process tree is left after a minute is killed."""
+    import psutil
+    try:
+        hub = psutil.Process(proc.pid)
+        tree = [hub, *hub.children(recursive=True)]
+    except psutil.Error:
+        tree = []
+    proc.terminate()
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    for p in tree:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(tree, timeout=10)
+
+
 def _wait_listening(proc, port, name, log_path, timeout=120):
     """Return once ``proc`` accepts connections on ``port``; raise if it exits or times out."""
     deadline = time.time() + timeout

@@ -15,7 +15,7 @@ import time
 import psutil
 import pytest
 
-from dashboard_helpers import ROOT, _wait_listening, free_port, http_status, hub_user_servers
+from dashboard_helpers import ROOT, _wait_listening, free_port, http_status, hub_user_servers, stop_hub
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
@@ -57,18 +57,7 @@ def hub(tmp_path):
             f"the hub's login page did not answer; see {log_path}"
         yield f"http://127.0.0.1:{port}", hub_proc, log_path
     finally:
-        tree = [hub_proc, *hub_proc.children(recursive=True)] if hub_proc.is_running() else []
-        proc.terminate()                       # the hub stops the learners' servers and its proxy
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        for p in tree:
-            try:
-                p.kill()
-            except psutil.Error:
-                pass
-        psutil.wait_procs(tree, timeout=10)
+        stop_hub(proc)
         log.close()
 
 
