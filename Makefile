@@ -82,16 +82,19 @@ lesson: setup
 	  --VoilaKernelManager.kernel_pools_config='{"$(NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
 	  --ClassroomKernelManager.refill_pool=False
 
-# A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README).
+# A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README),
+# arriving over ARRIVE seconds (0: all in the same second).
 DURATION ?= 60
+ARRIVE ?= 0
 classroom: test-setup
-	$(PY) bench/bench_classroom.py --mode lesson --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK)
+	$(PY) bench/bench_classroom.py --mode lesson --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK) \
+	  --arrive-over $(ARRIVE)
 # The same class through the hub of `make hub`: each learner logs in, gets a server of their own (no
 # pool), opens NOTEBOOK, moves sliders, leaves; servers idle for CULL seconds are culled.
 CULL ?= 180
 classroom-hub: test-setup
 	$(PY) bench/bench_classroom.py --mode hub --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK) \
-	  --cull $(CULL) --after $$(( $(CULL) * 5 ))
+	  --arrive-over $(ARRIVE) --cull $(CULL) --after $$(( $(CULL) * 5 ))
 
 # JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every
 # learner logs in with the class password (printed at start, or HUB_PASSWORD=...) and gets a

@@ -33,6 +33,14 @@ dashboards uses them: ``voila notebooks/`` from the repository root and ``make d
    constant text built from ``warm_imports`` (module names, checked); nothing from the request
    or the page goes into it. Kernels of the pool, and kernels that are not a page's, are left as
    they are.
+4. **keeps a page kernel started ahead** (``spare_kernels``; issue 24 item 6), where there is no
+   pool: the warm imports above only overlap the page's own loading, so the first live figure still
+   waits for a kernel's start and torch's import (~3 s of a 5 s cold page here). A spare kernel is
+   started with its warm imports when the server starts; a page takes it instead of starting one
+   (its directory and the page's request environment are set in it first, as data: ``adopt_line``)
+   and the next spare starts ``spare_delay`` seconds later, so it does not compete with the page's
+   first cells. A spare waits outside the page rules (no claim time, never culled), counts toward
+   the ceiling and costs one kernel's memory while it waits; JupyterLab's kernel list shows it.
 
 ``ClassroomIdentityProvider`` (``Voila.identity_provider_class``, standalone Voila): a server that
 listens beyond the loopback interface (``--Voila.ip=0.0.0.0``, ``make lesson IP=0.0.0.0``) needs a
@@ -43,9 +51,12 @@ teacher. Served on 127.0.0.1 (``make dashboard``) it stays open.
 
 Jupyter and Voila are imported here, not by ``import attnlab``: only servers load this module.
 """
+import asyncio
+import base64
 import hmac
 import html
 import ipaddress
+import json
 import os
 import re
 import secrets
@@ -58,14 +69,14 @@ from jupyter_server.auth.identity import PasswordIdentityProvider, User
 from jupyter_server.base.call_context import CallContext
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
-from tornado.ioloop import PeriodicCallback
+from tornado.ioloop import IOLoop, PeriodicCallback
 from traitlets import Bool, Enum, Float, Integer, List, TraitError, Unicode, default, validate
 
 from .i18n import gettext as _
 from .i18n import language
 
 __all__ = ["ClassroomKernelManager", "ClassroomIdentityProvider", "page_language", "memory_available_mb",
-           "is_loopback", "warm_up_line"]
+           "is_loopback", "warm_up_line", "adopt_line"]
 
 MAX_KERNELS_ENV = "ATTNLAB_MAX_KERNELS"
 MAX_PER_CLIENT_ENV = "ATTNLAB_MAX_PER_CLIENT"
@@ -109,6 +120,24 @@ def warm_up_line(modules):
         "    shell.events.register('pre_run_cell', wait)\n"
         "_attnlab_warm_up()\n"
         "del _attnlab_warm_up\n") % (tuple(modules), WARM_THREAD)
+
+
+def adopt_line(cwd, env):
+    """The code that makes a spare kernel a page's: its working directory ``cwd`` and the variables
+    of ``env`` (what Voila puts in a page kernel's environment: the request's path and query, the
+    server's address) set as a fresh kernel started for that page would have them. Nothing of the
+    request appears in the code: the directory and the variables travel as base64 of their JSON,
+    decoded as data in the kernel (no ``repr``: Voila's variable names are str-subclass enums whose
+    repr is not a literal, and IPython rewrites some text before Python reads it). It leaves no name
+    in the learner's namespace."""
+    if not isinstance(cwd, str):
+        raise TypeError(f"cwd: expected a directory path (str), got {type(cwd).__name__}")
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise TypeError(f"env: expected a dict of str to str, got {env!r:.80}")
+    data = json.dumps([str.__str__(cwd), {str.__str__(k): str.__str__(v) for k, v in env.items()}])
+    payload = base64.b64encode(data.encode()).decode("ascii")
+    return ("(lambda d: (__import__('os').chdir(d[0]), __import__('os').environ.update(d[1])))"
+            "(__import__('json').loads(__import__('base64').b64decode('%s')))\n") % payload
 
 
 def is_loopback(host):
@@ -221,9 +250,12 @@ def _handler():
 class ClassroomKernelManager(AsyncMappingKernelManager):
     """Kernels belong to pages; no more kernels than the machine holds (module docstring)."""
 
-    claim_timeout = Float(30.0, config=True, help="""Seconds a kernel handed to a page may stay
+    claim_timeout = Float(120.0, config=True, help="""Seconds a kernel handed to a page may stay
         without the page's websocket (counted from its last activity, so a notebook still running
-        for its page is not cut short) before it is shut down.""")
+        for its page is not cut short) before it is shut down. Two minutes: a page's scripts (3.6 MB)
+        must load before its websocket opens, and 30 learners loading them at once share the room's
+        network (7 Mbit/s for 120 s); the 30-learner rehearsal on two cores lost every page with 30 s.
+        What a flood of plain GETs can hold meanwhile is bounded by the ceiling and max_per_client.""")
     release_grace = Float(60.0, config=True, help="""Seconds after a page's last kernel websocket
         closed (a tab closed without Voila's shutdown beacon) before its kernel is shut down; a page
         that reconnects within them keeps it. A minute: the page's client retries with a growing
@@ -253,6 +285,13 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         loads (the first cell waits for them); [] turns it off. The notebooks' heavy imports: torch
         (~60 % of a cold first figure's wait here), matplotlib.pyplot, ipywidgets.""")
 
+    spare_kernels = Integer(0, config=True, help="""Page kernels kept started ahead, their warm imports
+        done, for a server without Voila's pool (Binder and JupyterHub's servers set 1): a page takes one
+        instead of starting a kernel. Each costs one kernel's memory while it waits and counts toward the
+        ceiling; it is never culled. 0: none (standalone Voila has its preheated pool instead).""")
+    spare_delay = Float(10.0, config=True, help="""Seconds after a page took a spare before the next one
+        starts: its start and imports (~3 CPU-s) would otherwise compete with the page's first cells.""")
+
     @validate("warm_imports")
     def _check_warm_imports(self, proposal):
         try:
@@ -274,6 +313,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self._reserved = {}         # client -> page kernels being started or handed right now
         self._reaper = None
         self._memory_at_start = None
+        self._spares = []           # tasks, each giving a spare kernel's id once it has started; not yet taken
+        self._spare_ids = set()     # spares started and not yet a page's (adoption included): never culled
+        self._filler = None         # the task starting spares (one at a time), or None
+        self._adopting = 0          # spares being made a page's right now (already counted as kernels)
+        self._closing = False
         super().__init__(**kwargs)
         self._memory_at_start = memory_available_mb(self.reserve_mb)
         self.ceiling = self.max_kernels or max(1, int(self._memory_at_start // self.kernel_mb))
@@ -303,21 +347,25 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                 if delay == 0:
                     fill(delay=delay, notebook_name=notebook_name, **kw)
             self.fill_if_needed = fill_if_needed
+        if self.spare_kernels > 0:
+            IOLoop.current().add_callback(self._want_spares, 0.0)
 
     # -- admission ---------------------------------------------------------------------------
-    def _admit(self):
-        """Let the current page have a kernel, or answer it with the "full" page (503)."""
+    def _admit(self, spare=False):
+        """Let the current page have a kernel, or answer it with the "full" page (503). With
+        ``spare`` the page takes a kernel the server already holds: only the per-client limit applies."""
         handler = _handler()
         client = getattr(getattr(handler, "request", None), "remote_ip", None)
         reason, limit = None, self.ceiling
-        held = len(self.list_kernel_ids()) + sum(self._reserved.values())
+        # a page adopting a spare is in _reserved and its kernel is already listed: count it once
+        held = len(self.list_kernel_ids()) + sum(self._reserved.values()) - self._adopting
         per_client = self.max_per_client and client is not None and (self.limit_loopback or not is_loopback(client))
         if per_client and (sum(1 for k in self._page_kernels.values() if k["client"] == client)
                            + self._reserved.get(client, 0)) >= self.max_per_client:
             reason, limit = "client", self.max_per_client
-        elif held >= self.ceiling:
+        elif not spare and held >= self.ceiling:
             reason = "full"
-        elif memory_available_mb(self.reserve_mb) < self.kernel_mb:
+        elif not spare and memory_available_mb(self.reserve_mb) < self.kernel_mb:
             reason = "memory"
         if reason is not None:
             self.log.warning("attnlab classroom: page refused (%s) for %s: %d kernels held, ceiling %d",
@@ -348,6 +396,19 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         preheat = (kwargs.get("env") or {}).get(PREHEAT_ENV)
         if preheat != "False":      # the pool's own (refilled as configured), or not a dashboard's
             return await super().start_kernel(*args, **kwargs)
+        task = None if args else self._pick_spare(kwargs.get("kernel_name") or self.default_kernel_name)
+        if task is not None:
+            client = self._admit(spare=True)
+            self._adopting += 1
+            try:
+                kernel_id = await self._adopt_spare(task, kwargs)
+                if kernel_id is not None:
+                    self._claimed_by(kernel_id, client)
+                    return kernel_id
+            finally:
+                self._adopting -= 1
+                self._release(client)
+                self._want_spares(self.spare_delay)
         client = self._admit()
         if self.warm_imports:
             kwargs["extra_arguments"] = [*(kwargs.get("extra_arguments") or []),
@@ -358,6 +419,133 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             return kernel_id
         finally:
             self._release(client)
+
+    # -- spare kernels (spare_kernels) --------------------------------------------------------
+    @property
+    def spare_ids(self):
+        """The spare kernels started and waiting for a page."""
+        waiting = {t.result() for t in self._spares if t.done() and not t.cancelled() and t.exception() is None}
+        return [k for k in self.list_kernel_ids() if k in waiting]
+
+    def _want_spares(self, delay):
+        """Start spares (one task at a time, ``delay`` seconds first) when fewer than spare_kernels wait."""
+        if self._closing or self.spare_kernels <= 0 or len(self._spares) >= self.spare_kernels:
+            return
+        if self._filler is None or self._filler.done():
+            self._filler = asyncio.ensure_future(self._fill_spares(delay))
+
+    async def _fill_spares(self, delay):
+        while len(self._spares) < self.spare_kernels:
+            await asyncio.sleep(delay)
+            delay = self.spare_delay
+            if self._closing or len(self._spares) >= self.spare_kernels:
+                return
+            held = len(self.list_kernel_ids()) + sum(self._reserved.values()) - self._adopting
+            if held >= self.ceiling or memory_available_mb(self.reserve_mb) < self.kernel_mb:
+                # tried again when a kernel is shut down (shutdown_kernel)
+                self.log.info("attnlab classroom: no spare kernel for now: %d kernels held, ceiling %d", held, self.ceiling)
+                return
+            task = asyncio.ensure_future(self._start_spare())
+            self._spares.append(task)
+            try:
+                await asyncio.shield(task)      # shutdown_all waits for a starting spare, then shuts it down
+            except Exception as exc:  # noqa: BLE001 - say so; a page then starts its own kernel
+                self.log.warning("attnlab classroom: a spare kernel failed to start: %s", exc)
+                if task in self._spares:
+                    self._spares.remove(task)
+                return
+
+    async def _start_spare(self):
+        extra = [f"--IPKernelApp.exec_lines={warm_up_line(self.warm_imports)}"] if self.warm_imports else []
+        kernel_id = await super().start_kernel(kernel_name=self.default_kernel_name, extra_arguments=extra,
+                                               env={**os.environ, PREHEAT_ENV: "False"})
+        self._spare_ids.add(kernel_id)
+        self.log.info("attnlab classroom: spare kernel %s started", kernel_id)
+        return kernel_id
+
+    def _pick_spare(self, kernel_name):
+        """The oldest spare of ``kernel_name`` (started, or still starting), taken off the list, or None."""
+        for task in list(self._spares):
+            if task.done():
+                if task.cancelled() or task.exception() is not None or task.result() not in self:
+                    self._spares.remove(task)                  # failed, or shut down meanwhile
+                    continue
+                if self.get_kernel(task.result()).kernel_name != kernel_name:
+                    continue
+            elif kernel_name != self.default_kernel_name:
+                continue
+            self._spares.remove(task)
+            return task
+        return None
+
+    async def _adopt_spare(self, task, start):
+        """The spare of ``task`` made the page's (``start``: the page's start_kernel keyword
+        arguments), or None when it cannot be: the page then starts its own kernel."""
+        try:
+            kernel_id = await task
+        except Exception as exc:  # noqa: BLE001 - a spare that failed to start
+            self.log.warning("attnlab classroom: a spare kernel failed to start: %s", exc)
+            return None
+        try:
+            await self._adopt(kernel_id, start)
+        except Exception as exc:  # noqa: BLE001 - dead or unresponsive: drop it
+            self.log.warning("attnlab classroom: spare kernel %s not usable (%s): shut down", kernel_id, exc)
+            self._spare_ids.discard(kernel_id)
+            if kernel_id in self:
+                try:
+                    await ensure_async(self.shutdown_kernel(kernel_id, now=True))
+                except Exception:  # noqa: BLE001 - gone already
+                    pass
+            return None
+        self._spare_ids.discard(kernel_id)
+        self.log.info("attnlab classroom: a page took spare kernel %s", kernel_id)
+        return kernel_id
+
+    async def _adopt(self, kernel_id, start):
+        """Give a spare the page's directory and environment (adopt_line) and wait for its reply;
+        a restart of the kernel keeps the page's environment (its directory: the server's)."""
+        kernel = self.get_kernel(kernel_id)
+        if not await ensure_async(kernel.is_alive()):
+            raise RuntimeError("the kernel is not alive")
+        path = start.get("path")
+        cwd = self.cwd_for_path(path) if path is not None else os.getcwd()
+        if not os.path.isdir(cwd):
+            raise ValueError(f"not a directory: {cwd!r}")
+        env = {k: v for k, v in (start.get("env") or {}).items()
+               if isinstance(v, str) and os.environ.get(k) != v}
+        client = kernel.client()
+        client.start_channels(shell=True, iopub=False, stdin=False, hb=False)
+        try:
+            msg_id = client.execute(adopt_line(cwd, env), silent=True, store_history=False, allow_stdin=False)
+            while True:
+                reply = await client.get_shell_msg(timeout=60)
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    break
+        finally:
+            client.stop_channels()
+        if reply["content"]["status"] != "ok":
+            raise RuntimeError(f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
+        kernel.update_env(env=env)
+
+    async def cull_kernel_if_idle(self, kernel_id):
+        """jupyter_server's culler, except for spares (they wait idle by design)."""
+        if kernel_id in self._spare_ids:
+            return None
+        return await super().cull_kernel_if_idle(kernel_id)
+
+    async def shutdown_all(self, *args, **kwargs):
+        """Stop making spares, let a starting one finish (it is shut down with the rest), then
+        jupyter_server's shutdown of every kernel."""
+        self._closing = True
+        if self._filler is not None and not self._filler.done():
+            self._filler.cancel()
+        for task in list(self._spares):
+            try:
+                await task
+            except BaseException:  # noqa: BLE001 - failed or cancelled: nothing to shut down
+                pass
+        self._spares = []
+        return await ensure_async(super().shutdown_all(*args, **kwargs))
 
     def notify_connect(self, kernel_id):
         super().notify_connect(kernel_id)
@@ -373,7 +561,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
     async def shutdown_kernel(self, kernel_id, *args, **kwargs):
         self._page_kernels.pop(kernel_id, None)
-        return await ensure_async(super().shutdown_kernel(kernel_id, *args, **kwargs))
+        if kernel_id in self._spare_ids:
+            self._spare_ids.discard(kernel_id)
+            self._spares = [t for t in self._spares
+                            if not (t.done() and not t.cancelled() and t.exception() is None and t.result() == kernel_id)]
+        try:
+            return await ensure_async(super().shutdown_kernel(kernel_id, *args, **kwargs))
+        finally:
+            self._want_spares(self.spare_delay)    # a spare gone, or room under the ceiling again
 
     def _start_reaper(self):
         if self._reaper is None:

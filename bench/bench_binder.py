@@ -15,9 +15,12 @@ thread per kernel as binder/start and `make dashboard` set):
   binder-before / binder   as on Binder: `jupyter server` with Voila as its extension (reading
                voila.json from the repo root; no pool), URLs /voila/render/notebooks/NN.ipynb;
                "binder" adds the server config binder/postBuild writes (progressive rendering,
-               attnlab's kernel manager, so a page's kernel imports while the page loads: the
-               JupyterHub single-user servers of deploy/jupyterhub/ are the same); "binder-nowarm"
-               is "binder" with warm_imports=[] (as before issue 24 item 6).
+               attnlab's kernel manager with one spare kernel started ahead, whose imports are done
+               when a page takes it: the JupyterHub single-user servers of deploy/jupyterhub/ are the
+               same); "binder-nospare" is "binder" without the spare (spare_kernels=0: the page's own
+               kernel imports while the page loads); "binder-nowarm" without either (as before
+               issue 24 item 6). A learner reads a page for more than spare_delay (10 s) before the
+               next, so in the spare modes each opening waits until the server's next spare is ready.
 Measured in the page from navigation start (performance.now()): "text" = a markdown cell's text is
 on screen (visible, non-zero size); "figure" = an output image has decoded and is on screen;
 "live figure" = the same for an image the kernel of this page drew. They differ only with
@@ -38,13 +41,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (ARGS, BINDER_CONFIG, chromium_path, NOTEBOOKS, JupyterServer, VoilaServer,  # noqa: E402
-                               close_like_a_learner, settle)
+                               close_like_a_learner, postbuild_server_config, settle)
 
 # A page kernel's warm imports (attnlab.classroom.ClassroomKernelManager.warm_imports) turned off:
 # the "-nowarm" modes measure the same server as before issue 24 item 6, side by side with it.
 NOWARM = ["--ClassroomKernelManager.warm_imports=[]"]
-# What binder/postBuild writes besides voila.json: the server's kernels are attnlab's.
-BINDER_KERNELS = ["--ServerApp.kernel_manager_class=attnlab.classroom.ClassroomKernelManager"]
+NOSPARE = ["--ClassroomKernelManager.spare_kernels=0"]
 
 MODES = {
     "cold": ["--VoilaConfiguration.preheat_kernel=False"],
@@ -53,8 +55,11 @@ MODES = {
     "preheated": [],
 }
 
-SERVER_MODES = {"binder-before": ({}, []), "binder": (BINDER_CONFIG, BINDER_KERNELS),
-                "binder-nowarm": (BINDER_CONFIG, BINDER_KERNELS + NOWARM)}
+# mode: (voila.json, extra arguments, the Jupyter server config binder/postBuild writes or None)
+SERVER_MODES = {"binder-before": ({}, [], None), "binder": (BINDER_CONFIG, [], "postBuild"),
+                "binder-nospare": (BINDER_CONFIG, NOSPARE, "postBuild"),
+                "binder-nowarm": (BINDER_CONFIG, NOSPARE + NOWARM, "postBuild")}
+SPARE_MODES = {"binder"}
 
 
 PROBE = """() => {
@@ -86,7 +91,7 @@ def open_once(browser, server, path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--modes", default="binder-before,binder,cold,progressive,preheated")
+    ap.add_argument("--modes", default="binder-nowarm,binder-nospare,binder,cold,progressive,preheated")
     ap.add_argument("--only", default="", help="only notebooks whose name contains this")
     ap.add_argument("--repeat", type=int, default=1, help="openings per notebook (the median is kept)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "binder.json"))
@@ -107,8 +112,9 @@ def main():
         try:
             for mode in modes:
                 if mode in SERVER_MODES:
-                    config, extra = SERVER_MODES[mode]
-                    servers[mode] = JupyterServer(logdir / f"server-{mode}.log", config, extra)
+                    config, extra, server_config = SERVER_MODES[mode]
+                    servers[mode] = JupyterServer(logdir / f"server-{mode}.log", config, extra,
+                                                  postbuild_server_config() if server_config else None)
                 else:
                     servers[mode] = VoilaServer(notebooks[0].parent, logdir / f"voila-binder-{mode}.log", MODES[mode])
                 results[mode] = {}
@@ -118,8 +124,8 @@ def main():
                 for mode in modes:
                     runs, failed = [], []
                     for _ in range(a.repeat):
-                        for server in servers.values():     # nobody's pool refilling meanwhile
-                            settle(server, quiet=3)
+                        for m, server in servers.items():   # nobody's pool or spare filling meanwhile
+                            settle(server, quiet=3, min_kernels=1 if m in SPARE_MODES else 0)
                         try:
                             runs.append(open_once(browser, servers[mode], p))
                         except Exception as exc:  # noqa: BLE001 - a timeout on a loaded machine: say so, go on

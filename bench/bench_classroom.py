@@ -257,6 +257,14 @@ async def learner(i, browser, server, path, duration, start_at, out, hub=False):
             await asyncio.sleep(rng.uniform(0.3, 1.0))       # a learner looks before moving again
     except Exception as exc:  # did not render, or the page died
         rec["errors"].append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        try:        # how far it got: the HTML's end (s), live panels of those expected, a lost-kernel banner
+            rec["stuck_at"] = await page.evaluate("""() => ({
+              html_s: (performance.getEntriesByType('navigation')[0] || {}).responseEnd / 1000 || null,
+              panels: document.querySelectorAll('.attnlab-panel').length,
+              stored_left: document.querySelectorAll('.attnlab-stored').length,
+              banner: !!document.querySelector('.attnlab-kernel-gone')})""")
+        except Exception:
+            pass
     finally:
         try:
             await page.close(run_before_unload=True)
@@ -273,7 +281,10 @@ async def run_class(a, server, targets, hub=False):
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
         start_at = time.time() + 2
-        await asyncio.gather(*(learner(i, browser, server, targets[i % len(targets)], a.duration, start_at, out, hub)
+        # arrivals: all in the same second, or spread evenly over --arrive-over seconds
+        step = a.arrive_over / max(1, a.learners - 1) if a.arrive_over else 0.0
+        await asyncio.gather(*(learner(i, browser, server, targets[i % len(targets)], a.duration,
+                                       start_at + i * step, out, hub)
                                for i in range(a.learners)))
         await browser.close()
     return out
@@ -298,7 +309,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--learners", type=int, default=20)
     ap.add_argument("--duration", type=float, default=60, help="seconds of slider moving")
-    ap.add_argument("--after", type=float, default=60, help="seconds to wait after they leave")
+    ap.add_argument("--arrive-over", type=float, default=0.0,
+                    help="learners arrive one after the other, evenly over this many seconds (0: all at once)")
+    ap.add_argument("--after", type=float, default=130, help="""seconds to wait after they leave before
+                    counting leaked kernels (past the classroom's claim time, 120 s, and its release grace, 60 s)""")
     ap.add_argument("--notebook", default=None)
     ap.add_argument("--spread", action="store_true", help="deal learners over every notebook with panels")
     ap.add_argument("--pool", type=int, default=None,
@@ -380,6 +394,11 @@ def main():
     print(f"errors {len(errors)}; outside requests {len(outside)}; shutdown 403s {s['xsrf_403s']}")
     for e in errors[:8]:
         print("   ", e)
+    stuck = [r["stuck_at"] for r in recs if "stuck_at" in r]
+    if stuck:
+        print(f"  the {len(stuck)} that did not render: HTML complete for {sum(1 for x in stuck if x['html_s'])}, "
+              f"live panels {sorted(x['panels'] for x in stuck)}, stored outputs left {sorted(x['stored_left'] for x in stuck)}, "
+              f"kernel-lost banner on {sum(1 for x in stuck if x['banner'])}")
     print(f"memory: peak per kernel {s['peak_kernel_pss_mb']:.0f} MB PSS (median kernel {s['median_kernel_peak_pss_mb']:.0f} MB), "
           f"peak total {s['peak_total_kernel_pss_mb']:.0f} MB over {s['peak_kernels']} kernels")
     print(f"kernels alive {a.after:.0f} s after the class left: {alive} (untouched pool {expected}) -> leaked {leaked}")

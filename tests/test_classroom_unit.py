@@ -86,9 +86,9 @@ def test_the_claim_rule(monkeypatch):
     idle = SimpleNamespace(execution_state="idle", last_activity=None)
     kernels = {"unclaimed": idle, "running": SimpleNamespace(execution_state="busy", last_activity=None),
                "fresh": idle, "connected": idle, "left": idle, "reloading": idle}
-    pages = {"unclaimed": dict(handed=now - 31, connected=False, closed_at=None),
+    pages = {"unclaimed": dict(handed=now - 121, connected=False, closed_at=None),
              "running": dict(handed=now - 100, connected=False, closed_at=None),
-             "fresh": dict(handed=now - 5, connected=False, closed_at=None),
+             "fresh": dict(handed=now - 60, connected=False, closed_at=None),
              "connected": dict(handed=now - 500, connected=True, closed_at=None),
              "left": dict(handed=now - 500, connected=True, closed_at=now - grace - 1),
              "reloading": dict(handed=now - 500, connected=True, closed_at=now - grace + 3)}
@@ -98,7 +98,7 @@ def test_the_claim_rule(monkeypatch):
     monkeypatch.setattr(km, "get_kernel", lambda k: kernels[k])
     found = dict(km.unclaimed(now=now))
     assert set(found) == {"unclaimed", "left"}, found
-    assert "no page connected within 30 s" in found["unclaimed"]
+    assert "no page connected within 120 s" in found["unclaimed"]
     assert f"left {grace + 1:.0f} s ago" in found["left"]
 
 
@@ -267,3 +267,210 @@ def test_make_lesson_does_not_refill_its_pool_with_a_long_delay():
     for path in ("Makefile", "bench/bench_classroom.py"):
         text = (ROOT / path).read_text()
         assert "refill_pool=False" in text and "fill_delay=14400" not in text, path
+
+
+# -- spare kernels (spare_kernels; Binder and the hub's servers) ---------------------------------
+def test_adopt_line_refuses_what_is_not_a_path_or_an_environment():
+    with pytest.raises(TypeError, match=r"cwd: expected a directory path \(str\), got PosixPath"):
+        classroom.adopt_line(ROOT, {})
+    with pytest.raises(TypeError, match=r"env: expected a dict of str to str, got \{'A': 1\}"):
+        classroom.adopt_line("/tmp", {"A": 1})
+    with pytest.raises(TypeError, match=r"env: expected a dict of str to str, got \[\]"):
+        classroom.adopt_line("/tmp", [])
+
+
+def test_adopt_line_carries_a_hostile_request_as_data(tmp_path):
+    """What the request held (the query string, the path) arrives as the exact string; nothing runs."""
+    import subprocess
+    import sys
+    from IPython.core.inputtransformer2 import TransformerManager
+    from voila.utils import ENV_VARIABLE
+    marker = tmp_path / "pwned"
+    query = f"x=');open({str(marker)!r},'w')#\n\"\"\"\\ ?"
+    # Voila's keys are ENV_VARIABLE members (a str subclass whose repr is not a literal: it broke repr())
+    hostile = {ENV_VARIABLE.QUERY_STRING: query, "SCRIPT_NAME": "/a b/'\"\\n!ls %time"}
+    code = classroom.adopt_line(str(tmp_path), hostile)
+    assert TransformerManager().transform_cell(code) == code        # IPython reads it as Python does
+    assert "pwned" not in code and "SCRIPT_NAME" not in code         # nothing of the request in the text
+    code += "import os, json; print(json.dumps([os.getcwd(), os.environ['QUERY_STRING'], os.environ['SCRIPT_NAME'], sorted(k for k in dir() if not k.startswith('__'))]))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert json.loads(out) == [str(tmp_path), query, hostile["SCRIPT_NAME"], ["json", "os"]]
+    assert not marker.exists()
+
+
+def _run(km, kernel_id, code):
+    """What one cell printed in a kernel of ``km``."""
+    async def run():
+        client = km.get_kernel(kernel_id).client()
+        client.start_channels()
+        out = []
+        try:
+            await client.wait_for_ready(timeout=120)
+            reply = await client.execute_interactive(code, timeout=180,
+                                                     output_hook=lambda m: out.append(m["content"].get("text", "")))
+            assert reply["content"]["status"] == "ok", reply["content"]
+        finally:
+            client.stop_channels()
+        return "".join(out).strip()
+    return run()
+
+
+async def _kernels(km, n, timeout=120):
+    """Wait until ``km`` holds ``n`` kernels, its spare (if any) started; their ids, in start order."""
+    import asyncio
+    import time
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        ids = km.list_kernel_ids()
+        if len(ids) == n and (not km.spare_kernels or km.spare_ids):
+            return ids
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"expected {n} kernels, the manager holds {len(km.list_kernel_ids())}, spares {km.spare_ids}")
+
+
+def _holds_torch(km, kernel_id):
+    """True once the kernel's process has loaded libtorch (read from /proc, no cell run)."""
+    pid = km.get_kernel(kernel_id).provisioner.pid
+    try:
+        return "libtorch" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+async def _until(predicate, timeout=120):
+    import asyncio
+    import time
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc")
+def test_a_page_takes_the_spare_kernel_made_its_own_and_another_spare_follows(tmp_path):
+    """A spare starts with the server and imports torch with no cell run; a page takes it (same
+    kernel, the page's directory and request environment, no cell counted, no name left); the next
+    spare follows spare_delay later; JupyterLab's kernels never take a spare; the culler leaves
+    spares alone; a spare shut down from outside is replaced."""
+    import asyncio
+    import os
+    (tmp_path / "zh").mkdir()
+    from voila.utils import ENV_VARIABLE
+    page_env = {**os.environ, ENV_VARIABLE.VOILA_PREHEAT: "False", ENV_VARIABLE.QUERY_STRING: "lang=');import os#",
+                ENV_VARIABLE.SCRIPT_NAME: "/voila/render/zh/tiny.ipynb"}      # as Voila's handler builds it
+    show = ("print(__import__('os').getcwd(), __import__('os').environ.get('QUERY_STRING'),"
+            " get_ipython().execution_count, sorted(k for k in globals() if not k.startswith('_') and k not in"
+            " ('In', 'Out', 'get_ipython', 'exit', 'quit', 'open')))")
+
+    async def run():
+        km = classroom.ClassroomKernelManager(root_dir=str(tmp_path), spare_kernels=1, spare_delay=0.5, max_kernels=4)
+        try:
+            (spare,) = await _kernels(km, 1)
+            assert await _until(lambda: _holds_torch(km, spare)), "the spare did not import torch by itself"
+            page = await km.start_kernel(kernel_name="python3", path="zh", env=page_env)
+            assert page == spare
+            # execution_count 2 in the first cell, as in a kernel started for the page: adoption counted nothing
+            assert await _run(km, page, show) == f"{tmp_path / 'zh'} lang=');import os# 2 []"
+            first, second = await _kernels(km, 2)               # the next spare, spare_delay later
+            assert first == page and second != page and km.spare_ids == [second]
+            lab = await km.start_kernel(kernel_name="python3", env=dict(os.environ))  # JupyterLab's: no spare
+            assert lab not in (page, second) and km.spare_ids == [second]
+            km.cull_idle_timeout = 0
+            await asyncio.sleep(0.1)
+            for kernel_id in (second, lab):
+                await km.cull_kernel_if_idle(kernel_id)
+            assert second in km and lab not in km               # the spare waits; an idle lab kernel is culled
+            await km.shutdown_kernel(second, now=True)          # JupyterLab's "shut down" on the spare
+            assert await _until(lambda: len(km.spare_ids) == 1 and second not in km.spare_ids), "not replaced"
+            third = km.spare_ids[0]
+            assert await km.start_kernel(kernel_name="python3", path="", env=page_env) == third
+            assert (await _run(km, third, "import os; print(os.getcwd())")) == str(tmp_path)
+        finally:
+            await km.shutdown_all(now=True)
+        assert km.list_kernel_ids() == []
+    asyncio.run(run())
+
+
+def test_spares_within_the_ceiling_a_failed_one_and_shutting_down_while_one_starts(tmp_path, monkeypatch):
+    """Without spare_kernels nothing starts ahead. At the ceiling a page still gets the spare and no
+    next one starts until a kernel is shut down. A spare that cannot be adopted is shut down and the
+    page gets a kernel of its own. shutdown_all while a spare is starting leaves no kernel."""
+    import asyncio
+    import os
+    page_env = {**os.environ, "VOILA_PREHEAT": "False"}
+
+    async def run():
+        km = classroom.ClassroomKernelManager(root_dir=str(tmp_path))
+        await asyncio.sleep(1.0)
+        assert km.list_kernel_ids() == []
+
+        km = classroom.ClassroomKernelManager(root_dir=str(tmp_path), spare_kernels=1, spare_delay=0, max_kernels=1)
+        try:
+            (spare,) = await _kernels(km, 1)
+            page = await km.start_kernel(kernel_name="python3", path="", env=page_env)
+            assert page == spare
+            await asyncio.sleep(2.0)
+            assert km.list_kernel_ids() == [page] and km.spare_ids == []     # no spare past the ceiling
+            await km.shutdown_kernel(page, now=True)                         # room again: a spare follows
+            assert await _until(lambda: len(km.spare_ids) == 1)
+        finally:
+            await km.shutdown_all(now=True)
+
+        km = classroom.ClassroomKernelManager(root_dir=str(tmp_path), spare_kernels=1, spare_delay=0, max_kernels=4)
+        try:
+            (spare,) = await _kernels(km, 1)
+
+            async def refuse(kernel_id, start):
+                raise RuntimeError("no answer")
+            monkeypatch.setattr(km, "_adopt", refuse)
+            page = await km.start_kernel(kernel_name="python3", path="", env=page_env)
+            assert page != spare and spare not in km and page in km
+        finally:
+            await km.shutdown_all(now=True)
+        assert km.list_kernel_ids() == []
+
+        km = classroom.ClassroomKernelManager(root_dir=str(tmp_path), spare_kernels=1, spare_delay=0, max_kernels=4)
+        await _until(lambda: bool(km._spares), timeout=10)                  # the spare's start is under way
+        await km.shutdown_all(now=True)
+        assert km.list_kernel_ids() == [] and km.spare_ids == []
+    asyncio.run(run())
+
+
+def test_binder_and_the_hub_keep_one_spare_kernel():
+    assert '"spare_kernels": 1' in (ROOT / "binder" / "postBuild").read_text()
+    hub = (ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py").read_text()
+    assert 'f"--ClassroomKernelManager.spare_kernels={spare}"' in hub
+
+
+def test_postbuild_puts_the_server_settings_where_jupyter_server_reads_them(tmp_path):
+    """binder/postBuild run as repo2docker runs it (its pip install stubbed): the kernel manager, its
+    spare and the culling land in <prefix>/etc/jupyter/jupyter_server_config.json, merged with what is
+    there; jupyter_server then reads them (a jupyter_server_config.d/ file would not be read)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "python").write_text(f'#!/bin/sh\nif [ "$1" = "-m" ] && [ "$2" = "pip" ]; then exit 0; fi\nexec {sys.executable} "$@"\n')
+    (stub / "python").chmod(0o755)
+    etc = tmp_path / "prefix" / "etc" / "jupyter"
+    etc.mkdir(parents=True)
+    (etc / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": {"ip": "0.0.0.0"}, "Other": {"x": 1}}))
+    env = {**os.environ, "PATH": f"{stub}{os.pathsep}{os.environ['PATH']}", "NB_PYTHON_PREFIX": str(tmp_path / "prefix")}
+    subprocess.run(["bash", str(ROOT / "binder" / "postBuild")], cwd=ROOT, env=env, check=True, capture_output=True)
+    written = json.loads((etc / "jupyter_server_config.json").read_text())
+    assert written["ServerApp"] == {"ip": "0.0.0.0", "kernel_manager_class": "attnlab.classroom.ClassroomKernelManager"}
+    assert written["Other"] == {"x": 1} and written["ClassroomKernelManager"] == {"spare_kernels": 1}
+    assert written["MappingKernelManager"]["cull_idle_timeout"] == 600
+    assert json.loads((etc / "voila.json").read_text()) == {"VoilaConfiguration": {"progressive_rendering": True}}
+    assert not (etc / "jupyter_server_config.d").exists()
+    # and jupyter_server reads that file from a config dir: its ServerApp takes the kernel manager class
+    shutil.copy(etc / "jupyter_server_config.json", tmp_path / "jupyter_server_config.json")
+    probe = ("from jupyter_server.serverapp import ServerApp; app = ServerApp(); app.load_config_file();"
+             " print(app.config.ServerApp.kernel_manager_class, app.config.ClassroomKernelManager.spare_kernels)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path), "JUPYTER_CONFIG_PATH": str(tmp_path)}).stdout
+    assert out.split() == ["attnlab.classroom.ClassroomKernelManager", "1"]

@@ -15,7 +15,7 @@ CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "jupyterhub" / "jupyte
 
 
 def load(monkeypatch, tmp_path, **env):
-    for key in ("ATTNLAB_HUB_USER_PORTS", "ATTNLAB_HUB_PASSWORD"):
+    for key in ("ATTNLAB_HUB_USER_PORTS", "ATTNLAB_HUB_PASSWORD", "ATTNLAB_HUB_SPARE"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("ATTNLAB_HUB_DIR", str(tmp_path))
     monkeypatch.setenv("ATTNLAB_HUB_PASSWORD", "a-class-password")
@@ -71,3 +71,11 @@ def test_servers_report_activity_well_inside_the_cull_time(monkeypatch, tmp_path
     assert c.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"] == str(activity)
     assert c.JupyterHub.last_activity_interval == activity
     assert c.Spawner.environment["OMP_NUM_THREADS"] == "1"
+
+
+def test_each_learners_server_keeps_one_spare_kernel_unless_told_otherwise(monkeypatch, tmp_path):
+    assert "--ClassroomKernelManager.spare_kernels=1" in load(monkeypatch, tmp_path).Spawner.args
+    assert "--ClassroomKernelManager.spare_kernels=0" in load(monkeypatch, tmp_path, ATTNLAB_HUB_SPARE="0").Spawner.args
+    for bad in ("-1", "one"):
+        with pytest.raises(ValueError, match=rf"ATTNLAB_HUB_SPARE: expected a count of spare kernels per learner \(0, 1, ...\), got '{bad}'"):
+            load(monkeypatch, tmp_path, ATTNLAB_HUB_SPARE=bad)

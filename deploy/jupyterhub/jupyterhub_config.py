@@ -19,7 +19,8 @@ Pieces (all from their own projects, nothing home-made):
 Environment (all optional): ATTNLAB_HUB_IP (127.0.0.1; 0.0.0.0 for the class network),
 ATTNLAB_HUB_PORT (8000), ATTNLAB_HUB_PASSWORD, ATTNLAB_HUB_DIR (build/hub: database, cookie
 secret), ATTNLAB_HUB_MEM (per learner, 2G), ATTNLAB_HUB_CPU (per learner, 1.0),
-ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPAWNER (auto|simple|systemd), ATTNLAB_HUB_API_PORT and
+ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels each learner's server keeps started
+ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page), ATTNLAB_HUB_SPAWNER (auto|simple|systemd), ATTNLAB_HUB_API_PORT and
 ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001), ATTNLAB_HUB_USER_PORTS ("LOW-HIGH":
 the learners' servers listen on a free port of that range, for a machine whose other ports are
 taken; default: any free port, JupyterHub's choice).
@@ -80,6 +81,11 @@ c.Spawner.cpu_limit = float(env("ATTNLAB_HUB_CPU") or 1.0)
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
 
+spare = (env("ATTNLAB_HUB_SPARE") or "1").strip()
+if not spare.isdigit():
+    raise ValueError(f"ATTNLAB_HUB_SPARE: expected a count of spare kernels per learner (0, 1, ...), got {spare!r}")
+spare = int(spare)
+
 # Each learner's server: the repository's notebooks, Voila as its extension with Binder's
 # settings (progressive rendering, no pool), attnlab's kernel manager, the index dashboard first.
 c.Spawner.notebook_dir = str(ROOT)
@@ -87,6 +93,8 @@ c.Spawner.default_url = "/voila/render/notebooks/00_index.ipynb"
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]
 c.Spawner.args = [
     "--ServerApp.kernel_manager_class=attnlab.classroom.ClassroomKernelManager",
+    # a page kernel started ahead, imports done (attnlab/classroom.py): ~3 s off each page, one kernel's memory
+    f"--ClassroomKernelManager.spare_kernels={spare}",
     "--VoilaConfiguration.template=attnlab",
     "--VoilaConfiguration.strip_sources=True",
     "--VoilaConfiguration.show_tracebacks=False",

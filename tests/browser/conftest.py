@@ -24,7 +24,7 @@ def voila_server(tmp_path_factory):
     # notebook (index links, the reload after a lost widget) gets a fresh kernel, Voila's path without a
     # pool (as on Binder). With fill_delay 1 s every page started a refill nobody opened: 22 notebook
     # executions per session for nothing.
-    # The classroom's claim timeout (voila.json: 30 s) is raised: on a loaded machine a page's kernel was
+    # The classroom's claim timeout (voila.json: 120 s) is raised: on a loaded machine a page's kernel was
     # shut down before the page's websocket came (both dashboard pages failed that way at load 25, and
     # again at 40). The claim timeout is test_classroom.py's, on servers of its own.
     server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log",

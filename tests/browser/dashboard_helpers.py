@@ -184,17 +184,31 @@ class VoilaServer:
 BINDER_CONFIG = {"VoilaConfiguration": {"progressive_rendering": True}}
 
 
+def postbuild_server_config():
+    """The Jupyter server settings binder/postBuild merges into jupyter_server_config.json (attnlab's
+    kernel manager, its spare kernel, the culling), read from postBuild itself."""
+    text = (ROOT / "binder" / "postBuild").read_text()
+    found = re.search(r"server_config=\$\(cat <<'JSON'\n(.*?)\nJSON\n\)", text, re.S)
+    if not found:
+        raise ValueError("binder/postBuild: no server_config heredoc found")
+    return json.loads(found.group(1))
+
+
 class JupyterServer:
     """`jupyter server` from the repo root with Voila as its extension, as repo2docker runs it; the
     extra Voila config goes in a voila.json in a temporary config dir on JUPYTER_CONFIG_PATH (as
-    binder/postBuild writes <prefix>/etc/jupyter/voila.json); the repo root's voila.json is read after it."""
+    binder/postBuild writes <prefix>/etc/jupyter/voila.json); the repo root's voila.json is read after it.
+    ``jupyter_config``: the Jupyter server config written as that dir's jupyter_server_config.json, as
+    postBuild does (postbuild_server_config())."""
 
-    def __init__(self, log_path, server_config=None, extra_args=()):
+    def __init__(self, log_path, server_config=None, extra_args=(), jupyter_config=None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.prefix = "/voila/render/notebooks/"
         self.confdir = tempfile.TemporaryDirectory()
         (Path(self.confdir.name) / "voila.json").write_text(json.dumps(BINDER_CONFIG if server_config is None else server_config))
+        if jupyter_config is not None:
+            (Path(self.confdir.name) / "jupyter_server_config.json").write_text(json.dumps(jupyter_config))
         env = voila_env()
         env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([self.confdir.name, *filter(None, [env.get("JUPYTER_CONFIG_PATH")])])
         self._log = open(log_path, "w")

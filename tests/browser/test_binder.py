@@ -1,5 +1,6 @@
 """Every notebook as on Binder: `jupyter server` with Voila as its extension, no preheated pool,
-progressive rendering (the config binder/postBuild writes), in headless Chromium.
+progressive rendering, attnlab's kernel manager with its spare kernel (the config binder/postBuild
+writes, read from it), in headless Chromium.
 
 The attnlab template sends the notebook as stored (text, stored figures and printed text; no
 widget view) before it asks for a kernel, then replaces each stored output by the live one when
@@ -24,7 +25,7 @@ import nbformat
 import pytest
 
 from dashboard_helpers import (BINDER_CONFIG, NOTEBOOKS, PROBLEMS, ROOT, JupyterServer, expected_panels,
-                               wait_for_panels)
+                               postbuild_server_config, wait_for_panels)
 from test_dashboards import RENDER_TIMEOUT, SLIDERS, slider_step
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -65,7 +66,7 @@ def test_postbuild_writes_the_config_these_tests_use():
 
 @pytest.fixture(scope="module")
 def binder_server(tmp_path_factory):
-    server = JupyterServer(tmp_path_factory.mktemp("binder") / "server.log")
+    server = JupyterServer(tmp_path_factory.mktemp("binder") / "server.log", jupyter_config=postbuild_server_config())
     yield server
     server.stop()
 
@@ -121,3 +122,13 @@ def test_binder_dashboard_stored_first_then_live(binder_server, new_page, path):
     assert not outside, f"requests left 127.0.0.1: {sorted(set(outside))}"
     errors = [e for e in watch.errors if "ERR_NAME_NOT_RESOLVED" not in e]   # the MathJax CDN, offline
     assert not errors, errors
+
+
+def test_the_server_runs_attnlabs_kernel_manager_and_pages_take_its_spare(binder_server):
+    """postBuild's settings applied (they once sat in jupyter_server_config.d/, which only enables
+    extensions, and none applied): the classroom manager, and the pages above took its spare kernel."""
+    if not REPRESENTATIVE:
+        pytest.skip("no notebook")
+    log = binder_server.log()
+    assert "attnlab classroom: at most" in log, log[-2000:]
+    assert "attnlab classroom: a page took spare kernel" in log, log[-2000:]
