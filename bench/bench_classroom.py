@@ -197,10 +197,11 @@ async def hub_login(page, hub, name, rec):
     """Log in with the class password; return once the learner's own server has answered (its index
     page arrived): rec["spawn_s"] from the login page's submit."""
     await page.goto(hub.url + "/hub/login", timeout=300_000)
-    await page.fill("input[name=username]", name)
-    await page.fill("input[name=password]", HUB_PASSWORD)
+    # a crowded login: the page's controls may take minutes to answer (Playwright's default: 30 s)
+    await page.fill("input[name=username]", name, timeout=300_000)
+    await page.fill("input[name=password]", HUB_PASSWORD, timeout=300_000)
     t0 = time.time()
-    await page.click("[type=submit]")
+    await page.click("[type=submit]", timeout=300_000)
     await page.wait_for_url(f"**/user/{name}/voila/render/notebooks/00_index.ipynb", timeout=400_000,
                             wait_until="commit")
     rec["spawn_s"] = time.time() - t0
