@@ -398,7 +398,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             return await super().start_kernel(*args, **kwargs)
         task = None if args else self._pick_spare(kwargs.get("kernel_name") or self.default_kernel_name)
         if task is not None:
-            client = self._admit(spare=True)
+            client = self._admit(spare=True)        # a 503 here leaves the spare where it was
+            self._spares.remove(task)
             self._adopting += 1
             try:
                 kernel_id = await self._adopt_spare(task, kwargs)
@@ -464,7 +465,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         return kernel_id
 
     def _pick_spare(self, kernel_name):
-        """The oldest spare of ``kernel_name`` (started, or still starting), taken off the list, or None."""
+        """The oldest spare of ``kernel_name`` (started, or still starting), or None; it stays on the
+        list until the page is admitted."""
         for task in list(self._spares):
             if task.done():
                 if task.cancelled() or task.exception() is not None or task.result() not in self:
@@ -474,7 +476,6 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                     continue
             elif kernel_name != self.default_kernel_name:
                 continue
-            self._spares.remove(task)
             return task
         return None
 

@@ -474,3 +474,28 @@ def test_postbuild_puts_the_server_settings_where_jupyter_server_reads_them(tmp_
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          env={**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path), "JUPYTER_CONFIG_PATH": str(tmp_path)}).stdout
     assert out.split() == ["attnlab.classroom.ClassroomKernelManager", "1"]
+
+
+def test_a_page_refused_by_the_per_client_limit_leaves_the_spare_for_the_next(tmp_path, monkeypatch):
+    """The 503 of the per-client limit comes before the spare is taken: it still waits, for the next page."""
+    import asyncio
+    import os
+    from tornado import web
+    handler = SimpleNamespace(request=SimpleNamespace(remote_ip="10.0.0.7", path="/voila/render/01.ipynb", headers={}),
+                              set_status=lambda s: None, set_header=lambda k, v: None)
+    monkeypatch.setattr(classroom, "_handler", lambda: handler)
+
+    async def run():
+        km = classroom.ClassroomKernelManager(root_dir=str(tmp_path), spare_kernels=1, spare_delay=0,
+                                              max_kernels=4, max_per_client=1)
+        try:
+            (spare,) = await _kernels(km, 1)
+            km._page_kernels["other"] = {"client": "10.0.0.7", "handed": 0, "connected": True, "closed_at": None}
+            with pytest.raises(web.Finish):
+                await km.start_kernel(kernel_name="python3", path="", env={**os.environ, "VOILA_PREHEAT": "False"})
+            assert km.spare_ids == [spare]
+            del km._page_kernels["other"]
+            assert await km.start_kernel(kernel_name="python3", path="", env={**os.environ, "VOILA_PREHEAT": "False"}) == spare
+        finally:
+            await km.shutdown_all(now=True)
+    asyncio.run(run())
