@@ -239,6 +239,11 @@ def memory_available_mb(reserve_mb=0.0):
     return available
 
 
+def _started(task):
+    """The kernel id a spare's start task gave, or None while it runs or if it failed."""
+    return task.result() if task.done() and not task.cancelled() and task.exception() is None else None
+
+
 def _handler():
     """The request handler being served in this call (jupyter_server's CallContext), or None."""
     try:
@@ -425,7 +430,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     @property
     def spare_ids(self):
         """The spare kernels started and waiting for a page."""
-        waiting = {t.result() for t in self._spares if t.done() and not t.cancelled() and t.exception() is None}
+        waiting = {_started(t) for t in self._spares} - {None}
         return [k for k in self.list_kernel_ids() if k in waiting]
 
     def _want_spares(self, delay):
@@ -564,8 +569,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self._page_kernels.pop(kernel_id, None)
         if kernel_id in self._spare_ids:
             self._spare_ids.discard(kernel_id)
-            self._spares = [t for t in self._spares
-                            if not (t.done() and not t.cancelled() and t.exception() is None and t.result() == kernel_id)]
+            self._spares = [t for t in self._spares if _started(t) != kernel_id]
         try:
             return await ensure_async(super().shutdown_kernel(kernel_id, *args, **kwargs))
         finally:

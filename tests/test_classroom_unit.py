@@ -214,22 +214,14 @@ def _first_cell(env, warm_imports=None):
     async def run():
         km = classroom.ClassroomKernelManager(max_kernels=4, **({} if warm_imports is None else {"warm_imports": warm_imports}))
         kernel_id = await km.start_kernel(kernel_name="python3", env={**os.environ, **env})
-        client = km.get_kernel(kernel_id).client()
-        client.start_channels()
-        out = []
+        code = ("import sys, threading\n"
+                "print([m for m in ('torch', 'matplotlib.pyplot', 'ipywidgets') if m in sys.modules],"
+                " [t.name for t in threading.enumerate() if t.name.startswith('attnlab')],"
+                " sorted(k for k in globals() if 'attnlab' in k))")
         try:
-            await client.wait_for_ready(timeout=120)
-            code = ("import sys, threading\n"
-                    "print([m for m in ('torch', 'matplotlib.pyplot', 'ipywidgets') if m in sys.modules],"
-                    " [t.name for t in threading.enumerate() if t.name.startswith('attnlab')],"
-                    " sorted(k for k in globals() if 'attnlab' in k))")
-            reply = await client.execute_interactive(
-                code, timeout=180, output_hook=lambda m: out.append(m["content"].get("text", "")))
-            assert reply["content"]["status"] == "ok", reply["content"]
+            return await _run(km, kernel_id, code)
         finally:
-            client.stop_channels()
             await km.shutdown_kernel(kernel_id, now=True)
-        return "".join(out).strip()
     return asyncio.run(run())
 
 
