@@ -474,10 +474,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         list until the page is admitted."""
         for task in list(self._spares):
             if task.done():
-                if task.cancelled() or task.exception() is not None or task.result() not in self:
+                kernel_id = _started(task)
+                if kernel_id is None or kernel_id not in self:
                     self._spares.remove(task)                  # failed, or shut down meanwhile
                     continue
-                if self.get_kernel(task.result()).kernel_name != kernel_name:
+                if self.get_kernel(kernel_id).kernel_name != kernel_name:
                     continue
             elif kernel_name != self.default_kernel_name:
                 continue

@@ -103,6 +103,17 @@ def test_the_package_installs_the_template_and_not_editable(fresh_venv):
         assert not (installed / name).is_symlink()
 
 
+def _while_running(server, log_path, seconds, what, ready):
+    """``ready()``'s first true value, asked every 0.5 s while the server runs (its log if it stops),
+    for at most ``seconds``."""
+    deadline = time.time() + seconds
+    while not (value := ready()):
+        assert server.poll() is None, log_path.read_text()
+        assert time.time() < deadline, f"not within {seconds} s: {what}"
+        time.sleep(0.5)
+    return value
+
+
 def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_venv, browser, tmp_path):
     env = clean_env(fresh_venv)
     port = free_port()
@@ -119,25 +130,20 @@ def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_ven
                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 120
-        while True:
+        def index():
             try:
                 with urllib.request.urlopen(base + "/", timeout=5) as r:
-                    index_status, index_html = r.status, r.read().decode()
-                break
+                    return r.status, r.read().decode()
             except OSError:
-                assert server.poll() is None, (tmp_path / "voila.log").read_text()
-                assert time.time() < deadline, "voila did not answer within 120 s"
-                time.sleep(0.5)
+                return None
+
+        index_status, index_html = _while_running(server, tmp_path / "voila.log", 120, "voila answered", index)
         assert index_status == 200 and "voila-tree-main" in index_html   # the list is drawn by script
         assert "cdn.jsdelivr.net" not in index_html          # our page.html, not Voila's base one
         # Voila takes the preheated path only once the pool's kernel has started (its notebook data is
         # there): on a busy machine that can come after the index answers. Wait for its log line.
-        deadline = time.time() + 180
-        while "Kernel pool of " not in (tmp_path / "voila.log").read_text():
-            assert server.poll() is None, (tmp_path / "voila.log").read_text()
-            assert time.time() < deadline, "the lesson's kernel pool was not filled within 180 s"
-            time.sleep(0.5)
+        _while_running(server, tmp_path / "voila.log", 180, "the lesson's kernel pool was filled",
+                       lambda: "Kernel pool of " in (tmp_path / "voila.log").read_text())
         with urllib.request.urlopen(f"{base}/voila/render/{LESSON}", timeout=180) as r:
             assert r.status == 200
             lesson_html = r.read().decode()
