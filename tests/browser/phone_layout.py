@@ -4,7 +4,8 @@ test_dashboards.py's test_dashboard runs them on its one page per notebook (both
 its desktop checks: the page is opened in a PHONE context, checked at 390 px, then at 768 px (the
 layout is CSS under media queries only), then at 1280 px.
 
-At each width: no slider track on the page under 120 px; nothing of a panel past the panel's right
+At each width: no slider track on the page under 120 px; no control's label cut short (its text
+wider than its box, which ipywidgets ends with an ellipsis: zh 05's "√d_k 中的 …" at 390 px); nothing of a panel past the panel's right
 edge, which is on screen, unless it is inside a box of its own that scrolls sideways (a panel's
 text); on the phone and the tablet each figure is shown at its own size (one picture pixel per CSS pixel: no text
 smaller than the renderer drew it) in the panel, which scrolls sideways, with a hint in the page's
@@ -31,6 +32,10 @@ LAYOUT = """() => {
   const tracks = [...document.querySelectorAll('.jp-OutputArea-output .widget-slider')].map(s => [
     (s.querySelector('.widget-label') || {}).textContent || '?',
     Math.round(s.querySelector('.slider-container').getBoundingClientRect().width)]);
+  // a control's label cut short (ipywidgets ends it with an ellipsis): its text is wider than its box
+  const cut = [...document.querySelectorAll('.jp-OutputArea-output .widget-label')].filter(l =>
+    l.getBoundingClientRect().width > 0 && l.scrollWidth > l.clientWidth + 1).map(l =>
+    `"${l.textContent.trim()}" ${l.scrollWidth} px of text in ${l.clientWidth} px`);
   return [...document.querySelectorAll('.attnlab-panel')].map((panel, i) => {
     panel.scrollLeft = 0;
     const edge = Math.min(vw, panel.getBoundingClientRect().right) + 1;
@@ -45,6 +50,7 @@ LAYOUT = """() => {
     return {
       panelRight: Math.round(panel.getBoundingClientRect().right), vw,
       tracks: i ? [] : tracks,                    // every slider of the page, with the first panel
+      cut: i ? [] : cut,                          // every cut label of the page, with the first panel
       past, natural: img ? img.naturalWidth : 0, drawn: img ? img.getBoundingClientRect().width : 0,
       inner: panel.clientWidth, hint: hint === 'none' ? '' : hint.replace(/^"|"$/g, ''),
     };
@@ -61,6 +67,8 @@ def check_layout(page, width, lang):
         narrow = [f"{label!r} {w} px" for label, w in p["tracks"] if w < MIN_TRACK]
         if narrow:
             problems.append(f"{width} px: slider tracks under {MIN_TRACK} px: {narrow}")
+        if p["cut"]:
+            problems.append(f"{width} px: control labels cut short: {p['cut']}")
         if p["past"]:
             problems.append(f"{width} px, panel {i}: {len(p['past'])} element(s) cut at the right edge: {p['past'][:4]}")
         if p["natural"]:                 # phone and tablet: fitted to 768 px, its text was under 9 px
