@@ -140,7 +140,7 @@ site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
 # make test: the prerequisites, the translation and catalog checks, then two lines of tests at once
-# (make -j2; -O prints each line's output whole when it ends):
+# (make -j2 --output-sync=line: each command's output is printed whole when it ends):
 #  test-units: two pytest runs in XDIST processes (pytest-xdist, one file per process at a time: a
 #    notebook's cells, a module's fixtures; conftest.py starts the longest files first), then the
 #    ipywidgets-7.7 panel tests:
@@ -160,7 +160,7 @@ test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
 	rm -f .coverage $(COV_BROWSER)
-	$(MAKE) -j2 -O test-units test-browser
+	$(MAKE) -j2 --output-sync=line test-units test-browser
 	$(PY) -m coverage combine --append $(COV_BROWSER)
 	$(PY) -m coverage report --fail-under=90
 
