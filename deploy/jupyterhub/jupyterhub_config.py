@@ -99,6 +99,8 @@ c.Spawner.args = [
     "--VoilaConfiguration.strip_sources=True",
     "--VoilaConfiguration.show_tracebacks=False",
     "--VoilaConfiguration.progressive_rendering=True",
+    # the formulas from the MathJax Voila's page bundles, not MathJax 2 from cdnjs (binder/postBuild)
+    '--ServerApp.tornado_settings={"mathjax_url": None, "mathjax_config": None}',
     "--MappingKernelManager.cull_idle_timeout=600",
     "--MappingKernelManager.cull_interval=60",
     *(["--allow-root"] if os.geteuid() == 0 and choice != "systemd" else []),   # a container's root

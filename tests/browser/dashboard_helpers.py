@@ -235,6 +235,10 @@ class JupyterServer:
         self.confdir.cleanup()
 
 
+# How many formulas MathJax has typeset on a Voila page (MathJax 3's output elements).
+TYPESET = "() => document.querySelectorAll('.jp-RenderedMarkdown mjx-container').length"
+
+
 class PageWatch:
     """Collects what a learner should never see: page errors, console errors, outside requests.
     When the page reloads itself (the attnlab template does, once, for a widget lost to

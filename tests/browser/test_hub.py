@@ -15,7 +15,7 @@ import time
 import psutil
 import pytest
 
-from dashboard_helpers import ROOT, _wait_listening, free_port, http_status, hub_user_servers, stop_hub
+from dashboard_helpers import ROOT, TYPESET, PageWatch, _wait_listening, free_port, http_status, hub_user_servers, stop_hub
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
@@ -75,15 +75,20 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
     for name in LEARNERS:                      # log in and ask for a server, all three at once
         ctx = browser.new_context()
         page = ctx.new_page()
+        watch = PageWatch(page)
         page.goto(url + "/hub/login", timeout=120_000)
         page.fill("input[name=username]", name)
         page.fill("input[name=password]", PASSWORD)
         page.click("[type=submit]")
-        pages[name] = (ctx, page)
-    for name, (ctx, page) in pages.items():    # each lands on its own server's Voila index
+        pages[name] = (ctx, page, watch)
+    for name, (ctx, page, watch) in pages.items():    # each lands on its own server's Voila index
         page.wait_for_url(f"**/user/{name}/voila/render/notebooks/00_index.ipynb", timeout=400_000)
         page.wait_for_function(DONE, timeout=300_000, polling=500)
         assert "attnlab" in page.inner_text("body")
+        # the index's formulas typeset by the MathJax Voila bundles, nothing from outside (a school's
+        # hub may have no internet; without deploy/jupyterhub's tornado_settings, MathJax 2 from cdnjs)
+        page.wait_for_function(TYPESET, timeout=60_000)
+        assert not watch.outside, f"requests left 127.0.0.1: {sorted(set(watch.outside))}"
     servers = hub_user_servers(hub_proc)
     assert set(servers) == set(LEARNERS), (servers, log_path.read_text()[-3000:])
     assert len({p.pid for p in servers.values()}) == len(LEARNERS)
@@ -97,7 +102,7 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
     kernels = {n: _kernels(p) for n, p in servers.items()}
 
     # alice stops her server from the hub's home page: its process and kernel are gone
-    ctx, page = pages["alice"]
+    ctx, page, _ = pages["alice"]
     page.goto(url + "/hub/home", timeout=60_000)
     page.click("#stop", timeout=60_000)
     alice = [servers["alice"], *kernels["alice"]]
