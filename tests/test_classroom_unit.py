@@ -454,7 +454,8 @@ def test_postbuild_puts_the_server_settings_where_jupyter_server_reads_them(tmp_
     env = {**os.environ, "PATH": f"{stub}{os.pathsep}{os.environ['PATH']}", "NB_PYTHON_PREFIX": str(tmp_path / "prefix")}
     subprocess.run(["bash", str(ROOT / "binder" / "postBuild")], cwd=ROOT, env=env, check=True, capture_output=True)
     written = json.loads((etc / "jupyter_server_config.json").read_text())
-    assert written["ServerApp"] == {"ip": "0.0.0.0", "kernel_manager_class": "attnlab.classroom.ClassroomKernelManager"}
+    assert written["ServerApp"] == {"ip": "0.0.0.0", "kernel_manager_class": "attnlab.classroom.ClassroomKernelManager",
+                                    "tornado_settings": {"mathjax_url": None, "mathjax_config": None}}
     assert written["Other"] == {"x": 1} and written["ClassroomKernelManager"] == {"spare_kernels": 1}
     assert written["MappingKernelManager"]["cull_idle_timeout"] == 600
     assert json.loads((etc / "voila.json").read_text()) == {"VoilaConfiguration": {"progressive_rendering": True}}
@@ -462,10 +463,11 @@ def test_postbuild_puts_the_server_settings_where_jupyter_server_reads_them(tmp_
     # and jupyter_server reads that file from a config dir: its ServerApp takes the kernel manager class
     shutil.copy(etc / "jupyter_server_config.json", tmp_path / "jupyter_server_config.json")
     probe = ("from jupyter_server.serverapp import ServerApp; app = ServerApp(); app.load_config_file();"
-             " print(app.config.ServerApp.kernel_manager_class, app.config.ClassroomKernelManager.spare_kernels)")
+             " print(app.config.ServerApp.kernel_manager_class, app.config.ClassroomKernelManager.spare_kernels,"
+             " sorted(k for k, v in app.config.ServerApp.tornado_settings.items() if v is None))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          env={**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path), "JUPYTER_CONFIG_PATH": str(tmp_path)}).stdout
-    assert out.split() == ["attnlab.classroom.ClassroomKernelManager", "1"]
+    assert out.strip().split(maxsplit=2) == ["attnlab.classroom.ClassroomKernelManager", "1", "['mathjax_config', 'mathjax_url']"]
 
 
 def test_a_page_refused_by_the_per_client_limit_leaves_the_spare_for_the_next(tmp_path, monkeypatch):
