@@ -5,8 +5,8 @@ its desktop checks: the page is opened in a PHONE context, checked at 390 px, th
 layout is CSS under media queries only), then at 1280 px.
 
 At each width: no slider track on the page under 120 px; no control's label cut short (its text
-wider than its box, which ipywidgets ends with an ellipsis: zh 05's "√d_k 中的 …" at 390 px); nothing of a panel past the panel's right
-edge, which is on screen, unless it is inside a box of its own that scrolls sideways (a panel's
+wider than its box, which ipywidgets ends with an ellipsis: zh 05's "√d_k 中的 …" at 390 px);
+nothing of a panel past the panel's right edge, which is on screen, unless it is inside a box of its own that scrolls sideways (a panel's
 text); on the phone and the tablet each figure is shown at its own size (one picture pixel per CSS pixel: no text
 smaller than the renderer drew it) in the panel, which scrolls sideways, with a hint in the page's
 language when the figure is wider than the screen. A touch drag on a slider changes its panel's

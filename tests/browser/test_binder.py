@@ -31,9 +31,6 @@ from test_dashboards import RENDER_TIMEOUT, SLIDERS, UPDATE_TIMEOUT, slider_step
 sys.path.insert(0, str(ROOT / "tools"))
 import stored_figures  # noqa: E402
 
-# Under `jupyter server` Voila's page would load MathJax 2 from cdnjs unless the server's settings
-# name no MathJax (binder/postBuild): then it typesets with the MathJax 3 it bundles, offline too.
-
 FIRST_LOOK = """() => {
   const seen = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.offsetParent !== null; };
   const text = [...document.querySelectorAll('.jp-RenderedMarkdown')].some(e => e.textContent.trim().length > 20 && seen(e));
@@ -116,6 +113,8 @@ def test_binder_dashboard_stored_first_then_live(binder_server, new_page, path):
         assert slider_step(page, with_sliders[0], 0), "a panel's slider did not redraw its figure"
     problems = page.evaluate(PROBLEMS)
     assert not problems, f"shown to the learner: {problems}"
+    # Under `jupyter server` Voila's page would load MathJax 2 from cdnjs unless the server's settings
+    # name no MathJax (binder/postBuild): then it typesets with the MathJax 3 it bundles, offline too.
     assert not watch.outside, f"requests left 127.0.0.1: {sorted(set(watch.outside))}"
     assert not watch.errors, watch.errors
     if any("$" in c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown"):
