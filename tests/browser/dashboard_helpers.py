@@ -246,19 +246,51 @@ class PageWatch:
 
     def __init__(self, page):
         self.errors, self.outside, self.reloads, self._url = [], [], [], None
+        # Everything the page did, in order, with seconds since the watch began: requests, their answers
+        # or failures, console messages of every level, page errors, navigations. Written out by
+        # save_artefacts when a test fails, so a failure in CI says what the page was waiting for.
+        self.timeline, self._t0 = [], time.monotonic()
         page.on("framenavigated", self._navigated)
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {str(e)[:300]}"))
         page.on("console", lambda m: self.errors.append(f"console: {m.text[:300]}")
                 if m.type == "error" else None)
         page.on("request", lambda r: None if LOCAL.match(r.url) else self.outside.append(r.url))
+        page.on("request", lambda r: self._note("request", r.method, r.url))
+        page.on("response", lambda r: self._note("response", r.status, r.url))
+        page.on("requestfailed", lambda r: self._note("failed", r.url, r.failure))
+        page.on("console", lambda m: self._note("console", m.type, m.text[:500]))
+        page.on("pageerror", lambda e: self._note("pageerror", str(e)[:500]))
+
+    def _note(self, *what):
+        self.timeline.append((round(time.monotonic() - self._t0, 3), *what))
 
     def _navigated(self, frame):
         if frame.parent_frame is not None:
             return
+        self._note("navigated", frame.url)
         if frame.url == self._url:
             self.reloads.append(self.errors)
             self.errors = []
         self._url = frame.url
+
+
+ARTEFACTS = ROOT / "build" / "artefacts"
+
+
+def save_artefacts(name, page, watch, server=None):
+    """Keep what a failing page showed under build/artefacts/<name>/: its timeline (requests, answers,
+    console, errors, with times), its HTML, a screenshot, and the server's log. Returns the folder."""
+    folder = ARTEFACTS / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "timeline.txt").write_text("\n".join(" ".join(str(x) for x in row) for row in watch.timeline) + "\n")
+    try:
+        (folder / "page.html").write_text(page.content())
+        page.screenshot(path=str(folder / "page.png"), full_page=True)
+    except Exception as exc:  # noqa: BLE001 - a closed or crashed page: say so and keep the rest
+        (folder / "page.html").write_text(f"(could not read the page: {exc})")
+    if server is not None:
+        (folder / "server.log").write_text(server.log())
+    return folder
 
 
 def close_like_a_learner(page, timeout=10):

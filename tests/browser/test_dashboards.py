@@ -23,7 +23,7 @@ import attnlab
 from attnlab.i18n import gettext as _
 from dashboard_helpers import slider_step as helpers_slider_step
 from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, close_like_a_learner,
-                               expected_panels, wait_for_panels)
+                               expected_panels, save_artefacts, wait_for_panels)
 from phone_layout import PHONE, TABLET, check_layout, shoot_panels, touch_drag
 
 RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
@@ -208,8 +208,13 @@ def test_index_links_open_their_notebooks(voila_server, new_page, lang):
 def test_notebook_list_stays_local(voila_server, new_page):
     """The page at / (Voila's notebook list) also loads nothing from outside 127.0.0.1."""
     page, watch = new_page()
-    page.goto(voila_server.url + "/", wait_until="networkidle", timeout=RENDER_TIMEOUT)
-    page.get_by_text(NOTEBOOKS[0].name).first.wait_for(timeout=RENDER_TIMEOUT)
+    try:
+        page.goto(voila_server.url + "/", wait_until="networkidle", timeout=RENDER_TIMEOUT)
+        page.get_by_text(NOTEBOOKS[0].name).first.wait_for(timeout=RENDER_TIMEOUT)
+    except Exception as exc:  # playwright's TimeoutError: keep what the page was doing
+        folder = save_artefacts("notebook-list", page, watch, voila_server)
+        raise AssertionError(f"the notebook list did not show {NOTEBOOKS[0].name} ({exc}); the page's requests, "
+                             f"console and Voila's log are in {folder}; last events: {watch.timeline[-15:]}") from None
     assert not watch.outside, f"requests left 127.0.0.1: {sorted(set(watch.outside))}"
     # (Voila 0.5's own list page logs 404s from its widget manager looking for a kernel; not ours.)
 
