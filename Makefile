@@ -60,8 +60,22 @@ npm:
 	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $(APT_GET) update -qq && $(APT_GET) install -y -qq npm >/dev/null; }
 
+# make dashboard: sized for one learner on a laptop (voila.json): the index's kernel has run it before the
+# learner opens it, and one spare kernel with torch, matplotlib and ipywidgets imported waits for
+# whichever page comes next, in either language; nothing else runs until a page is opened.
+#   NOTEBOOK=05_cat_milk_it.ipynb    preheat that notebook instead of the index (at most one is)
+#   ATTNLAB_LANG=zh                  the Chinese edition: its index (notebooks/zh/) is the page to open
+#                                    and the one preheated (not LANG, which every shell sets)
+# Every notebook preheated, as a room of learners wants: `make lesson` (below).
+ATTNLAB_LANG ?= en
+NOTEBOOK ?=
+DASHBOARD_PAGE = $(if $(filter zh,$(ATTNLAB_LANG)),$(if $(filter zh/%,$(NOTEBOOK)),,zh/))$(or $(NOTEBOOK),00_index.ipynb)
 dashboard: setup
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+	@case "$(ATTNLAB_LANG)" in en|zh) ;; *) echo "make dashboard: ATTNLAB_LANG must be en or zh, got '$(ATTNLAB_LANG)'" >&2; exit 2;; esac
+	@test -f "notebooks/$(DASHBOARD_PAGE)" || { echo "make dashboard: NOTEBOOK: no notebooks/$(DASHBOARD_PAGE) (expected a notebook of notebooks/, e.g. 05_cat_milk_it.ipynb)" >&2; exit 2; }
+	@echo "make dashboard: open http://127.0.0.1:$(PORT)/voila/render/$(DASHBOARD_PAGE) (preheated; every other page takes the spare kernel)"
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) \
+	  --VoilaKernelManager.kernel_pools_config='{"$(DASHBOARD_PAGE)": {"pool_size": 1}, "default": {"pool_size": 0}}'
 
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
 # the class (started at once, never refilled; late arrivals get a fresh kernel in ~6 s).
@@ -71,7 +85,7 @@ dashboard: setup
 # With IP other than 127.0.0.1 a class token is required: it is printed at start inside the address
 # to give learners (CLASS_TOKEN=... chooses it).
 LEARNERS ?= 20
-NOTEBOOK ?= 01_kernel_regression.ipynb
+LESSON_NOTEBOOK = $(or $(NOTEBOOK),01_kernel_regression.ipynb)
 IP ?= 127.0.0.1
 MAX_KERNELS ?= 0
 MAX_PER_CLIENT ?= 6
@@ -79,7 +93,7 @@ lesson: setup
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} ATTNLAB_CLASS_TOKEN=$(CLASS_TOKEN) \
 	  $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
 	  --ClassroomKernelManager.max_kernels=$(MAX_KERNELS) --ClassroomKernelManager.max_per_client=$(MAX_PER_CLIENT) \
-	  --VoilaKernelManager.kernel_pools_config='{"$(NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
+	  --VoilaKernelManager.kernel_pools_config='{"$(LESSON_NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
 	  --ClassroomKernelManager.refill_pool=False
 
 # A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README),
@@ -87,13 +101,13 @@ lesson: setup
 DURATION ?= 60
 ARRIVE ?= 0
 classroom: test-setup
-	$(PY) bench/bench_classroom.py --mode lesson --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK) \
+	$(PY) bench/bench_classroom.py --mode lesson --learners $(LEARNERS) --duration $(DURATION) --notebook $(LESSON_NOTEBOOK) \
 	  --arrive-over $(ARRIVE)
 # The same class through the hub of `make hub`: each learner logs in, gets a server of their own (no
 # pool), opens NOTEBOOK, moves sliders, leaves; servers idle for CULL seconds are culled.
 CULL ?= 180
 classroom-hub: test-setup
-	$(PY) bench/bench_classroom.py --mode hub --learners $(LEARNERS) --duration $(DURATION) --notebook $(NOTEBOOK) \
+	$(PY) bench/bench_classroom.py --mode hub --learners $(LEARNERS) --duration $(DURATION) --notebook $(LESSON_NOTEBOOK) \
 	  --arrive-over $(ARRIVE) --cull $(CULL) --after $$(( $(CULL) * 5 ))
 
 # JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every

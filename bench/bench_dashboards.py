@@ -1,11 +1,13 @@
 """Dashboards as a learner feels them: time to first render (cold and preheated) and the latency
 from a slider key press to new pixels on screen, for every notebook (found: notebooks/*.ipynb).
 
-    .venv/bin/python bench/bench_dashboards.py [--presses 20] [--only 01] [--no-profile]
+    .venv/bin/python bench/bench_dashboards.py [--presses 20] [--only 01] [--no-profile] [--server laptop]
 
 Render time: from navigation start to every live panel's image decoded (performance.now() in the
 page, whose origin is the navigation). "cold": a server with preheating off (a fresh kernel runs
-the notebook on request). "preheated": the shipped voila.json (a pooled kernel already ran it).
+the notebook on request). "preheated": a kernel preheated for every notebook, refilled after a page took it
+(pool_per_notebook(); a pooled kernel already ran it). "laptop": the shipped voila.json, as `make dashboard`
+serves a learner (the index preheated, a spare kernel with its imports done for any other page).
 Slider latency: measured in the page, from the keydown (capture listener) to the first animation
 frame after the panel's <img> has loaded its new src (MutationObserver on src + load + rAF). The
 presses come in runs of 5 on one slider, as dragging a slider by keys makes them, then the next
@@ -33,7 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (  # noqa: E402
-    ARGS, chromium_path, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels)
+    ARGS, chromium_path, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels,
+    pool_per_notebook)
 
 
 LATENCY_PROBE = """() => {
@@ -168,8 +171,14 @@ def main():
     ap.add_argument("--switch-pause", type=float, default=0.15,
                     help="seconds before the first press on another slider (0.15 = as between presses; a "
                          "learner moving the mouse to another slider takes 0.5 s or more)")
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "dashboards.json"))
+    ap.add_argument("--server", choices=["preheated", "laptop"], default="preheated",
+                    help="""preheated: a kernel preheated for every notebook (the 'heated' column); laptop: the
+                    shipped voila.json as `make dashboard` serves it (the index preheated, a spare kernel for
+                    the other pages; the 'heated' column is then their first render)""")
+    ap.add_argument("--out", default=None, help="default: bench/results/dashboards[-laptop].json")
     a = ap.parse_args()
+    if a.out is None:
+        a.out = str(ROOT / "bench" / "results" / ("dashboards.json" if a.server == "preheated" else "dashboards-laptop.json"))
     notebooks = [p for p in NOTEBOOKS if a.only in p.name]
     load0 = os.getloadavg()
     from playwright.sync_api import sync_playwright
@@ -191,13 +200,17 @@ def main():
                 print(f"cold      {p.name:40s} {t:6.2f} s", flush=True)
         finally:
             server.stop()
-        # Preheated: the shipped voila.json (a pool per notebook); latency measured here too.
-        server = VoilaServer(notebooks[0].parent, logdir / "voila-preheated.log")
+        # Preheated: a pool per notebook (pool_per_notebook), or with --laptop the shipped voila.json
+        # (`make dashboard`); latency measured here too.
+        server = VoilaServer(notebooks[0].parent, logdir / f"voila-{a.server}.log",
+                             [] if a.server == "laptop" else pool_per_notebook())
         try:
             settle(server, quiet=8)
             for p in notebooks:
                 settle(server, quiet=3)
                 t, page, ctx = render_time(browser, server, p)
+                if a.server == "laptop":
+                    time.sleep(11)         # the next spare starts spare_delay (10 s) after a page took one
                 settle(server, quiet=3)    # the pool refills 1 s after a take: ~5 s of CPU, not ours
                 slider_latencies.split = []
                 lat = slider_latencies(page, a.presses, a.switch_pause) if results[p.name]["panels"] else []

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from dashboard_helpers import (ARGS, ChromiumNotFound, NOTEBOOK_DIR, NOTEBOOKS, PREHEATED, PageWatch, VoilaServer,
-                               close_like_a_learner, chromium_path, settle)
+                               close_like_a_learner, chromium_path, pool_per_notebook, settle)
 
 
 def pytest_collection_modifyitems(items):
@@ -19,16 +19,16 @@ def pytest_collection_modifyitems(items):
 def voila_server(tmp_path_factory):
     if not NOTEBOOKS:
         pytest.skip(f"no notebooks in {NOTEBOOK_DIR}")
-    # voila.json as `make dashboard` has it, but the pool is not refilled (refill_pool=False, as
-    # `make lesson`): each notebook's page takes its preheated kernel once; a second page of the same
-    # notebook (index links, the reload after a lost widget) gets a fresh kernel, Voila's path without a
-    # pool (as on Binder). With fill_delay 1 s every page started a refill nobody opened: 22 notebook
-    # executions per session for nothing.
+    # voila.json, but a kernel preheated for every notebook and no spare (pool_per_notebook; a learner's
+    # `make dashboard` preheats only the index), not refilled (as `make lesson`): each notebook's page
+    # takes its preheated kernel once; a second page of the same notebook (index links, the reload after
+    # a lost widget) gets a fresh kernel, Voila's path without a pool (as on Binder). With fill_delay 1 s
+    # every page started a refill nobody opened: 22 notebook executions per session for nothing.
     # The classroom's claim timeout (voila.json: 120 s) is raised: on a loaded machine a page's kernel was
     # shut down before the page's websocket came (both dashboard pages failed that way at load 25, and
     # again at 40). The claim timeout is test_classroom.py's, on servers of its own.
     server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log",
-                         ["--ClassroomKernelManager.refill_pool=False", "--ClassroomKernelManager.claim_timeout=600"])
+                         [*pool_per_notebook(refill=False), "--ClassroomKernelManager.claim_timeout=600"])
     # Every notebook's preheated kernel (both languages) has run before a page opens: on two cores
     # they start together, and the first pages would otherwise wait on them (and take Voila's
     # hand-over path).

@@ -18,9 +18,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("ATTNLAB_NOTEBOOKS", ROOT / "notebooks")).resolve()
 NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb") if not p.name.startswith("."))
-# What a Voila server of NOTEBOOK_DIR preheats (voila.json: a pool of one per notebook): every notebook
-# under it, as Voila finds them (rglob, checkpoints left out), so notebooks/zh/ too.
+# What a Voila server of NOTEBOOK_DIR started with pool_per_notebook() preheats: every notebook under it,
+# as Voila finds them (rglob, checkpoints left out), so notebooks/zh/ too.
 PREHEATED = sorted(p for p in NOTEBOOK_DIR.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def pool_per_notebook(refill=True):
+    """Voila options for a kernel preheated for every notebook and no spare kernel: what the browser
+    tests and the preheated benchmarks serve (voila.json's own default is a learner's laptop: the
+    index preheated and one spare kernel, issue 41). ``refill``: refill a pool after a page took its
+    kernel (Voila's way, after fill_delay) or leave it empty (`make lesson`'s way)."""
+    return ['--VoilaKernelManager.kernel_pools_config={"default": {"pool_size": 1}}',
+            "--ClassroomKernelManager.spare_kernels=0", f"--ClassroomKernelManager.refill_pool={refill}"]
 SCREENSHOTS = ROOT / "screenshots"
 # Which Chromium to launch is decided in one place, tools/chromium.py (ATTNLAB_CHROMIUM, then
 # Debian's, then Playwright's own): tests, tools and benches call chromium_path().

@@ -14,9 +14,9 @@ import urllib.request
 import nbformat
 import pytest
 
-from dashboard_helpers import JupyterServer, VoilaServer, close_like_a_learner, settle
+from dashboard_helpers import JupyterServer, VoilaServer, close_like_a_learner, pool_per_notebook, settle
 
-FAST = ["--ClassroomKernelManager.check_interval=0.5", "--VoilaKernelManager.fill_delay=0.5"]
+FAST = ["--ClassroomKernelManager.check_interval=0.5", "--VoilaKernelManager.fill_delay=0.5", *pool_per_notebook()]
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def tiny_notebooks(tmp_path_factory):
     return root
 
 
-POOL = 2   # voila.json's default_pool_size 1, for tiny.ipynb and zh/tiny.ipynb
+POOL = 2   # pool_per_notebook(): one each for tiny.ipynb and zh/tiny.ipynb
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from dashboard_helpers import (NOTEBOOK_DIR, ROOT, SCREENSHOTS, VoilaServer, expected_panels, settle, slider_step,
-                               wait_for_panels)
+from dashboard_helpers import (NOTEBOOK_DIR, ROOT, SCREENSHOTS, VoilaServer, expected_panels, pool_per_notebook, settle,
+                               slider_step, wait_for_panels)
 
 NAME = "02_scoring_functions.ipynb"
 RENDER_TIMEOUT = 120_000     # ms
@@ -59,7 +59,7 @@ def lesson(tmp_path_factory):
     if (ROOT / "notebooks" / "zh" / NAME).exists():
         shutil.copy(ROOT / "notebooks" / "zh" / NAME, where / "zh" / NAME)
     state = {"dir": where, "log": where.parent / "voila.log"}
-    state["server"] = VoilaServer(where, state["log"], env=ENV)
+    state["server"] = VoilaServer(where, state["log"], pool_per_notebook(), env=ENV)
     settle(state["server"], min_kernels=1)
     yield state
     state["server"].stop()
@@ -225,7 +225,8 @@ def test_a_server_restart_says_so_and_the_lesson_comes_back(lesson, new_page):
     shoot(page, "server-down-waiting")
     # ... and reloads by itself once the server is back.
     with page.expect_navigation(wait_until="commit", timeout=RENDER_TIMEOUT):
-        lesson["server"] = server = VoilaServer(lesson["dir"], lesson["log"], port=server.port, env=ENV)
+        lesson["server"] = server = VoilaServer(lesson["dir"], lesson["log"], pool_per_notebook(), port=server.port,
+                                                 env=ENV)
     watch.reloads.clear()
     ready(page, server, watch, 2 * RENDER_TIMEOUT)   # a cold server: its kernels start as the page waits
     assert slider_moves_figure(page), "after the restart the slider does not move the figure"
