@@ -219,6 +219,28 @@ def test_notebook_list_stays_local(voila_server, new_page):
     # (Voila 0.5's own list page logs 404s from its widget manager looking for a kernel; not ours.)
 
 
+def test_the_notebook_list_is_written_by_the_server(voila_server, new_page):
+    """Voila's own list is drawn by script and stayed empty when its contents arrived before its plugins
+    had started (3 of 6 loads under CPU load, issue 42); the attnlab template's list is in the HTML, so
+    it shows with scripts off, and each link opens its dashboard in the same tab. /voila/tree/zh lists
+    the Chinese edition, in Chinese."""
+    import urllib.request
+    with urllib.request.urlopen(voila_server.url + "/", timeout=60) as r:
+        html = r.read().decode()
+    for p in NOTEBOOKS:
+        assert f'href="/voila/render/{p.name}"' in html, p.name
+    assert 'href="/voila/tree/zh"' in html and "<script" not in html and 'lang="en"' in html
+    with urllib.request.urlopen(voila_server.url + "/voila/tree/zh", timeout=60) as r:
+        zh = r.read().decode()
+    assert 'lang="zh"' in zh and "attnlab：笔记本" in zh
+    for p in ZH_NOTEBOOKS:
+        assert f'href="/voila/render/zh/{p.name}"' in zh, p.name
+    page, watch = new_page(java_script_enabled=False)
+    page.goto(voila_server.url + "/", timeout=RENDER_TIMEOUT)
+    page.get_by_role("link", name=NOTEBOOKS[0].name).wait_for(timeout=5_000)     # no script: already there
+    assert page.get_by_role("link", name=NOTEBOOKS[0].name).get_attribute("target") is None
+
+
 def test_a_page_without_panels_fails_saying_what_it_shows(new_page):
     """The readiness wait of every browser test explains a timeout (a CI run once said only
     'Timeout 120000ms exceeded')."""
