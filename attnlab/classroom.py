@@ -19,8 +19,10 @@ dashboards uses them: ``voila notebooks/`` from the repository root and ``make d
    (``ATTNLAB_MAX_KERNELS``, ``make lesson MAX_KERNELS=...``; 0: from the memory available at
    start, a cgroup's or JupyterHub's MEM_LIMIT included, divided by ``kernel_mb``, a measured
    kernel's size), when less than ``kernel_mb`` of memory is free now (beyond ``reserve_mb``),
-   or when one client address already holds ``max_per_client`` page kernels (loopback clients
-   excepted unless ``limit_loopback``: behind a proxy every learner is 127.0.0.1). The page then
+   or when one client already holds ``max_per_client`` page kernels: one browser, where the class link
+   gave it an identity (a cookie; a class behind one NAT address is then many clients), else one
+   address (loopback clients excepted unless ``limit_loopback``: behind a proxy every learner is
+   127.0.0.1). The page then
    says so in the learner's language (HTTP 503, "This lesson is full..."), before anything else
    is sent;
 3. **starts a page kernel's imports while the page loads** (``warm_imports``; issue 24 item 6):
@@ -76,7 +78,7 @@ from .i18n import gettext as _
 from .i18n import language
 
 __all__ = ["ClassroomKernelManager", "ClassroomIdentityProvider", "page_language", "memory_available_mb",
-           "is_loopback", "warm_up_line", "adopt_line"]
+           "is_loopback", "warm_up_line", "adopt_line", "learner_client"]
 
 MAX_KERNELS_ENV = "ATTNLAB_MAX_KERNELS"
 MAX_PER_CLIENT_ENV = "ATTNLAB_MAX_PER_CLIENT"
@@ -358,13 +360,16 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     # -- admission ---------------------------------------------------------------------------
     def _admit(self, spare=False):
         """Let the current page have a kernel, or answer it with the "full" page (503). With
-        ``spare`` the page takes a kernel the server already holds: only the per-client limit applies."""
+        ``spare`` the page takes a kernel the server already holds: only the per-client limit applies.
+        The client is the browser where the class link gave it an identity (``learner_client``), else
+        its address."""
         handler = _handler()
-        client = getattr(getattr(handler, "request", None), "remote_ip", None)
+        address = getattr(getattr(handler, "request", None), "remote_ip", None)
+        client = learner_client(handler)
         reason, limit = None, self.ceiling
         # a page adopting a spare is in _reserved and its kernel is already listed: count it once
         held = len(self.list_kernel_ids()) + sum(self._reserved.values()) - self._adopting
-        per_client = self.max_per_client and client is not None and (self.limit_loopback or not is_loopback(client))
+        per_client = self.max_per_client and address is not None and (self.limit_loopback or not is_loopback(address))
         if per_client and (sum(1 for k in self._page_kernels.values() if k["client"] == client)
                            + self._reserved.get(client, 0)) >= self.max_per_client:
             reason, limit = "client", self.max_per_client
@@ -616,6 +621,19 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                 self._page_kernels.pop(kernel_id, None)
 
 
+LEARNER_COOKIE = "attnlab-learner"
+
+
+def learner_client(handler):
+    """Whom a page's kernels count against for ``max_per_client``: ``"<address> <browser id>"`` when the
+    request came with the identity ClassroomIdentityProvider gave this browser with the class link (a
+    class behind one NAT address is then 30 browsers, not one client), else the address alone (plain
+    GETs without cookies, a server without a class token). None without a request."""
+    address = getattr(getattr(handler, "request", None), "remote_ip", None)
+    browser = getattr(handler, "attnlab_learner", None)
+    return f"{address} {browser}" if address is not None and browser else address
+
+
 def _lan_address():
     """This machine's address on its network (no packet is sent), or its host name."""
     try:
@@ -637,6 +655,7 @@ class ClassroomIdentityProvider(PasswordIdentityProvider):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self._browser_key = secrets.token_bytes(32)      # signs browsers' identities (this server's run only)
         app = self.parent
         ip = getattr(app, "ip", "127.0.0.1") or "0.0.0.0"
         self.required = self.require_token == "yes" or (self.require_token == "auto" and not is_loopback(ip))
@@ -653,6 +672,22 @@ class ClassroomIdentityProvider(PasswordIdentityProvider):
     def _digest(self):
         return hmac.new(self.class_token.encode(), b"attnlab-class", "sha256").hexdigest()
 
+    def _sign(self, browser):
+        return hmac.new(self._browser_key, browser.encode(), "sha256").hexdigest()[:32]
+
+    def _identify(self, handler):
+        """Give the browser that came with the class link (or its cookie) an identity of its own, kept in a
+        signed cookie (a new one if it has none, or one this server did not sign), for ClassroomKernelManager's
+        per-client limit (learner_client). A browser can drop its cookie and come back as another learner;
+        the kernel ceiling bounds what that can take."""
+        value = handler.get_cookie(LEARNER_COOKIE) or ""
+        browser, _, signature = value.partition(".")
+        if not (browser and signature and hmac.compare_digest(signature, self._sign(browser))):
+            browser = secrets.token_urlsafe(12)
+            handler.set_cookie(LEARNER_COOKIE, f"{browser}.{self._sign(browser)}",
+                               path=getattr(handler, "base_url", "/") or "/", httponly=True, samesite="Lax")
+        handler.attnlab_learner = browser
+
     def get_user(self, handler):
         if not self.required:
             return super().get_user(handler)
@@ -663,9 +698,11 @@ class ClassroomIdentityProvider(PasswordIdentityProvider):
         if given is not None and hmac.compare_digest(given, self.class_token):
             handler.set_cookie(self.cookie, self._digest(), path=getattr(handler, "base_url", "/") or "/",
                                httponly=True, samesite="Lax")
+            self._identify(handler)
             return User("learner")
         cookie = handler.get_cookie(self.cookie)
         if cookie is not None and hmac.compare_digest(cookie, self._digest()):
+            self._identify(handler)
             return User("learner")
         handler.set_status(403)
         handler.set_header("Content-Type", "text/html; charset=UTF-8")

@@ -166,6 +166,67 @@ def test_admission_the_ceiling_and_the_per_client_limit(monkeypatch):
         CallContext.set(CallContext.JUPYTER_HANDLER, None)
 
 
+def test_the_class_link_gives_each_browser_an_identity_its_cookie_keeps():
+    provider = classroom.ClassroomIdentityProvider(parent=FakeVoila(ip="0.0.0.0"), token="", class_token="s3cret-x")
+    first = FakeHandler(args={"token": "s3cret-x"})
+    provider.get_user(first)
+    assert first.attnlab_learner and first.cookies[classroom.LEARNER_COOKIE].startswith(first.attnlab_learner + ".")
+    again = FakeHandler(cookies=first.cookies)                       # the same browser, the next page
+    provider.get_user(again)
+    assert again.attnlab_learner == first.attnlab_learner
+    other = FakeHandler(args={"token": "s3cret-x"})                   # another browser, same address
+    provider.get_user(other)
+    assert other.attnlab_learner != first.attnlab_learner
+    forged = FakeHandler(cookies={**first.cookies, classroom.LEARNER_COOKIE: "chosen-id.0000"})
+    provider.get_user(forged)
+    assert forged.attnlab_learner != "chosen-id"                     # not signed by this server: a new identity
+    assert classroom.learner_client(again) == f"10.0.0.2 {first.attnlab_learner}"
+    assert classroom.learner_client(FakeHandler()) == "10.0.0.2"     # no identity: the address
+    assert classroom.learner_client(None) is None
+
+
+def test_a_class_behind_one_address_is_many_browsers_and_one_browser_is_still_limited():
+    """30 learners reaching the server through one NAT address each get their page (max_per_client 6);
+    one learner opening a seventh page is refused, and so are plain GETs without cookies past 6."""
+    from jupyter_server.base.call_context import CallContext
+    from tornado.web import Finish
+    provider = classroom.ClassroomIdentityProvider(parent=FakeVoila(ip="0.0.0.0"), token="", class_token="s3cret-x")
+    km = classroom.ClassroomKernelManager(max_kernels=100, max_per_client=6)
+
+    def open_page(handler, n):
+        CallContext.set(CallContext.JUPYTER_HANDLER, handler)
+        client = km._admit()
+        km._release(client)
+        km._page_kernels[f"k{n}"] = dict(client=client)
+        return client
+
+    try:
+        learners = [FakeHandler(ip="203.0.113.9", args={"token": "s3cret-x"}) for _ in range(30)]
+        for n, handler in enumerate(learners):
+            provider.get_user(handler)
+            open_page(handler, n)
+        assert len(km._page_kernels) == 30 and len({k["client"] for k in km._page_kernels.values()}) == 30
+        same = learners[0].cookies
+        for n in range(5):                                  # the first learner's pages 2..6
+            handler = FakeHandler(ip="203.0.113.9", cookies=same)
+            provider.get_user(handler)
+            open_page(handler, 100 + n)
+        seventh = FakeHandler(ip="203.0.113.9", cookies=same)
+        provider.get_user(seventh)
+        CallContext.set(CallContext.JUPYTER_HANDLER, seventh)
+        with pytest.raises(Finish):
+            km._admit()
+        assert seventh.status == 503
+        for n in range(6):                                  # a script without cookies: the address's own bucket
+            open_page(FakeHandler(ip="203.0.113.9"), 200 + n)
+        plain = FakeHandler(ip="203.0.113.9")
+        CallContext.set(CallContext.JUPYTER_HANDLER, plain)
+        with pytest.raises(Finish):
+            km._admit()
+    finally:
+        CallContext.set(CallContext.JUPYTER_HANDLER, None)
+
+
 # -- warm imports (issue 24 item 6) ------------------------------------------------------------
 def test_warm_imports_refuse_what_is_not_a_module_name():
     with pytest.raises(ValueError, match=r"warm_imports: expected dotted module names .* got 'torch; import os'"):

@@ -117,6 +117,25 @@ def test_without_the_class_token_403(serve):
     assert status == 200 and "hello from the kernel" in body
 
 
+def test_a_class_behind_one_address_gets_its_pages_and_one_browser_is_still_limited(serve):
+    """Every learner comes from 127.0.0.1 here, as a class behind one NAT address does: with the class link
+    each browser is a client of its own (a cookie), so 8 learners all get their page with max_per_client 2;
+    one of them opening a third page is refused. (30 learners: tests/test_classroom_unit.py.)"""
+    server = serve("--ClassroomIdentityProvider.require_token=yes", "--ClassroomIdentityProvider.class_token=s3cret-class",
+                   "--ClassroomKernelManager.max_per_client=2", "--ClassroomKernelManager.limit_loopback=True",
+                   "--ClassroomKernelManager.claim_timeout=60")
+    page = server.url + "/voila/render/tiny.ipynb"
+    learners = [urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+                for _ in range(8)]
+    for opener in learners:
+        assert get(server.url + "/?token=s3cret-class", opener)[0] == 200
+        status, body = get(page, opener)
+        assert status == 200 and "hello from the kernel" in body
+    assert get(page, learners[0])[0] == 200                       # the first learner's second page
+    status, body = get(page, learners[0])
+    assert status == 503 and "Too many lesson pages open on this computer" in body
+
+
 def test_a_browser_closing_early_leaves_no_kernel_and_a_page_that_stays_keeps_its_own(serve, browser):
     # the claim time must cover a page's boot (3.6 MB of scripts) on two busy cores
     server = serve("--ClassroomKernelManager.claim_timeout=20", "--ClassroomKernelManager.release_grace=3",
