@@ -122,9 +122,16 @@ $(VENV)/.hubdeps: requirements-hub.txt $(VENV)/.runtime | $(if $(filter $(VENV)/
 	touch $@
 $(CHP): | npm
 	mkdir -p build/hub && cd build/hub && npm install --no-audit --no-fund --silent configurable-http-proxy@4.6.3
+# Learners' servers run as their own Unix users, so they need a Python those users can run: the venv's,
+# unless its base interpreter is private (pyenv under /root): then a venv of the system's python3 that
+# reads .venv's packages (tools/learners_python.py; as root only, since only root can check as another user).
 hub-setup: $(VENV)/.hubdeps $(CHP)
+	@if [ "$$(id -u)" = 0 ]; then $(PY) tools/learners_python.py build/hub/learners || true; fi
+# HUB_MODE=dashboards (default: Voila pages only, no typed code runs) or lab (JupyterLab for the exercises);
+# TLS: ATTNLAB_HUB_SSL_CERT and ATTNLAB_HUB_SSL_KEY in the environment (docs/teaching.md).
+HUB_MODE ?= dashboards
 hub: hub-setup
-	ATTNLAB_HUB_IP=$(HUB_IP) ATTNLAB_HUB_PORT=$(HUB_PORT) ATTNLAB_HUB_PASSWORD=$(HUB_PASSWORD) \
+	ATTNLAB_HUB_IP=$(HUB_IP) ATTNLAB_HUB_PORT=$(HUB_PORT) ATTNLAB_HUB_PASSWORD=$(HUB_PASSWORD) ATTNLAB_HUB_MODE=$(HUB_MODE) \
 	  $(VENV)/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 
 lab: setup

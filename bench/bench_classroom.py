@@ -37,7 +37,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -48,10 +47,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (  # noqa: E402
     ARGS, chromium_path, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels,
-    _wait_listening, free_port, http_status, hub_user_servers, stop_hub)
+    HUB_PROXY, LearnerAccounts)
+from dashboard_helpers import Hub as HelperHub  # noqa: E402
 
-HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"
-PROXY = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 HUB_PASSWORD = "class-rehearsal-password"
 # The live page is complete: progressive rendering has replaced every stored output (as test_hub.py).
 LIVE = "() => !document.querySelector('.attnlab-stored') && !document.querySelector('.voila-skeleton-container')"
@@ -66,40 +64,23 @@ def _pss_mb(proc):
         return 0.0
 
 
-class Hub:
-    """JupyterHub as `make hub` starts it (its config file, the local process spawner), on 127.0.0.1
-    and free ports (ATTNLAB_TEST_PORTS' range when set; the learners' servers too), in a temporary
-    state directory; `stop` ends it, its proxy, culler and every learner's server."""
+class Hub(HelperHub):
+    """JupyterHub as `make hub` starts it (tests/browser/dashboard_helpers.py: its config file, learners as Unix
+    users of a group and homes of this run's own, removed at the end), on 127.0.0.1 and free ports
+    (ATTNLAB_TEST_PORTS' range when set; the learners' servers too), in a temporary state directory;
+    `stop` ends it, its proxy, culler and every learner's server."""
 
     def __init__(self, logdir, cull):
-        import psutil
-        if not PROXY.exists():
+        if not HUB_PROXY.exists():
             sys.exit("configurable-http-proxy is not installed in build/hub: run `make hub-setup` first")
-        self.state = tempfile.TemporaryDirectory(prefix="attnlab-hub-")
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, ATTNLAB_HUB_DIR=self.state.name, ATTNLAB_HUB_IP="127.0.0.1",
-                   ATTNLAB_HUB_PORT=str(self.port), ATTNLAB_HUB_API_PORT=str(free_port()),
-                   ATTNLAB_HUB_PROXY_API_PORT=str(free_port()), ATTNLAB_HUB_PASSWORD=HUB_PASSWORD,
-                   ATTNLAB_HUB_CULL=str(int(cull)), ATTNLAB_HUB_SPAWNER="simple",
-                   PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-        if os.environ.get("ATTNLAB_TEST_PORTS"):
-            env["ATTNLAB_HUB_USER_PORTS"] = os.environ["ATTNLAB_TEST_PORTS"]
-        self.log_path = logdir / "hub-classroom.log"
-        self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB_CONFIG)], cwd=self.state.name,
-                                     env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.ps = psutil.Process(self.proc.pid)
-        _wait_listening(self.proc, self.port, "jupyterhub", self.log_path, timeout=180)
-        deadline = time.time() + 180      # the proxy listens before the hub has added its route
-        while http_status(self.url + "/hub/login") != 200:
-            if time.time() > deadline:
-                raise RuntimeError(f"the hub's login page did not answer; see {self.log_path}")
-            time.sleep(1)
-
-    def user_servers(self):
-        """{learner: process} of the single-user servers running now."""
-        return hub_user_servers(self.ps)
+        if os.geteuid() != 0:
+            sys.exit("the hub creates a Unix user per learner: run the rehearsal as root")
+        self.tmp = tempfile.TemporaryDirectory(prefix="attnlab-hub-")
+        self.accounts = LearnerAccounts()
+        super().__init__(self.tmp.name, self.accounts, HUB_PASSWORD, ATTNLAB_HUB_CULL=str(int(cull)))
+        self.start()
+        (logdir / "hub-classroom.log").write_text("(the hub's log is in its state directory while it runs; copied here at the end)\n")
+        self.logdir = logdir
 
     def kernels(self):
         import psutil
@@ -136,13 +117,11 @@ class Hub:
             return 0.0
         return sum(_pss_mb(p) for p in procs if p.pid not in theirs)
 
-    def log(self):
-        return self.log_path.read_text(errors="replace")
-
     def stop(self):
-        stop_hub(self.proc)
-        self._log.close()
-        self.state.cleanup()
+        super().stop()
+        (self.logdir / "hub-classroom.log").write_text(self.log())
+        self.accounts.remove()
+        self.tmp.cleanup()
 
 
 class LearnerSampler(threading.Thread):
@@ -210,7 +189,7 @@ async def hub_login(page, hub, name, rec):
 async def learner(i, browser, server, path, duration, start_at, out, hub=False):
     ctx = await browser.new_context(viewport={"width": 1280, "height": 1000})
     page = await ctx.new_page()
-    name = f"learner{i:02d}"
+    name = server.accounts.name(f"learner{i:02d}") if hub else f"learner{i:02d}"
     rec = {"learner": i, "notebook": path.name, "errors": [], "outside": [], "moves": 0, "stuck_moves": 0}
     page.on("pageerror", lambda e: rec["errors"].append(f"pageerror: {str(e)[:200]}"))
     page.on("console", lambda m: rec["errors"].append(f"console: {m.text[:200]}") if m.type == "error" else None)

@@ -1,6 +1,9 @@
 """deploy/jupyterhub/jupyterhub_config.py read as JupyterHub reads it (a `c` from get_config), without
-starting a hub: the learners' server ports (ATTNLAB_HUB_USER_PORTS). The hub itself is tested in
-tests/browser/test_hub.py."""
+starting a hub (ATTNLAB_HUB_READ_ONLY: no start checks, no banner): the learners' server ports
+(ATTNLAB_HUB_USER_PORTS), the modes, TLS and what is refused at start, the learner checks of the
+pre-spawn hook. The hub itself is tested in tests/browser/test_hub.py and test_hub_isolation.py."""
+import os
+import re
 import runpy
 import socket
 from pathlib import Path
@@ -9,20 +12,27 @@ from types import SimpleNamespace
 import pytest
 
 pytest.importorskip("traitlets")
+pytest.importorskip("jupyterhub")
 from traitlets.config import Config  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "jupyterhub" / "jupyterhub_config.py"
 
 
-def load(monkeypatch, tmp_path, **env):
-    for key in ("ATTNLAB_HUB_USER_PORTS", "ATTNLAB_HUB_PASSWORD", "ATTNLAB_HUB_SPARE"):
+HUB_ENV = ("ATTNLAB_HUB_USER_PORTS", "ATTNLAB_HUB_PASSWORD", "ATTNLAB_HUB_SPARE", "ATTNLAB_HUB_MODE", "ATTNLAB_HUB_IP",
+           "ATTNLAB_HUB_SSL_CERT", "ATTNLAB_HUB_SSL_KEY", "ATTNLAB_HUB_TLS_PROXY", "ATTNLAB_HUB_INSECURE",
+           "ATTNLAB_HUB_SPAWNER", "ATTNLAB_HUB_GROUP", "ATTNLAB_HUB_HOMES", "ATTNLAB_LANG", "SUDO_UID")
+
+
+def load(monkeypatch, tmp_path, read_only=True, **env):
+    for key in HUB_ENV:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("ATTNLAB_HUB_DIR", str(tmp_path))
     monkeypatch.setenv("ATTNLAB_HUB_PASSWORD", "a-class-password")
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     c = Config()
-    runpy.run_path(str(CONFIG), init_globals={"get_config": lambda: c})
+    names = runpy.run_path(str(CONFIG), init_globals={"get_config": lambda: c, "ATTNLAB_HUB_READ_ONLY": read_only})
+    c.names = names
     return c
 
 
@@ -32,7 +42,7 @@ def spawner(name):
 
 def test_without_a_range_jupyterhub_chooses_the_ports(monkeypatch, tmp_path):
     c = load(monkeypatch, tmp_path)
-    assert "pre_spawn_hook" not in c.Spawner
+    assert c.names["hooks"] == [c.names["prepare_learner"]]
 
 
 def test_a_bad_range_is_refused_by_name(monkeypatch, tmp_path):
@@ -48,7 +58,7 @@ def test_each_learner_gets_a_free_port_of_the_range(monkeypatch, tmp_path):
         busy.listen()
         low = busy.getsockname()[1]
         c = load(monkeypatch, tmp_path, ATTNLAB_HUB_USER_PORTS=f"{low}-{low + 2}")
-        hook = c.Spawner.pre_spawn_hook
+        hook = c.names["pick_port"]
         a, b, d = spawner("alice"), spawner("bob"), spawner("carol")
         hook(a)
         assert a.port != low and low < a.port <= low + 2        # the busy port is skipped
@@ -79,3 +89,140 @@ def test_each_learners_server_keeps_one_spare_kernel_unless_told_otherwise(monke
     for bad in ("-1", "one"):
         with pytest.raises(ValueError, match=rf"ATTNLAB_HUB_SPARE: expected a count of spare kernels per learner \(0, 1, ...\), got '{bad}'"):
             load(monkeypatch, tmp_path, ATTNLAB_HUB_SPARE=bad)
+
+
+# -- who learners are (issue 40) --------------------------------------------------------------------
+def test_learners_are_unix_users_made_by_jupyterhub_in_a_group_of_their_own(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_GROUP="class-3b", ATTNLAB_HUB_HOMES="/srv/learners")
+    auth = c.JupyterHub.authenticator_class
+    from jupyterhub.auth import LocalAuthenticator
+    from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
+    assert issubclass(auth, LocalAuthenticator) and issubclass(auth, SharedPasswordAuthenticator)
+    assert c.LocalAuthenticator.create_system_users is True
+    cmd = c.LocalAuthenticator.add_user_cmd
+    assert cmd[:4] == ["useradd", "--create-home", "--home-dir", "/srv/learners/USERNAME"]
+    assert cmd[cmd.index("--gid") + 1] == "class-3b" and cmd[cmd.index("--shell") + 1] == "/usr/sbin/nologin"
+    assert "HOME_MODE=0700" in cmd
+    assert c.JupyterHub.spawner_class == "localprocess"          # JupyterHub's: the server runs as that user
+    assert c.Spawner.notebook_dir == "~/attnlab"
+    assert re.fullmatch(c.Authenticator.username_pattern, "alice") and re.fullmatch(c.Authenticator.username_pattern, "zhang-3")
+    for bad in ("Alice", "../root", "a b", "1abc", "x" * 40):
+        assert not re.fullmatch(c.Authenticator.username_pattern, bad), bad
+
+
+def test_a_name_the_machine_already_has_is_not_a_learner(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_GROUP="attnlab-nobody-here")
+    auth = c.JupyterHub.authenticator_class(config=c)
+    assert auth.check_blocked_users("root") is False
+    assert auth.check_blocked_users("daemon") is False
+    assert auth.check_blocked_users("attnlab-no-such-user-xyz") is True       # a new name: the hub creates the user
+
+
+@pytest.mark.parametrize("name", ["root", "daemon"])
+def test_the_hub_refuses_to_start_a_server_as_root_or_as_anyone_not_a_learner(monkeypatch, tmp_path, name):
+    c = load(monkeypatch, tmp_path)
+    with pytest.raises(RuntimeError, match=rf"refusing to start '{name}''s server as uid \d+: a learner's server runs only "
+                                           r"as an unprivileged user of the group attnlab-learners, never as root or the teacher"):
+        c.names["prepare_learner"](spawner(name))
+
+
+def test_a_server_for_a_name_without_a_user_is_refused(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path)
+    with pytest.raises(RuntimeError, match=r"no Unix user 'attnlab-no-such-user-xyz'"):
+        c.names["prepare_learner"](spawner("attnlab-no-such-user-xyz"))
+
+
+# -- modes ----------------------------------------------------------------------------------------
+def test_dashboards_mode_is_the_default_and_runs_no_typed_code(monkeypatch, tmp_path):
+    args = load(monkeypatch, tmp_path).Spawner.args
+    assert "--ServerApp.terminals_enabled=False" in args
+    assert "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False}" in args
+    [allowed] = [a for a in args if a.startswith("--ClassroomKernelManager.allowed_message_types=")]
+    assert "execute_request" not in allowed and "comm_msg" in allowed
+
+
+def test_lab_mode_adds_jupyterlab_and_keeps_terminals_off(monkeypatch, tmp_path):
+    args = load(monkeypatch, tmp_path, ATTNLAB_HUB_MODE="lab").Spawner.args
+    assert "--ServerApp.terminals_enabled=False" in args
+    assert not any("jpserver_extensions" in a or "allowed_message_types" in a for a in args)
+
+
+def test_an_unknown_mode_is_refused_naming_it(monkeypatch, tmp_path):
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_MODE: expected dashboards or lab, got 'teacher'"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_MODE="teacher")
+
+
+def test_the_chinese_edition_lands_on_its_index(monkeypatch, tmp_path):
+    assert load(monkeypatch, tmp_path, ATTNLAB_LANG="zh").Spawner.default_url == "/voila/render/notebooks/zh/00_index.ipynb"
+    assert load(monkeypatch, tmp_path).Spawner.default_url == "/voila/render/notebooks/00_index.ipynb"
+    with pytest.raises(SystemExit, match=r"ATTNLAB_LANG: expected en or zh, got 'fr'"):
+        load(monkeypatch, tmp_path, ATTNLAB_LANG="fr")
+
+
+# -- TLS ------------------------------------------------------------------------------------------
+def test_beyond_loopback_plain_http_is_refused(monkeypatch, tmp_path):
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_IP=0\.0\.0\.0 over plain http would send the class password "
+                                         r"across the network in clear\. Give a certificate"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_IP="0.0.0.0")
+
+
+@pytest.mark.parametrize("extra", [{"ATTNLAB_HUB_INSECURE": "1"}, {"ATTNLAB_HUB_TLS_PROXY": "https://class.example.org"}])
+def test_the_teacher_may_accept_plain_http_or_name_a_tls_proxy(monkeypatch, tmp_path, extra):
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_IP="0.0.0.0", **extra)
+    assert c.JupyterHub.bind_url == "http://0.0.0.0:8000/"
+
+
+def test_loopback_needs_no_tls(monkeypatch, tmp_path):
+    for ip in ("127.0.0.1", "localhost", "::1"):
+        assert load(monkeypatch, tmp_path, ATTNLAB_HUB_IP=ip).JupyterHub.bind_url.startswith("http://")
+
+
+def test_a_certificate_and_key_serve_https(monkeypatch, tmp_path):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert.write_text("x")
+    key.write_text("y")
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_IP="0.0.0.0", ATTNLAB_HUB_SSL_CERT=str(cert), ATTNLAB_HUB_SSL_KEY=str(key))
+    assert c.JupyterHub.bind_url == "https://0.0.0.0:8000/"
+    assert (c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key) == (str(cert), str(key))
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"ATTNLAB_HUB_SSL_CERT": "/x/cert.pem"}, r"expected both \(a certificate and its key\), got only the certificate"),
+    ({"ATTNLAB_HUB_SSL_KEY": "/x/key.pem"}, r"expected both \(a certificate and its key\), got only the key"),
+    ({"ATTNLAB_HUB_SSL_CERT": "/no/cert.pem", "ATTNLAB_HUB_SSL_KEY": "/no/key.pem"},
+     r"ATTNLAB_HUB_SSL_CERT: expected a PEM file, got '/no/cert.pem' \(no such file\)"),
+    ({"ATTNLAB_HUB_TLS_PROXY": "http://class"}, r"ATTNLAB_HUB_TLS_PROXY: expected the https:// address learners use, got 'http://class'"),
+    ({"ATTNLAB_HUB_INSECURE": "yes"}, r"ATTNLAB_HUB_INSECURE: expected 1 \(or unset\), got 'yes'"),
+    ({"ATTNLAB_HUB_SPAWNER": "simple"}, r"ATTNLAB_HUB_SPAWNER: expected auto, local or systemd, got 'simple'"),
+    ({"ATTNLAB_HUB_GROUP": "Bad Group"}, r"ATTNLAB_HUB_GROUP: expected a Unix group name, got 'Bad Group'"),
+    ({"ATTNLAB_HUB_HOMES": "homes"}, r"ATTNLAB_HUB_HOMES: expected an absolute directory, got 'homes'"),
+])
+def test_bad_settings_are_refused_naming_them(monkeypatch, tmp_path, env, message):
+    with pytest.raises(SystemExit, match=message):
+        load(monkeypatch, tmp_path, **env)
+
+
+# -- what the teacher is told -----------------------------------------------------------------------
+def test_the_start_says_mode_address_and_what_is_enforced(monkeypatch, tmp_path, capsys):
+    if os.geteuid() != 0:
+        with pytest.raises(SystemExit, match=r"the hub must run as root \(sudo make hub\)"):
+            load(monkeypatch, tmp_path, read_only=False)
+        return
+    try:
+        load(monkeypatch, tmp_path, read_only=False, ATTNLAB_HUB_IP="0.0.0.0", ATTNLAB_HUB_INSECURE="1")
+    except SystemExit as exc:                       # a checkout or Python learners cannot read: said so
+        assert "other users cannot" in str(exc)
+        return
+    said = capsys.readouterr().err
+    assert "Mode: dashboards (dashboards only: no JupyterLab, no typed code runs; terminals off)" in said
+    assert "Address: http://<this machine>:8000/ (plain http, accepted with ATTNLAB_HUB_INSECURE=1)" in said
+    assert "memory per learner NOT enforced by the OS (LocalProcessSpawner cannot" in said
+    assert "Learners: Unix users of the group attnlab-learners" in said
+
+
+def test_systemd_enforces_the_limits_where_it_runs(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_SPAWNER="systemd", ATTNLAB_HUB_MEM="3G")
+    assert c.JupyterHub.spawner_class == "systemdspawner.SystemdSpawner"
+    assert c.SystemdSpawner.dynamic_users is False and c.SystemdSpawner.disable_user_sudo is True
+    assert c.Spawner.mem_limit == "3G"
+    assert str(CONFIG.parents[2]) in c.SystemdSpawner.readonly_paths

@@ -1,47 +1,114 @@
-"""JupyterHub for a class on ONE large machine: every learner logs in with the class password and
-gets a Jupyter server of their own (Voila as its extension, the same settings as Binder), which
-opens on the dashboards' index. `make hub` starts it; tests/browser/test_hub.py starts it on
-127.0.0.1 with three learners and checks their dashboards, stopping and culling.
+"""JupyterHub for a class on ONE large machine: every learner logs in with the class password, becomes a
+Unix user of their own (never root, never the teacher), and gets a Jupyter server of their own on their
+own copy of the notebooks. `make hub` starts it; docs/teaching.md is the teacher's guide;
+tests/browser/test_hub.py and test_hub_isolation.py start it for real (as root) and try what a learner
+could do to another learner or to the teacher.
 
-Pieces (all from their own projects, nothing home-made):
+Pieces (all from their own projects; what is attnlab's is said):
 - JupyterHub from pip (requirements-hub.txt), configurable-http-proxy from npm in build/hub/;
-- the class authenticator: JupyterHub's SharedPasswordAuthenticator (any name + the class
-  password; ATTNLAB_HUB_PASSWORD, at least 8 characters, or one generated and printed at start);
-- the spawner: SystemdSpawner where the hub runs as root under systemd (it enforces the per-learner
-  memory and CPU limits below through cgroups; `pip install jupyterhub-systemdspawner`), else
-  SimpleLocalProcessSpawner (every server runs as the hub's user, no enforced limit; for a
-  rehearsal or a trusted room). Either way each server's kernel manager
-  (attnlab.classroom.ClassroomKernelManager) reads the limit (MEM_LIMIT) and starts no more
-  kernels than it holds;
+- the class authenticator: JupyterHub's SharedPasswordAuthenticator (the class password:
+  ATTNLAB_HUB_PASSWORD, at least 8 characters, or one generated and printed at start) with its
+  LocalAuthenticator, which creates a system user for each new learner name (`useradd`, in the group
+  ATTNLAB_HUB_GROUP, home ATTNLAB_HUB_HOMES/<name> private to them, no login shell). A name must be
+  lowercase letters, digits, '-' or '_' (a Unix user name); a name the machine already has for someone
+  else (root, the teacher, a service) is refused;
+- the spawner: LocalProcessSpawner (JupyterHub's: the server runs as the learner's Unix user), or
+  SystemdSpawner where the hub runs as root under systemd (it also enforces the memory and CPU limits
+  below through cgroups; `pip install jupyterhub-systemdspawner`). Before each start (attnlab's
+  pre-spawn hook) the learner's user is checked (refused if it is root, the teacher, or not a learner)
+  and the notebooks are copied into ~/attnlab/ AS the learner, only the files they do not have yet:
+  their edits survive a cull and a restart, and the teacher's checkout stays read-only to them;
+- the mode (ATTNLAB_HUB_MODE): `dashboards` (the default) serves only Voila pages: no JupyterLab, and
+  the kernels take only the widget messages a dashboard sends (no code a learner types runs); `lab`
+  adds JupyterLab for classes that do the exercises (code runs as the learner's own user). Terminals
+  are off in both;
+- TLS: ATTNLAB_HUB_SSL_CERT and ATTNLAB_HUB_SSL_KEY (PEM files) serve https. Listening beyond the
+  loopback interface over plain http is refused (the class password would cross the room's network in
+  clear) unless ATTNLAB_HUB_TLS_PROXY names the https address of a TLS proxy in front, or
+  ATTNLAB_HUB_INSECURE=1 says the teacher accepts it;
+- memory per learner (ATTNLAB_HUB_MEM, 2G): enforced by the OS only under SystemdSpawner; otherwise
+  said at start, and each learner's kernel manager (attnlab.classroom.ClassroomKernelManager) reads
+  the limit (MEM_LIMIT) and starts no more kernels than it holds;
 - jupyterhub-idle-culler as a hub service: servers idle for ATTNLAB_HUB_CULL seconds (default 20
   minutes) are stopped, and their memory freed.
 
-Environment (all optional): ATTNLAB_HUB_IP (127.0.0.1; 0.0.0.0 for the class network),
-ATTNLAB_HUB_PORT (8000), ATTNLAB_HUB_PASSWORD, ATTNLAB_HUB_DIR (build/hub: database, cookie
-secret), ATTNLAB_HUB_MEM (per learner, 2G), ATTNLAB_HUB_CPU (per learner, 1.0),
-ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels each learner's server keeps started
-ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page), ATTNLAB_HUB_SPAWNER (auto|simple|systemd), ATTNLAB_HUB_API_PORT and
-ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001), ATTNLAB_HUB_USER_PORTS ("LOW-HIGH":
-the learners' servers listen on a free port of that range, for a machine whose other ports are
-taken; default: any free port, JupyterHub's choice).
+Environment (all optional): ATTNLAB_HUB_IP (127.0.0.1; 0.0.0.0 for the class network), ATTNLAB_HUB_PORT
+(8000), ATTNLAB_HUB_PASSWORD, ATTNLAB_HUB_MODE (dashboards|lab), ATTNLAB_HUB_SSL_CERT,
+ATTNLAB_HUB_SSL_KEY, ATTNLAB_HUB_TLS_PROXY, ATTNLAB_HUB_INSECURE, ATTNLAB_HUB_DIR (build/hub: database,
+cookie secret), ATTNLAB_HUB_HOMES (/home), ATTNLAB_HUB_GROUP (attnlab-learners), ATTNLAB_HUB_MEM (2G),
+ATTNLAB_HUB_CPU (1.0), ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels each learner's server
+keeps started ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page),
+ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_LANG (en|zh: the index a learner lands on),
+ATTNLAB_HUB_API_PORT and ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001),
+ATTNLAB_HUB_USER_PORTS ("LOW-HIGH": the learners' servers listen on a free port of that range, for a
+machine whose other ports are taken; default: any free port, JupyterHub's choice).
 """
+import ipaddress
 import os
+import pwd
 import re
 import secrets
 import shutil
 import socket
+import subprocess
 import sys
 from pathlib import Path
+
+from jupyterhub.auth import LocalAuthenticator
+from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
 
 c = get_config()  # noqa: F821 - JupyterHub's config loader provides it
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from learners_python import learners_python, runs_for_others  # noqa: E402
+
 env = os.environ.get
+# The Python learners' servers run (they are other Unix users): tools/learners_python.py
+LEARNER_PYTHON = learners_python(ROOT)
+
+
+def _refuse(message):
+    """Stop the hub before it starts, saying why (JupyterHub prints the SystemExit's text)."""
+    raise SystemExit(f"make hub: {message}")
+
+
 state = Path(env("ATTNLAB_HUB_DIR") or ROOT / "build" / "hub")
 state.mkdir(parents=True, exist_ok=True)
 ip, port = env("ATTNLAB_HUB_IP") or "127.0.0.1", int(env("ATTNLAB_HUB_PORT") or 8000)
 
-c.JupyterHub.bind_url = f"http://{ip}:{port}/"
+
+def is_loopback(host):
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# -- TLS ------------------------------------------------------------------------------------------
+cert, key = env("ATTNLAB_HUB_SSL_CERT") or "", env("ATTNLAB_HUB_SSL_KEY") or ""
+tls_proxy = (env("ATTNLAB_HUB_TLS_PROXY") or "").strip()
+insecure = (env("ATTNLAB_HUB_INSECURE") or "").strip()
+if insecure not in ("", "0", "1"):
+    _refuse(f"ATTNLAB_HUB_INSECURE: expected 1 (or unset), got {insecure!r}")
+if bool(cert) != bool(key):
+    _refuse("ATTNLAB_HUB_SSL_CERT and ATTNLAB_HUB_SSL_KEY: expected both (a certificate and its key), got only "
+            + ("the certificate" if cert else "the key"))
+for name, path in (("ATTNLAB_HUB_SSL_CERT", cert), ("ATTNLAB_HUB_SSL_KEY", key)):
+    if path and not Path(path).is_file():
+        _refuse(f"{name}: expected a PEM file, got {path!r} (no such file)")
+if tls_proxy and not tls_proxy.startswith("https://"):
+    _refuse(f"ATTNLAB_HUB_TLS_PROXY: expected the https:// address learners use, got {tls_proxy!r}")
+if not cert and not is_loopback(ip) and not tls_proxy and insecure != "1":
+    _refuse(f"ATTNLAB_HUB_IP={ip} over plain http would send the class password across the network in clear. "
+            "Give a certificate (ATTNLAB_HUB_SSL_CERT and ATTNLAB_HUB_SSL_KEY), or name the TLS proxy in front "
+            "(ATTNLAB_HUB_TLS_PROXY=https://...), or accept it with ATTNLAB_HUB_INSECURE=1.")
+scheme = "https" if cert else "http"
+if cert:
+    c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = cert, key
+c.JupyterHub.bind_url = f"{scheme}://{ip}:{port}/"
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = int(env("ATTNLAB_HUB_API_PORT") or 8081)
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(env('ATTNLAB_HUB_PROXY_API_PORT') or 8001)}"
@@ -52,31 +119,91 @@ c.JupyterHub.cleanup_servers = True          # stopping the hub stops every lear
 proxy = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 c.ConfigurableHTTPProxy.command = [str(proxy) if proxy.exists() else (shutil.which("configurable-http-proxy") or str(proxy))]
 
-# The class authenticator: one password for the class, any name.
+# -- who may log in, as whom ----------------------------------------------------------------------
+GROUP = env("ATTNLAB_HUB_GROUP") or "attnlab-learners"
+HOMES = Path(env("ATTNLAB_HUB_HOMES") or "/home")
+NAME = r"[a-z][a-z0-9_-]{0,31}"
+if not re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}", GROUP):
+    _refuse(f"ATTNLAB_HUB_GROUP: expected a Unix group name, got {GROUP!r}")
+if not HOMES.is_absolute():
+    _refuse(f"ATTNLAB_HUB_HOMES: expected an absolute directory, got {str(HOMES)!r}")
+
+
+def teacher_uids():
+    """Who is not a learner, whatever the name: root, the owner of the checkout, whoever ran sudo."""
+    uids = {0, ROOT.stat().st_uid}
+    if (env("SUDO_UID") or "").isdigit():
+        uids.add(int(env("SUDO_UID")))
+    return uids
+
+
+def is_learner(name):
+    """True if ``name`` is a Unix user of the learners' group that is not root nor the teacher."""
+    import grp
+    try:
+        user = pwd.getpwnam(name)
+        group = grp.getgrnam(GROUP)
+    except KeyError:
+        return False
+    return user.pw_gid == group.gr_gid and user.pw_uid not in teacher_uids()
+
+
+class ClassPasswordAuthenticator(LocalAuthenticator, SharedPasswordAuthenticator):
+    """The class password; a new name becomes a Unix user of the learners' group (JupyterHub's
+    LocalAuthenticator creates it); a name the machine already has for anyone else is refused."""
+
+    def check_blocked_users(self, username, authentication=None):
+        """False (blocked) for a name this machine already has for anyone but a learner (asked before
+        allow_all, which JupyterHub checks instead of check_allowed)."""
+        try:
+            pwd.getpwnam(username)
+        except KeyError:
+            return super().check_blocked_users(username, authentication)    # a new learner: created at login
+        if is_learner(username):
+            return super().check_blocked_users(username, authentication)
+        self.log.warning("attnlab hub: refused the name %r: a user of this machine that is not a learner", username)
+        return False
+
+    def add_system_user(self, user):
+        import grp
+        try:
+            grp.getgrnam(GROUP)
+        except KeyError:
+            subprocess.run(["groupadd", "--system", GROUP], check=True, capture_output=True)
+        HOMES.mkdir(parents=True, exist_ok=True)
+        return super().add_system_user(user)
+
+
+c.JupyterHub.authenticator_class = ClassPasswordAuthenticator
 password = env("ATTNLAB_HUB_PASSWORD") or secrets.token_urlsafe(9)
-c.JupyterHub.authenticator_class = "shared-password"
 c.SharedPasswordAuthenticator.user_password = password
 c.Authenticator.allow_all = True
-if not env("ATTNLAB_HUB_PASSWORD"):
-    print(f"\n    Class password (learners choose any name): {password}\n"
-          f"    Address: http://{ip if ip not in ('0.0.0.0', '') else '<this machine>'}:{port}/\n",
-          file=sys.stderr, flush=True)
+c.Authenticator.username_pattern = rf"^{NAME}$"
+c.LocalAuthenticator.create_system_users = True
+c.LocalAuthenticator.add_user_cmd = ["useradd", "--create-home", "--home-dir", f"{HOMES}/USERNAME", "--gid", GROUP,
+                                     "--shell", "/usr/sbin/nologin", "--comment", "attnlab learner",
+                                     "--key", "HOME_MODE=0700"]
 
-# Spawner: enforced limits with systemd, else local processes.
+# -- the learner's server ---------------------------------------------------------------------------
 choice = env("ATTNLAB_HUB_SPAWNER") or "auto"
+if choice not in ("auto", "local", "systemd"):
+    _refuse(f"ATTNLAB_HUB_SPAWNER: expected auto, local or systemd, got {choice!r}")
 if choice == "auto":
     try:
         import systemdspawner  # noqa: F401
-        choice = "systemd" if os.geteuid() == 0 else "simple"
+        choice = "systemd" if os.geteuid() == 0 and Path("/run/systemd/system").is_dir() else "local"
     except ImportError:
-        choice = "simple"
+        choice = "local"
 if choice == "systemd":
     c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
-    c.SystemdSpawner.dynamic_users = True
+    c.SystemdSpawner.dynamic_users = False        # the learner's own Unix user, with their own home
+    c.SystemdSpawner.unit_name_template = "attnlab-learner-{USERNAME}"
+    c.SystemdSpawner.disable_user_sudo = True
+    c.SystemdSpawner.readonly_paths = [str(ROOT)]
 else:
-    c.JupyterHub.spawner_class = "simple"
-    c.SimpleLocalProcessSpawner.home_dir_template = str(state / "home" / "{username}")
-c.Spawner.mem_limit = env("ATTNLAB_HUB_MEM") or "2G"
+    c.JupyterHub.spawner_class = "localprocess"
+mem = env("ATTNLAB_HUB_MEM") or "2G"
+c.Spawner.mem_limit = mem
 c.Spawner.cpu_limit = float(env("ATTNLAB_HUB_CPU") or 1.0)
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
@@ -85,12 +212,23 @@ spare = (env("ATTNLAB_HUB_SPARE") or "1").strip()
 if not spare.isdigit():
     raise ValueError(f"ATTNLAB_HUB_SPARE: expected a count of spare kernels per learner (0, 1, ...), got {spare!r}")
 spare = int(spare)
+mode = (env("ATTNLAB_HUB_MODE") or "dashboards").strip()
+if mode not in ("dashboards", "lab"):
+    _refuse(f"ATTNLAB_HUB_MODE: expected dashboards or lab, got {mode!r}")
+lang = (env("ATTNLAB_LANG") or "en").strip()
+if lang not in ("en", "zh"):
+    _refuse(f"ATTNLAB_LANG: expected en or zh, got {lang!r}")
 
-# Each learner's server: the repository's notebooks, Voila as its extension with Binder's
-# settings (progressive rendering, no pool), attnlab's kernel manager, the index dashboard first.
-c.Spawner.notebook_dir = str(ROOT)
-c.Spawner.default_url = "/voila/render/notebooks/00_index.ipynb"
-c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]
+# What a dashboard's page sends its kernel (Voila's own list for standalone Voila, voila/app.py): widget
+# messages, never an execute_request. In `dashboards` mode the learner's kernels take nothing else.
+DASHBOARD_MESSAGES = ["comm_open", "comm_close", "comm_msg", "comm_info_request", "kernel_info_request",
+                      "shutdown_request"]
+
+# Each learner's server: their copy of the notebooks (~/attnlab/notebooks), Voila as its extension with
+# Binder's settings (progressive rendering, no pool), attnlab's kernel manager, the index dashboard first.
+c.Spawner.notebook_dir = "~/attnlab"
+c.Spawner.default_url = "/voila/render/notebooks/" + ("zh/" if lang == "zh" else "") + "00_index.ipynb"
+c.Spawner.cmd = [LEARNER_PYTHON, "-m", "jupyterhub.singleuser"]
 c.Spawner.args = [
     "--ServerApp.kernel_manager_class=attnlab.classroom.ClassroomKernelManager",
     # a page kernel started ahead, imports done (attnlab/classroom.py): ~3 s off each page, one kernel's memory
@@ -103,9 +241,59 @@ c.Spawner.args = [
     '--ServerApp.tornado_settings={"mathjax_url": None, "mathjax_config": None}',
     "--MappingKernelManager.cull_idle_timeout=600",
     "--MappingKernelManager.cull_interval=60",
-    *(["--allow-root"] if os.geteuid() == 0 and choice != "systemd" else []),   # a container's root
+    "--ServerApp.terminals_enabled=False",
+    *([] if mode == "lab" else [
+        "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False}",
+        f"--ClassroomKernelManager.allowed_message_types={DASHBOARD_MESSAGES!r}",
+    ]),
 ]
 c.Spawner.environment = {"OMP_NUM_THREADS": "1"}
+
+# The copy a learner gets: run as the learner (never as root: a learner's symlink in their home then
+# leads nowhere they could not write anyway), creating only what they do not have yet.
+COPY = r"""
+import os, shutil, sys
+source, target = sys.argv[1], sys.argv[2]
+os.makedirs(target, mode=0o700, exist_ok=True)
+for folder, dirs, files in os.walk(source):
+    dirs[:] = [d for d in dirs if not d.startswith('.')]
+    rel = os.path.relpath(folder, source)
+    here = os.path.join(target, rel) if rel != '.' else target
+    os.makedirs(here, mode=0o700, exist_ok=True)
+    for name in files:
+        if name.startswith('.'):
+            continue
+        try:
+            fd = os.open(os.path.join(here, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            continue                                   # the learner's own (edited) copy: never overwritten
+        with os.fdopen(fd, 'wb') as out, open(os.path.join(folder, name), 'rb') as src:
+            shutil.copyfileobj(src, out)
+"""
+
+
+def prepare_learner(spawner):
+    """Before a learner's server starts: refuse anything but a learner's own unprivileged user; make
+    their home private; copy the notebooks in, as them."""
+    name = spawner.user.name
+    try:
+        user = pwd.getpwnam(name)
+    except KeyError:
+        raise RuntimeError(f"attnlab hub: no Unix user {name!r} (the authenticator creates learners' users)") from None
+    if user.pw_uid in teacher_uids() or not is_learner(name):
+        raise RuntimeError(f"attnlab hub: refusing to start {name!r}'s server as uid {user.pw_uid}: a learner's server "
+                           f"runs only as an unprivileged user of the group {GROUP}, never as root or the teacher")
+    home = Path(user.pw_dir)
+    info = home.lstat()
+    if home.is_symlink() or info.st_uid != user.pw_uid:
+        raise RuntimeError(f"attnlab hub: {name!r}'s home {home} is not a directory of their own")
+    os.chmod(home, 0o700)
+    subprocess.run([LEARNER_PYTHON, "-c", COPY, str(ROOT / "notebooks"), str(home / "attnlab" / "notebooks")],
+                   user=user.pw_uid, group=user.pw_gid, extra_groups=[], umask=0o077, cwd=home, check=True,
+                   env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, capture_output=True, timeout=120)
+
+
+hooks = [prepare_learner]
 
 user_ports = env("ATTNLAB_HUB_USER_PORTS")
 if user_ports:
@@ -114,24 +302,32 @@ if user_ports:
         raise ValueError(f"ATTNLAB_HUB_USER_PORTS: expected a port range LOW-HIGH such as 8910-8919, got {user_ports!r}")
     low, high = int(m.group(1)), int(m.group(2))
 
-    def _pre_spawn(spawner):
+    def pick_port(spawner):
         """Before each spawn: a port of the range nobody listens on, nor given to another running server."""
         given = {sp.port for sp in _spawners.values() if sp is not spawner and sp.active}
-        for port in range(low, high + 1):
-            if port in given:
+        for port_ in range(low, high + 1):
+            if port_ in given:
                 continue
             with socket.socket() as probe:
                 try:
-                    probe.bind(("127.0.0.1", port))
+                    probe.bind(("127.0.0.1", port_))
                 except OSError:
                     continue
-            spawner.port = port
+            spawner.port = port_
             _spawners[spawner.user.name] = spawner
             return
         raise RuntimeError(f"ATTNLAB_HUB_USER_PORTS={user_ports}: no free port left for {spawner.user.name}'s server")
 
     _spawners = {}
-    c.Spawner.pre_spawn_hook = _pre_spawn
+    hooks.append(pick_port)
+
+
+def pre_spawn(spawner):
+    for hook in hooks:
+        hook(spawner)
+
+
+c.Spawner.pre_spawn_hook = pre_spawn
 c.Spawner.env_keep = ["PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV", "JUPYTERHUB_SINGLEUSER_APP",
                       "ATTNLAB_LANG"]
 
@@ -153,3 +349,48 @@ c.JupyterHub.services = [{
     "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={cull}",
                 f"--cull-every={max(5, min(600, cull // 4))}"],
 }]
+
+
+# -- what the teacher is told at start --------------------------------------------------------------
+def unreadable_for_learners(path):
+    """The first folder on the way to ``path`` that other users cannot enter (None: they can)."""
+    for part in [*reversed(path.parents), path]:
+        if not part.stat().st_mode & 0o001:
+            return part
+    return None
+
+
+def banner():
+    shown = ip if ip not in ("0.0.0.0", "", "::") else "<this machine>"
+    address = tls_proxy or f"{scheme}://{shown}:{port}/"
+    enforced = (f"memory {mem} and CPU {c.Spawner.cpu_limit:g} per learner, enforced by systemd (SystemdSpawner)"
+                if choice == "systemd" else
+                f"memory per learner NOT enforced by the OS (LocalProcessSpawner cannot; SystemdSpawner under systemd "
+                f"does); each learner's server starts no more kernels than {mem} holds (attnlab's kernel manager)")
+    lines = [f"Mode: {mode} (" + ("dashboards only: no JupyterLab, no typed code runs" if mode == "dashboards"
+                                 else "JupyterLab for the exercises: code runs as the learner's own Unix user") + "; terminals off)",
+             f"Address: {address}" + (" (behind the TLS proxy named)" if tls_proxy else
+                                      " (plain http, accepted with ATTNLAB_HUB_INSECURE=1)" if scheme == "http" and not is_loopback(ip) else ""),
+             f"Learners: Unix users of the group {GROUP}, homes in {HOMES}, each with their own copy of the notebooks",
+             f"Limits: {enforced}; idle servers stopped after {cull} s"]
+    if not env("ATTNLAB_HUB_PASSWORD"):
+        lines.insert(0, f"Class password (learners choose a name: lowercase letters, digits, - or _): {password}")
+    print("\n" + "\n".join("    " + line for line in lines) + "\n", file=sys.stderr, flush=True)
+
+
+# The start checks and the banner, unless the config is only being read (the unit tests pass
+# ATTNLAB_HUB_READ_ONLY=True to runpy: they check the settings, they start nothing).
+if globals().get("ATTNLAB_HUB_READ_ONLY"):
+    pass
+elif os.geteuid() != 0:
+    _refuse("the hub must run as root (sudo make hub): it creates a Unix user for each learner and starts their "
+            "server as that user, so that learners cannot reach each other's files or the teacher's")
+elif (blocked := unreadable_for_learners(ROOT)):
+    _refuse(f"learners' servers run this checkout's notebooks and package, but other users cannot enter {blocked}: "
+            "put the checkout where they can read it (e.g. /srv/attnlab), or chmod o+x the folders on the way")
+elif runs_for_others(LEARNER_PYTHON) is False:
+    _refuse(f"other users cannot run {LEARNER_PYTHON} with attnlab, Voila and JupyterHub (its base interpreter is "
+            "in a private folder?): run `make hub-setup`, which makes a Python they can run when one is needed "
+            "(tools/learners_python.py), or set ATTNLAB_HUB_PYTHON")
+else:
+    banner()

@@ -143,6 +143,101 @@ def stop_hub(proc):
     psutil.wait_procs(tree, timeout=10)
 
 
+HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"
+HUB_PROXY = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+
+
+class LearnerAccounts:
+    """The Unix group and the homes folder a hub started by a test or a bench gives its learners (the hub
+    creates each learner's user in them); ``remove`` deletes every user of the group, the group and the
+    folder. Names of learners get ``tag`` appended, so they never meet a user of this machine."""
+
+    def __init__(self):
+        import secrets
+        self.tag = secrets.token_hex(3)
+        self.group = f"attnlab-t{self.tag}"
+        self.homes = Path(tempfile.mkdtemp(prefix="attnlab-homes-", dir="/tmp"))
+        self.homes.chmod(0o755)                        # learners go through it to their own homes
+
+    def name(self, learner):
+        return f"{learner}{self.tag}"
+
+    def remove(self):
+        import grp
+        import pwd
+        import shutil
+        try:
+            gid = grp.getgrnam(self.group).gr_gid
+        except KeyError:
+            gid = None
+        for user in pwd.getpwall() if gid is not None else []:
+            if user.pw_gid == gid:
+                subprocess.run(["pkill", "-KILL", "-u", user.pw_name], capture_output=True)
+                subprocess.run(["userdel", "--remove", user.pw_name], capture_output=True)
+        if gid is not None:
+            subprocess.run(["groupdel", self.group], capture_output=True)
+        shutil.rmtree(self.homes, ignore_errors=True)
+
+
+class Hub:
+    """JupyterHub from deploy/jupyterhub/jupyterhub_config.py as `make hub` starts it (as root: learners are
+    Unix users of ``accounts``), on 127.0.0.1 and free ports (ATTNLAB_TEST_PORTS' range when set, the
+    learners' servers too), its state in ``state``; ``env`` adds or overrides ATTNLAB_HUB_* settings."""
+
+    def __init__(self, state, accounts, password, **env):
+        self.state = Path(state)
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.log_path = self.state / "hub.log"
+        self.url = f"{'https' if env.get('ATTNLAB_HUB_SSL_CERT') else 'http'}://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "ATTNLAB_HUB_DIR": str(self.state), "ATTNLAB_HUB_PORT": str(self.port),
+                    "ATTNLAB_HUB_API_PORT": str(free_port()), "ATTNLAB_HUB_PROXY_API_PORT": str(free_port()),
+                    "ATTNLAB_HUB_PASSWORD": password, "ATTNLAB_HUB_IP": "127.0.0.1",
+                    "ATTNLAB_HUB_GROUP": accounts.group, "ATTNLAB_HUB_HOMES": str(accounts.homes),
+                    "ATTNLAB_HUB_SPAWNER": "local",
+                    "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        if os.environ.get("ATTNLAB_TEST_PORTS"):
+            self.env["ATTNLAB_HUB_USER_PORTS"] = os.environ["ATTNLAB_TEST_PORTS"]
+        self.env.update(env)
+        self.proc = None
+
+    def start(self, timeout=180):
+        import psutil
+        import ssl
+        import urllib.error
+        import urllib.request
+        self._log = open(self.log_path, "a")
+        self.proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB_CONFIG)], cwd=self.state,
+                                     env=self.env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.ps = psutil.Process(self.proc.pid)
+        _wait_listening(self.proc, self.port, "jupyterhub", self.log_path, timeout=timeout)
+        context = ssl._create_unverified_context() if self.url.startswith("https") else None
+
+        def login_page():
+            try:
+                with urllib.request.urlopen(self.url + "/hub/login", timeout=5, context=context) as r:
+                    return r.status == 200
+            except (urllib.error.URLError, OSError):
+                return False
+        deadline = time.time() + timeout          # the proxy listens before the hub has added its route
+        while not login_page():
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"the hub's login page did not answer; see {self.log_path}:\n{self.log()[-3000:]}")
+            time.sleep(0.5)
+        return self
+
+    def log(self):
+        return self.log_path.read_text(errors="replace")
+
+    def user_servers(self):
+        return hub_user_servers(self.ps)
+
+    def stop(self):
+        if self.proc is not None:
+            stop_hub(self.proc)
+            self._log.close()
+
+
 def _wait_listening(proc, port, name, log_path, timeout=120):
     """Return once ``proc`` accepts connections on ``port``; raise if it exits or times out."""
     deadline = time.time() + timeout

@@ -1,26 +1,23 @@
-"""JupyterHub on this machine (deploy/jupyterhub/jupyterhub_config.py, as `make hub` starts it):
+"""JupyterHub on this machine (deploy/jupyterhub/jupyterhub_config.py, as `make hub` starts it, as root):
 three learners log in with the class password in Chromium, each gets a Jupyter server of their
-own (the hub's spawner), whose Voila index dashboard renders; a server stopped from the hub's
+own (the hub's spawner, as the Unix user the hub made for them), whose Voila index dashboard renders; a server stopped from the hub's
 page, and servers left idle (the jupyterhub-idle-culler service), are gone with their kernels.
 
 Everything listens on 127.0.0.1 on free ports; the hub, its proxy, the culler and the learners'
-servers are stopped at the end (the hub's cleanup_servers, then the whole process tree). What is
+servers are stopped at the end (the hub's cleanup_servers, then the whole process tree), and the
+learners' users removed. What a learner can and cannot do: test_hub_isolation.py. What is
 NOT tested here: deploy/zero-to-jupyterhub/config.yaml (Kubernetes) is on paper only.
 """
 import os
-import subprocess
-import sys
 import time
 
 import psutil
 import pytest
 
-from dashboard_helpers import ROOT, TYPESET, PageWatch, _wait_listening, free_port, http_status, hub_user_servers, stop_hub
+from dashboard_helpers import HUB_PROXY, TYPESET, Hub, LearnerAccounts, PageWatch, hub_user_servers
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
-PROXY = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
-LEARNERS = ("alice", "bob", "carol")
 PASSWORD = "class-password-test"
 CULL = 30
 DONE = """() => document.querySelector('[cell-index]') && window.themeLoaded
@@ -38,27 +35,23 @@ def wait_until(condition, timeout, step=1.0):
 
 @pytest.fixture
 def hub(tmp_path):
-    if not PROXY.exists():
+    if not HUB_PROXY.exists():
         pytest.skip("configurable-http-proxy is not installed in build/hub (make hub-setup)")
-    port = free_port()
-    env = dict(os.environ, ATTNLAB_HUB_DIR=str(tmp_path), ATTNLAB_HUB_PORT=str(port),
-               ATTNLAB_HUB_API_PORT=str(free_port()), ATTNLAB_HUB_PROXY_API_PORT=str(free_port()),
-               ATTNLAB_HUB_PASSWORD=PASSWORD, ATTNLAB_HUB_CULL=str(CULL), ATTNLAB_HUB_SPAWNER="simple",
-               ATTNLAB_HUB_IP="127.0.0.1", PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    log_path = tmp_path / "hub.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py")],
-                            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    hub_proc = psutil.Process(proc.pid)
+    if os.geteuid() != 0:
+        pytest.skip("the hub creates a Unix user per learner: run as root")
+    accounts = LearnerAccounts()
+    h = Hub(tmp_path, accounts, PASSWORD, ATTNLAB_HUB_CULL=str(CULL))
     try:
-        _wait_listening(proc, port, "jupyterhub", log_path, timeout=180)
-        # the proxy listens before the hub has added its route (a GET then answers 404): wait for the login page
-        assert wait_until(lambda: http_status(f"http://127.0.0.1:{port}/hub/login") == 200, 180), \
-            f"the hub's login page did not answer; see {log_path}"
-        yield f"http://127.0.0.1:{port}", hub_proc, log_path
+        try:
+            h.start()
+        except RuntimeError as exc:
+            if "other users cannot" in h.log():
+                pytest.skip(f"the hub refuses this checkout: {exc}")
+            raise
+        yield h, [accounts.name(n) for n in ("alice", "bob", "carol")]
     finally:
-        stop_hub(proc)
-        log.close()
+        h.stop()
+        accounts.remove()
 
 
 def _kernels(server):
@@ -70,9 +63,11 @@ def _kernels(server):
 
 
 def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling_frees_it(hub, browser):
-    url, hub_proc, log_path = hub
+    h, learners = hub
+    url, hub_proc, log_path = h.url, h.ps, h.log_path
+    alice, bob, carol = learners
     pages = {}
-    for name in LEARNERS:                      # log in and ask for a server, all three at once
+    for name in learners:                      # log in and ask for a server, all three at once
         ctx = browser.new_context()
         page = ctx.new_page()
         watch = PageWatch(page)
@@ -90,8 +85,8 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
         page.wait_for_function(TYPESET, timeout=60_000)
         assert not watch.outside, f"requests left 127.0.0.1: {sorted(set(watch.outside))}"
     servers = hub_user_servers(hub_proc)
-    assert set(servers) == set(LEARNERS), (servers, log_path.read_text()[-3000:])
-    assert len({p.pid for p in servers.values()}) == len(LEARNERS)
+    assert set(servers) == set(learners), (servers, log_path.read_text()[-3000:])
+    assert len({p.pid for p in servers.values()}) == len(learners)
     # each learner's kernels are their own server's: the page's, and the spare it keeps started ahead
     # (deploy/jupyterhub: spare_kernels=1; it may not have started yet when we look)
     kernels = {n: [c for c in p.children(recursive=True) if "ipykernel" in " ".join(c.cmdline())] for n, p in servers.items()}
@@ -102,17 +97,17 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
     kernels = {n: _kernels(p) for n, p in servers.items()}
 
     # alice stops her server from the hub's home page: its process and kernel are gone
-    ctx, page, _ = pages["alice"]
+    ctx, page, _ = pages[alice]
     page.goto(url + "/hub/home", timeout=60_000)
     page.click("#stop", timeout=60_000)
-    alice = [servers["alice"], *kernels["alice"]]
-    assert wait_until(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in alice), 120)
+    gone = [servers[alice], *kernels[alice]]
+    assert wait_until(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in gone), 120)
 
     # bob and carol close their tabs and leave: the idle culler stops their servers
-    for name in ("bob", "carol"):
+    for name in (bob, carol):
         pages[name][0].close()
-    left = [servers["bob"], servers["carol"], *kernels["bob"], *kernels["carol"]]
+    left = [servers[bob], servers[carol], *kernels[bob], *kernels[carol]]
     assert wait_until(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in left), CULL * 8), \
         log_path.read_text()[-3000:]
     assert "Culling server" in log_path.read_text(errors="replace")
-    pages["alice"][0].close()
+    pages[alice][0].close()
