@@ -33,12 +33,11 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import ARGS, chromium_path, close_like_a_learner, free_port  # noqa: E402
+from dashboard_helpers import ARGS, chromium_path, close_like_a_learner, free_port, pool_per_notebook  # noqa: E402
 
 PAGES = {"en": ["00_index.ipynb", "05_cat_milk_it.ipynb", "03_multi_head_attention.ipynb"],
          "zh": ["zh/00_index.ipynb", "zh/05_cat_milk_it.ipynb", "zh/03_multi_head_attention.ipynb"]}
-EVERY = ['--VoilaKernelManager.kernel_pools_config={"default": {"pool_size": 1}}',
-         "--ClassroomKernelManager.spare_kernels=0"]
+EVERY = pool_per_notebook(refill=True)          # the default until 2026-11-27
 FIRST_FIGURE = """() => { const img = document.querySelector('.attnlab-panel img');
   return img && img.src && img.complete && img.naturalWidth > 0 ? performance.now() : null; }"""
 
