@@ -69,6 +69,7 @@ import time
 from jupyter_core.utils import ensure_async
 from jupyter_server.auth.identity import PasswordIdentityProvider, User
 from jupyter_server.base.call_context import CallContext
+from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
 from tornado.ioloop import IOLoop, PeriodicCallback
@@ -78,7 +79,7 @@ from .i18n import gettext as _
 from .i18n import language
 
 __all__ = ["ClassroomKernelManager", "ClassroomIdentityProvider", "page_language", "memory_available_mb",
-           "is_loopback", "warm_up_line", "adopt_line", "learner_client"]
+           "is_loopback", "warm_up_line", "adopt_line", "learner_client", "ReadOnlyContentsManager"]
 
 MAX_KERNELS_ENV = "ATTNLAB_MAX_KERNELS"
 MAX_PER_CLIENT_ENV = "ATTNLAB_MAX_PER_CLIENT"
@@ -358,7 +359,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             IOLoop.current().add_callback(self._want_spares, 0.0)
 
     # -- admission ---------------------------------------------------------------------------
-    def _admit(self, spare=False):
+    def _admit(self, spare=False, per_client=True):
         """Let the current page have a kernel, or answer it with the "full" page (503). With
         ``spare`` the page takes a kernel the server already holds: only the per-client limit applies.
         The client is the browser where the class link gave it an identity (``learner_client``), else
@@ -369,7 +370,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         reason, limit = None, self.ceiling
         # a page adopting a spare is in _reserved and its kernel is already listed: count it once
         held = len(self.list_kernel_ids()) + sum(self._reserved.values()) - self._adopting
-        per_client = self.max_per_client and address is not None and (self.limit_loopback or not is_loopback(address))
+        per_client = per_client and self.max_per_client and address is not None and (
+            self.limit_loopback or not is_loopback(address))
         if per_client and (sum(1 for k in self._page_kernels.values() if k["client"] == client)
                            + self._reserved.get(client, 0)) >= self.max_per_client:
             reason, limit = "client", self.max_per_client
@@ -404,8 +406,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     # -- kernel lifetime ---------------------------------------------------------------------
     async def start_kernel(self, *args, **kwargs):
         preheat = (kwargs.get("env") or {}).get(PREHEAT_ENV)
-        if preheat != "False":      # the pool's own (refilled as configured), or not a dashboard's
+        if preheat == "True":       # the pool's own (refilled as configured)
             return await super().start_kernel(*args, **kwargs)
+        if preheat != "False":      # not a dashboard's (JupyterLab's, a POST to /api/kernels): the ceiling only
+            client = self._admit(per_client=False)
+            try:
+                return await super().start_kernel(*args, **kwargs)
+            finally:
+                self._release(client)
         task = None if args else self._pick_spare(kwargs.get("kernel_name") or self.default_kernel_name)
         if task is not None:
             client = self._admit(spare=True)        # a 503 here leaves the spare where it was
@@ -624,14 +632,43 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 LEARNER_COOKIE = "attnlab-learner"
 
 
+def _same(given, expected):
+    """A constant-time comparison of two texts, whatever characters ``given`` holds (hmac.compare_digest
+    refuses non-ASCII str: a token typed with one would have been a 500)."""
+    return hmac.compare_digest(str(given).encode("utf-8", "surrogatepass"), expected.encode())
+
+
 def learner_client(handler):
     """Whom a page's kernels count against for ``max_per_client``: ``"<address> <browser id>"`` when the
     request came with the identity ClassroomIdentityProvider gave this browser with the class link (a
     class behind one NAT address is then 30 browsers, not one client), else the address alone (plain
-    GETs without cookies, a server without a class token). None without a request."""
+    GETs without cookies, a server without a class token), and so is the request that got its identity
+    (the class link printed at start opens the notebook list, which starts no kernel). None without a request."""
     address = getattr(getattr(handler, "request", None), "remote_ip", None)
     browser = getattr(handler, "attnlab_learner", None)
+    if getattr(handler, "attnlab_learner_new", False):
+        return address          # an identity made on this very request (a script that drops cookies gets one each time)
     return f"{address} {browser}" if address is not None and browser else address
+
+
+class ReadOnlyContentsManager(AsyncLargeFileManager):
+    """Files a learner can open but not change (the hub's dashboards mode, deploy/jupyterhub/): every
+    save, rename, delete, new file, copy and checkpoint answers 403, so no notebook a learner writes can
+    be rendered by Voila and no module a learner writes can be imported by a kernel."""
+
+    def _refuse(self, *args, **kwargs):
+        raise web.HTTPError(403, "Read-only: this class serves the dashboards only")
+
+    save = delete_file = rename_file = create_checkpoint = restore_checkpoint = delete_checkpoint = _refuse
+
+    async def new(self, *args, **kwargs):
+        self._refuse()
+
+    async def new_untitled(self, *args, **kwargs):
+        self._refuse()
+
+    async def copy(self, *args, **kwargs):
+        self._refuse()
 
 
 def _lan_address():
@@ -682,7 +719,8 @@ class ClassroomIdentityProvider(PasswordIdentityProvider):
         the kernel ceiling bounds what that can take."""
         value = handler.get_cookie(LEARNER_COOKIE) or ""
         browser, _, signature = value.partition(".")
-        if not (browser and signature and hmac.compare_digest(signature, self._sign(browser))):
+        handler.attnlab_learner_new = not (browser and signature and _same(signature, self._sign(browser)))
+        if handler.attnlab_learner_new:
             browser = secrets.token_urlsafe(12)
             handler.set_cookie(LEARNER_COOKIE, f"{browser}.{self._sign(browser)}",
                                path=getattr(handler, "base_url", "/") or "/", httponly=True, samesite="Lax")
@@ -695,13 +733,13 @@ class ClassroomIdentityProvider(PasswordIdentityProvider):
         auth = handler.request.headers.get("Authorization", "")
         if given is None and auth.lower().startswith("token "):
             given = auth[6:].strip()
-        if given is not None and hmac.compare_digest(given, self.class_token):
+        if given is not None and _same(given, self.class_token):
             handler.set_cookie(self.cookie, self._digest(), path=getattr(handler, "base_url", "/") or "/",
                                httponly=True, samesite="Lax")
             self._identify(handler)
             return User("learner")
         cookie = handler.get_cookie(self.cookie)
-        if cookie is not None and hmac.compare_digest(cookie, self._digest()):
+        if cookie is not None and _same(cookie, self._digest()):
             self._identify(handler)
             return User("learner")
         handler.set_status(403)

@@ -202,9 +202,12 @@ def test_a_class_behind_one_address_is_many_browsers_and_one_browser_is_still_li
 
     try:
         learners = [FakeHandler(ip="203.0.113.9", args={"token": "s3cret-x"}) for _ in range(30)]
-        for n, handler in enumerate(learners):
-            provider.get_user(handler)
-            open_page(handler, n)
+        for n, link in enumerate(learners):
+            provider.get_user(link)                         # the class link opens the list: an identity
+            assert classroom.learner_client(link) == "203.0.113.9"      # (that request itself: the address's)
+            page = FakeHandler(ip="203.0.113.9", cookies=link.cookies)  # then the lesson, from that browser
+            provider.get_user(page)
+            open_page(page, n)
         assert len(km._page_kernels) == 30 and len({k["client"] for k in km._page_kernels.values()}) == 30
         same = learners[0].cookies
         for n in range(5):                                  # the first learner's pages 2..6
@@ -217,14 +220,65 @@ def test_a_class_behind_one_address_is_many_browsers_and_one_browser_is_still_li
         with pytest.raises(Finish):
             km._admit()
         assert seventh.status == 503
-        for n in range(6):                                  # a script without cookies: the address's own bucket
-            open_page(FakeHandler(ip="203.0.113.9"), 200 + n)
-        plain = FakeHandler(ip="203.0.113.9")
+        for n in range(6):                                  # a script without cookies: the address's own bucket,
+            script = FakeHandler(ip="203.0.113.9", args={"token": "s3cret-x"})      # even with the token each time
+            provider.get_user(script)
+            open_page(script, 200 + n)
+        plain = FakeHandler(ip="203.0.113.9", args={"token": "s3cret-x"})
+        provider.get_user(plain)
         CallContext.set(CallContext.JUPYTER_HANDLER, plain)
         with pytest.raises(Finish):
             km._admit()
     finally:
         CallContext.set(CallContext.JUPYTER_HANDLER, None)
+
+
+def test_a_token_with_any_characters_is_refused_not_a_server_error():
+    from tornado.web import Finish
+    provider = classroom.ClassroomIdentityProvider(parent=FakeVoila(ip="0.0.0.0"), token="", class_token="s3cret-x")
+    for given in ("密码", "s3cret-\udcff"):
+        with pytest.raises(Finish):
+            provider.get_user(FakeHandler(args={"token": given}))
+        with pytest.raises(Finish):
+            provider.get_user(FakeHandler(cookies={provider.cookie: given}))
+
+
+def test_a_kernel_started_through_the_rest_api_counts_against_the_ceiling(monkeypatch):
+    """JupyterLab's kernels and a POST to /api/kernels (no VOILA_PREHEAT) are not a page's, but they take
+    memory: past the ceiling they are refused too (the hub's learners could start them without limit)."""
+    import asyncio
+    from jupyter_server.base.call_context import CallContext
+    from tornado.web import Finish
+    km = classroom.ClassroomKernelManager(max_kernels=2, max_per_client=1)
+    monkeypatch.setattr(type(km), "list_kernel_ids", lambda self: ["a", "b"])
+    handler = FakeHandler(path="/api/kernels", ip="127.0.0.1")
+    CallContext.set(CallContext.JUPYTER_HANDLER, handler)
+    try:
+        with pytest.raises(Finish):
+            asyncio.run(km.start_kernel(kernel_name="python3"))
+        assert handler.status == 503
+    finally:
+        CallContext.set(CallContext.JUPYTER_HANDLER, None)
+
+
+def test_the_read_only_contents_refuse_every_change(tmp_path):
+    import asyncio
+    from tornado.web import HTTPError
+    (tmp_path / "a.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    cm = classroom.ReadOnlyContentsManager(root_dir=str(tmp_path))
+
+    async def run():
+        assert (await cm.get("a.ipynb"))["type"] == "notebook"            # reading works
+        model = {"type": "file", "format": "text", "content": "import os"}
+        for change in (lambda: cm.save(model, "torch.py"), lambda: cm.delete("a.ipynb"),
+                       lambda: cm.rename("a.ipynb", "b.ipynb"), lambda: cm.new_untitled(type="notebook"),
+                       lambda: cm.copy("a.ipynb"), lambda: cm.create_checkpoint("a.ipynb"),
+                       lambda: cm.new(path="x.ipynb")):
+            with pytest.raises(HTTPError, match="Read-only: this class serves the dashboards only") as refused:
+                await change()
+            assert refused.value.status_code == 403
+    asyncio.run(run())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.ipynb"]
 
 
 # -- warm imports (issue 24 item 6) ------------------------------------------------------------

@@ -2,6 +2,7 @@
 starting a hub (ATTNLAB_HUB_READ_ONLY: no start checks, no banner): the learners' server ports
 (ATTNLAB_HUB_USER_PORTS), the modes, TLS and what is refused at start, the learner checks of the
 pre-spawn hook. The hub itself is tested in tests/browser/test_hub.py and test_hub_isolation.py."""
+import asyncio
 import os
 import re
 import runpy
@@ -20,7 +21,8 @@ CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "jupyterhub" / "jupyte
 
 HUB_ENV = ("ATTNLAB_HUB_USER_PORTS", "ATTNLAB_HUB_PASSWORD", "ATTNLAB_HUB_SPARE", "ATTNLAB_HUB_MODE", "ATTNLAB_HUB_IP",
            "ATTNLAB_HUB_SSL_CERT", "ATTNLAB_HUB_SSL_KEY", "ATTNLAB_HUB_TLS_PROXY", "ATTNLAB_HUB_INSECURE",
-           "ATTNLAB_HUB_SPAWNER", "ATTNLAB_HUB_GROUP", "ATTNLAB_HUB_HOMES", "ATTNLAB_LANG", "SUDO_UID")
+           "ATTNLAB_HUB_SPAWNER", "ATTNLAB_HUB_GROUP", "ATTNLAB_HUB_HOMES", "ATTNLAB_LANG", "SUDO_UID",
+           "ATTNLAB_HUB_MAX_LEARNERS")
 
 
 def load(monkeypatch, tmp_path, read_only=True, **env):
@@ -96,9 +98,9 @@ def test_learners_are_unix_users_made_by_jupyterhub_in_a_group_of_their_own(monk
     c = load(monkeypatch, tmp_path, ATTNLAB_HUB_GROUP="class-3b", ATTNLAB_HUB_HOMES="/srv/learners")
     auth = c.JupyterHub.authenticator_class
     from jupyterhub.auth import LocalAuthenticator
-    from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
-    assert issubclass(auth, LocalAuthenticator) and issubclass(auth, SharedPasswordAuthenticator)
+    assert issubclass(auth, LocalAuthenticator)
     assert c.LocalAuthenticator.create_system_users is True
+    assert c.Authenticator.request_otp is True and "Class password" in c.Authenticator.otp_prompt
     cmd = c.LocalAuthenticator.add_user_cmd
     assert cmd[:4] == ["useradd", "--create-home", "--home-dir", "/srv/learners/USERNAME"]
     assert cmd[cmd.index("--gid") + 1] == "class-3b" and cmd[cmd.index("--shell") + 1] == "/usr/sbin/nologin"
@@ -123,20 +125,20 @@ def test_the_hub_refuses_to_start_a_server_as_root_or_as_anyone_not_a_learner(mo
     c = load(monkeypatch, tmp_path)
     with pytest.raises(RuntimeError, match=rf"refusing to start '{name}''s server as uid \d+: a learner's server runs only "
                                            r"as an unprivileged user of the group attnlab-learners, never as root or the teacher"):
-        c.names["prepare_learner"](spawner(name))
+        asyncio.run(c.names["prepare_learner"](spawner(name)))
 
 
 def test_a_server_for_a_name_without_a_user_is_refused(monkeypatch, tmp_path):
     c = load(monkeypatch, tmp_path)
     with pytest.raises(RuntimeError, match=r"no Unix user 'attnlab-no-such-user-xyz'"):
-        c.names["prepare_learner"](spawner("attnlab-no-such-user-xyz"))
+        asyncio.run(c.names["prepare_learner"](spawner("attnlab-no-such-user-xyz")))
 
 
 # -- modes ----------------------------------------------------------------------------------------
 def test_dashboards_mode_is_the_default_and_runs_no_typed_code(monkeypatch, tmp_path):
     args = load(monkeypatch, tmp_path).Spawner.args
     assert "--ServerApp.terminals_enabled=False" in args
-    assert "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False}" in args
+    assert "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False, 'jupyter_lsp': False}" in args
     [allowed] = [a for a in args if a.startswith("--ClassroomKernelManager.allowed_message_types=")]
     assert "execute_request" not in allowed and "comm_msg" in allowed
 
@@ -166,10 +168,60 @@ def test_beyond_loopback_plain_http_is_refused(monkeypatch, tmp_path):
         load(monkeypatch, tmp_path, ATTNLAB_HUB_IP="0.0.0.0")
 
 
-@pytest.mark.parametrize("extra", [{"ATTNLAB_HUB_INSECURE": "1"}, {"ATTNLAB_HUB_TLS_PROXY": "https://class.example.org"}])
-def test_the_teacher_may_accept_plain_http_or_name_a_tls_proxy(monkeypatch, tmp_path, extra):
-    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_IP="0.0.0.0", **extra)
+def test_the_teacher_may_accept_plain_http(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_IP="0.0.0.0", ATTNLAB_HUB_INSECURE="1")
     assert c.JupyterHub.bind_url == "http://0.0.0.0:8000/"
+
+
+def test_behind_a_tls_proxy_the_hub_listens_on_loopback_only(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_TLS_PROXY="https://class.example.org")
+    assert c.JupyterHub.bind_url == "http://127.0.0.1:8000/"
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_TLS_PROXY: the proxy in front reaches the hub on this machine, so "
+                                         r"the hub listens on 127\.0\.0\.1, not ATTNLAB_HUB_IP=0\.0\.0\.0"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_IP="0.0.0.0", ATTNLAB_HUB_TLS_PROXY="https://class.example.org")
+
+
+# -- passwords: the class password opens a first login only ------------------------------------------
+def _login(c, **data):
+    import asyncio
+    auth = c.JupyterHub.authenticator_class(config=c)
+    return asyncio.run(auth.authenticate(None, data))
+
+
+def test_a_first_login_needs_the_class_password_and_a_password_of_ones_own(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path)                      # the class password: a-class-password
+    name = "attnlab-newlearner"
+    assert _login(c, username=name, password="my-own-pass", otp="wrong-class") is None
+    assert _login(c, username=name, password="short", otp="a-class-password") is None
+    assert _login(c, username=name, password="a-class-password", otp="a-class-password") is None
+    assert _login(c, username=name, password="my-own-pass", otp="a-class-password") == name
+    stored = tmp_path / "learner_passwords.json"
+    assert (stored.stat().st_mode & 0o777) == 0o600 and "my-own-pass" not in stored.read_text()
+    # from now on, their own password; the class password does not open their account
+    assert _login(c, username=name, password="my-own-pass") == name
+    assert _login(c, username=name, password="a-class-password", otp="a-class-password") is None
+    assert _login(c, username=name, password="guess-guess", otp="a-class-password") is None
+
+
+def test_a_class_password_shorter_than_8_is_refused(monkeypatch, tmp_path):
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_PASSWORD: expected 8 characters or more, got 5"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_PASSWORD="short")
+
+
+def test_dashboards_mode_serves_read_only_files_and_no_template_override(monkeypatch, tmp_path):
+    args = load(monkeypatch, tmp_path).Spawner.args
+    assert "--ServerApp.contents_manager_class=attnlab.classroom.ReadOnlyContentsManager" in args
+    assert "--VoilaConfiguration.allow_template_override=NO" in args
+    lab = load(monkeypatch, tmp_path, ATTNLAB_HUB_MODE="lab").Spawner.args
+    assert not any("contents_manager_class" in a for a in lab)
+    assert "--VoilaConfiguration.allow_theme_override=NO" in lab
+
+
+def test_the_hub_holds_a_ceiling_of_learners_servers(monkeypatch, tmp_path):
+    assert load(monkeypatch, tmp_path).JupyterHub.active_server_limit >= 1
+    assert load(monkeypatch, tmp_path, ATTNLAB_HUB_MAX_LEARNERS="25").JupyterHub.active_server_limit == 25
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_MAX_LEARNERS: expected a count of learners' servers \(0: no limit\), got 'many'"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_MAX_LEARNERS="many")
 
 
 def test_loopback_needs_no_tls(monkeypatch, tmp_path):

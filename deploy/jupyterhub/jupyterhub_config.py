@@ -6,12 +6,13 @@ could do to another learner or to the teacher.
 
 Pieces (all from their own projects; what is attnlab's is said):
 - JupyterHub from pip (requirements-hub.txt), configurable-http-proxy from npm in build/hub/;
-- the class authenticator: JupyterHub's SharedPasswordAuthenticator (the class password:
-  ATTNLAB_HUB_PASSWORD, at least 8 characters, or one generated and printed at start) with its
-  LocalAuthenticator, which creates a system user for each new learner name (`useradd`, in the group
-  ATTNLAB_HUB_GROUP, home ATTNLAB_HUB_HOMES/<name> private to them, no login shell). A name must be
-  lowercase letters, digits, '-' or '_' (a Unix user name); a name the machine already has for someone
-  else (root, the teacher, a service) is refused;
+- the class authenticator (attnlab's, on JupyterHub's LocalAuthenticator): a learner's first login
+  takes a name, a password of their own and the class password (ATTNLAB_HUB_PASSWORD, at least 8
+  characters, or one generated and printed at start); later logins take their own password, so the
+  class password does not open another learner's account. LocalAuthenticator creates a system user
+  for each new name (`useradd`, in the group ATTNLAB_HUB_GROUP, home ATTNLAB_HUB_HOMES/<name> private
+  to them, no login shell). A name must be lowercase letters, digits, '-' or '_' (a Unix user name); a
+  name the machine already has for someone else (root, the teacher, a service) is refused;
 - the spawner: LocalProcessSpawner (JupyterHub's: the server runs as the learner's Unix user), or
   SystemdSpawner where the hub runs as root under systemd (it also enforces the memory and CPU limits
   below through cgroups; `pip install jupyterhub-systemdspawner`). Before each start (attnlab's
@@ -38,12 +39,16 @@ ATTNLAB_HUB_SSL_KEY, ATTNLAB_HUB_TLS_PROXY, ATTNLAB_HUB_INSECURE, ATTNLAB_HUB_DI
 cookie secret), ATTNLAB_HUB_HOMES (/home), ATTNLAB_HUB_GROUP (attnlab-learners), ATTNLAB_HUB_MEM (2G),
 ATTNLAB_HUB_CPU (1.0), ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels each learner's server
 keeps started ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page),
-ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_LANG (en|zh: the index a learner lands on),
+ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_HUB_MAX_LEARNERS (servers at once), ATTNLAB_LANG (en|zh: the index a learner lands on),
 ATTNLAB_HUB_API_PORT and ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001),
 ATTNLAB_HUB_USER_PORTS ("LOW-HIGH": the learners' servers listen on a free port of that range, for a
 machine whose other ports are taken; default: any free port, JupyterHub's choice).
 """
+import asyncio
+import hashlib
+import hmac
 import ipaddress
+import json
 import os
 import pwd
 import re
@@ -55,7 +60,6 @@ import sys
 from pathlib import Path
 
 from jupyterhub.auth import LocalAuthenticator
-from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
 
 c = get_config()  # noqa: F821 - JupyterHub's config loader provides it
 
@@ -75,6 +79,8 @@ def _refuse(message):
 
 state = Path(env("ATTNLAB_HUB_DIR") or ROOT / "build" / "hub")
 state.mkdir(parents=True, exist_ok=True)
+if os.geteuid() == 0 and not globals().get("ATTNLAB_HUB_READ_ONLY"):
+    state.chmod(0o700)          # the database, the cookie secret and the learners' password hashes: root's only
 ip, port = env("ATTNLAB_HUB_IP") or "127.0.0.1", int(env("ATTNLAB_HUB_PORT") or 8000)
 
 
@@ -101,7 +107,10 @@ for name, path in (("ATTNLAB_HUB_SSL_CERT", cert), ("ATTNLAB_HUB_SSL_KEY", key))
         _refuse(f"{name}: expected a PEM file, got {path!r} (no such file)")
 if tls_proxy and not tls_proxy.startswith("https://"):
     _refuse(f"ATTNLAB_HUB_TLS_PROXY: expected the https:// address learners use, got {tls_proxy!r}")
-if not cert and not is_loopback(ip) and not tls_proxy and insecure != "1":
+if tls_proxy and not cert and not is_loopback(ip) and insecure != "1":
+    _refuse(f"ATTNLAB_HUB_TLS_PROXY: the proxy in front reaches the hub on this machine, so the hub listens on "
+            f"127.0.0.1, not ATTNLAB_HUB_IP={ip} (plain http there would carry the passwords past the proxy)")
+if not cert and not is_loopback(ip) and insecure != "1":
     _refuse(f"ATTNLAB_HUB_IP={ip} over plain http would send the class password across the network in clear. "
             "Give a certificate (ATTNLAB_HUB_SSL_CERT and ATTNLAB_HUB_SSL_KEY), or name the TLS proxy in front "
             "(ATTNLAB_HUB_TLS_PROXY=https://...), or accept it with ATTNLAB_HUB_INSECURE=1.")
@@ -148,9 +157,55 @@ def is_learner(name):
     return user.pw_gid == group.gr_gid and user.pw_uid not in teacher_uids()
 
 
-class ClassPasswordAuthenticator(LocalAuthenticator, SharedPasswordAuthenticator):
-    """The class password; a new name becomes a Unix user of the learners' group (JupyterHub's
-    LocalAuthenticator creates it); a name the machine already has for anyone else is refused."""
+PASSWORDS = state / "learner_passwords.json"      # name -> scrypt hash of the learner's own password
+
+
+def _hash(secret, salt):
+    return hashlib.scrypt(secret.encode(), salt=salt, n=2**14, r=8, p=1).hex()
+
+
+class ClassPasswordAuthenticator(LocalAuthenticator):
+    """A learner's first login: a name, a password of their own (8 characters or more) and the class
+    password (the form's second field, JupyterHub's `otp` input); the name becomes a Unix user of the
+    learners' group (JupyterHub's LocalAuthenticator creates it). Later logins: the name and their own
+    password; the class password alone never opens an existing learner's account. A name the machine
+    already has for anyone else is refused. Passwords are kept as scrypt hashes in the hub's state
+    folder (root only)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.class_password = CLASS_PASSWORD
+
+    def _stored(self):
+        try:
+            return json.loads(PASSWORDS.read_text())
+        except FileNotFoundError:
+            return {}
+
+    async def authenticate(self, handler, data):
+        name = self.normalize_username(data.get("username") or "")
+        given, class_given = data.get("password") or "", data.get("otp") or ""
+        record = self._stored().get(name)
+        if record is not None:
+            salt = bytes.fromhex(record["salt"])
+            return name if hmac.compare_digest(_hash(given, salt), record["hash"]) else None
+        if not hmac.compare_digest(class_given.encode(), self.class_password.encode()):
+            self.log.warning("attnlab hub: first login of %r without the class password", name)
+            return None
+        if len(given) < 8 or hmac.compare_digest(given.encode(), self.class_password.encode()):
+            self.log.warning("attnlab hub: first login of %r: their own password must have 8 characters or more "
+                             "and differ from the class password", name)
+            return None
+        if not self.validate_username(name) or not self.check_blocked_users(name):
+            return None
+        salt = secrets.token_bytes(16)
+        stored = self._stored()
+        stored[name] = {"salt": salt.hex(), "hash": _hash(given, salt)}
+        tmp = PASSWORDS.with_suffix(".tmp")
+        tmp.write_text(json.dumps(stored))
+        tmp.chmod(0o600)
+        tmp.replace(PASSWORDS)
+        return name
 
     def check_blocked_users(self, username, authentication=None):
         """False (blocked) for a name this machine already has for anyone but a learner (asked before
@@ -174,9 +229,13 @@ class ClassPasswordAuthenticator(LocalAuthenticator, SharedPasswordAuthenticator
         return super().add_system_user(user)
 
 
+CLASS_PASSWORD = env("ATTNLAB_HUB_PASSWORD") or secrets.token_urlsafe(9)
+password = CLASS_PASSWORD
+if len(CLASS_PASSWORD) < 8:
+    _refuse(f"ATTNLAB_HUB_PASSWORD: expected 8 characters or more, got {len(CLASS_PASSWORD)}")
 c.JupyterHub.authenticator_class = ClassPasswordAuthenticator
-password = env("ATTNLAB_HUB_PASSWORD") or secrets.token_urlsafe(9)
-c.SharedPasswordAuthenticator.user_password = password
+c.Authenticator.request_otp = True                 # the login form's second field: the class password
+c.Authenticator.otp_prompt = "Class password (first login only):"
 c.Authenticator.allow_all = True
 c.Authenticator.username_pattern = rf"^{NAME}$"
 c.LocalAuthenticator.create_system_users = True
@@ -203,6 +262,22 @@ if choice == "systemd":
 else:
     c.JupyterHub.spawner_class = "localprocess"
 mem = env("ATTNLAB_HUB_MEM") or "2G"
+# At most this many learners' servers at once (ATTNLAB_HUB_MAX_LEARNERS; default: the machine's memory less
+# 2 GB, at 500 MB a learner, the rehearsal's 440 MB PSS with room): past it JupyterHub asks a learner to wait.
+max_learners = (env("ATTNLAB_HUB_MAX_LEARNERS") or "").strip()
+if max_learners and not max_learners.isdigit():
+    _refuse(f"ATTNLAB_HUB_MAX_LEARNERS: expected a count of learners' servers (0: no limit), got {max_learners!r}")
+
+
+def _default_max_learners():
+    try:
+        total_mb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1)) / 1024
+    except (OSError, AttributeError):
+        return 0
+    return max(1, int((total_mb - 2048) // 500))
+
+
+c.JupyterHub.active_server_limit = int(max_learners) if max_learners else _default_max_learners()
 c.Spawner.mem_limit = mem
 c.Spawner.cpu_limit = float(env("ATTNLAB_HUB_CPU") or 1.0)
 c.Spawner.start_timeout = 120
@@ -242,9 +317,13 @@ c.Spawner.args = [
     "--MappingKernelManager.cull_idle_timeout=600",
     "--MappingKernelManager.cull_interval=60",
     "--ServerApp.terminals_enabled=False",
+    "--VoilaConfiguration.allow_template_override=NO",
+    "--VoilaConfiguration.allow_theme_override=NO",
     *([] if mode == "lab" else [
-        "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False}",
+        "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False, 'jupyter_lsp': False}",
         f"--ClassroomKernelManager.allowed_message_types={DASHBOARD_MESSAGES!r}",
+        # nothing a learner writes can be rendered by Voila or imported by a kernel: no file can be written
+        "--ServerApp.contents_manager_class=attnlab.classroom.ReadOnlyContentsManager",
     ]),
 ]
 c.Spawner.environment = {"OMP_NUM_THREADS": "1"}
@@ -272,7 +351,7 @@ for folder, dirs, files in os.walk(source):
 """
 
 
-def prepare_learner(spawner):
+async def prepare_learner(spawner):
     """Before a learner's server starts: refuse anything but a learner's own unprivileged user; make
     their home private; copy the notebooks in, as them."""
     name = spawner.user.name
@@ -288,9 +367,20 @@ def prepare_learner(spawner):
     if home.is_symlink() or info.st_uid != user.pw_uid:
         raise RuntimeError(f"attnlab hub: {name!r}'s home {home} is not a directory of their own")
     os.chmod(home, 0o700)
-    subprocess.run([LEARNER_PYTHON, "-c", COPY, str(ROOT / "notebooks"), str(home / "attnlab" / "notebooks")],
-                   user=user.pw_uid, group=user.pw_gid, extra_groups=[], umask=0o077, cwd=home, check=True,
-                   env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, capture_output=True, timeout=120)
+    # -I: Python's isolated mode, so nothing in the learner's home (a shutil.py, a .pth, usercustomize) is
+    # imported; a subprocess the hub's event loop awaits, so other logins go on meanwhile
+    copy = await asyncio.create_subprocess_exec(
+        LEARNER_PYTHON, "-I", "-c", COPY, str(ROOT / "notebooks"), str(home / "attnlab" / "notebooks"),
+        user=user.pw_uid, group=user.pw_gid, extra_groups=[], umask=0o077, cwd="/",
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT)
+    try:
+        out, _ = await asyncio.wait_for(copy.communicate(), timeout=60)
+    except asyncio.TimeoutError:
+        copy.kill()
+        raise RuntimeError(f"attnlab hub: copying the notebooks for {name!r} took over 60 s") from None
+    if copy.returncode != 0:
+        raise RuntimeError(f"attnlab hub: copying the notebooks for {name!r} failed: {out.decode(errors='replace')[-500:]}")
 
 
 hooks = [prepare_learner]
@@ -322,9 +412,11 @@ if user_ports:
     hooks.append(pick_port)
 
 
-def pre_spawn(spawner):
+async def pre_spawn(spawner):
     for hook in hooks:
-        hook(spawner)
+        done = hook(spawner)
+        if asyncio.iscoroutine(done):
+            await done
 
 
 c.Spawner.pre_spawn_hook = pre_spawn
@@ -372,9 +464,11 @@ def banner():
              f"Address: {address}" + (" (behind the TLS proxy named)" if tls_proxy else
                                       " (plain http, accepted with ATTNLAB_HUB_INSECURE=1)" if scheme == "http" and not is_loopback(ip) else ""),
              f"Learners: Unix users of the group {GROUP}, homes in {HOMES}, each with their own copy of the notebooks",
-             f"Limits: {enforced}; idle servers stopped after {cull} s"]
+             f"Limits: {enforced}; at most {c.JupyterHub.active_server_limit or 'any number of'} learners' servers at once; "
+             f"idle servers stopped after {cull} s"]
     if not env("ATTNLAB_HUB_PASSWORD"):
-        lines.insert(0, f"Class password (learners choose a name: lowercase letters, digits, - or _): {password}")
+        lines.insert(0, f"Class password, for each learner's first login (with a name of lowercase letters, digits, "
+                        f"- or _, and a password of their own): {password}")
     print("\n" + "\n".join("    " + line for line in lines) + "\n", file=sys.stderr, flush=True)
 
 

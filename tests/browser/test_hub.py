@@ -19,6 +19,7 @@ from dashboard_helpers import HUB_PROXY, TYPESET, Hub, LearnerAccounts, PageWatc
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
 PASSWORD = "class-password-test"
+OWN_PASSWORD = "my-own-password"
 CULL = 30
 DONE = """() => document.querySelector('[cell-index]') && window.themeLoaded
   && !document.querySelector('.voila-skeleton-container') && !document.querySelector('.attnlab-stored')"""
@@ -73,7 +74,8 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
         watch = PageWatch(page)
         page.goto(url + "/hub/login", timeout=120_000)
         page.fill("input[name=username]", name)
-        page.fill("input[name=password]", PASSWORD)
+        page.fill("input[name=password]", OWN_PASSWORD)     # a password of their own
+        page.fill("input[name=otp]", PASSWORD)              # and, the first time, the class password
         page.click("[type=submit]")
         pages[name] = (ctx, page, watch)
     for name, (ctx, page, watch) in pages.items():    # each lands on its own server's Voila index

@@ -7,8 +7,9 @@ refused or harmless:
   teacher's checkout, read or write B's home, signal B's processes, start a server named for B (with
   its own server's hub token); the REST API opens no terminal and reaches no file outside A's copy;
   A's edit of a notebook survives the server's stop and a new start (the copy never overwrites it);
-- dashboards mode: no JupyterLab, a page's kernel runs no code sent to it, the index and a lesson
-  render;
+- dashboards mode: no JupyterLab, no file can be written (a written notebook could be rendered, a
+  written module imported), a page's kernel runs no code sent to it, the index and a lesson render;
+- the class password opens a learner's first login only: with it, A cannot log in as B;
 - TLS: the login page over https with a certificate made here; plain http beyond the loopback
   interface is refused at start unless ATTNLAB_HUB_INSECURE=1.
 
@@ -92,7 +93,8 @@ def log_in(browser, hub, name, lands_on):
     page = ctx.new_page()
     page.goto(hub.url + "/hub/login", timeout=120_000)
     page.fill("input[name=username]", name)
-    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=password]", f"{name}-own-password")   # a password of their own
+    page.fill("input[name=otp]", PASSWORD)                      # and, the first time, the class password
     page.click("[type=submit]")
     page.wait_for_url(f"**/user/{name}/{lands_on}", timeout=300_000)
     return page
@@ -182,6 +184,17 @@ def test_lab_mode_keeps_learners_apart_from_each_other_and_from_the_teacher(hub,
     assert (b_home.stat().st_mode & 0o777) == 0o700
     assert (b_home / "attnlab" / "notebooks" / "00_index.ipynb").exists()
 
+    # The class password does not open B's account (A knows it, and B's name).
+    intruder = browser.new_context().new_page()
+    intruder.goto(h.url + "/hub/login", timeout=120_000)
+    intruder.fill("input[name=username]", B)
+    intruder.fill("input[name=password]", PASSWORD)
+    intruder.fill("input[name=otp]", PASSWORD)
+    intruder.click("[type=submit]")
+    intruder.wait_for_load_state()
+    assert "/hub/login" in intruder.url and f"/user/{B}" not in intruder.url
+    intruder.context.close()
+
     # JupyterLab is there in this mode; terminals are not.
     assert api(a, h, A, "GET", "lab")[0] == 200
     assert api(a, h, A, "POST", "api/terminals")[0] in (403, 404)
@@ -232,7 +245,8 @@ def test_a_name_the_machine_has_for_someone_else_cannot_log_in(hub, browser):
     for name in ("root", "daemon"):
         page.goto(h.url + "/hub/login", timeout=120_000)
         page.fill("input[name=username]", name)
-        page.fill("input[name=password]", PASSWORD)
+        page.fill("input[name=password]", "a-password-of-mine")
+        page.fill("input[name=otp]", PASSWORD)
         page.click("[type=submit]")
         page.wait_for_load_state()
         assert "/hub/login" in page.url, f"{name} got past the login form"
@@ -254,6 +268,12 @@ def test_dashboards_mode_runs_no_typed_code_and_serves_the_lessons(hub, browser,
     a.wait_for_function(DONE, timeout=300_000, polling=500)
     a.wait_for_function("() => [...document.querySelectorAll('.attnlab-panel img')].some(i => i.complete && i.naturalWidth > 0)",
                         timeout=120_000)
+    # no file can be written: a notebook or a module a learner writes could be rendered or imported
+    for path, body in (("api/contents/notebooks/mine.ipynb", {"type": "notebook", "format": "json", "content": {
+            "cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}}),
+            ("api/contents/torch.py", {"type": "file", "format": "text", "content": "import os"})):
+        assert api(a, h, A, "PUT", path, body)[0] == 403, path
+    assert api(a, h, A, "POST", "api/contents/notebooks", {"type": "notebook"})[0] == 403
     # the page's own kernel takes widget messages only: code sent to it does not run
     sockets = [s for s in json.loads(api(a, h, A, "GET", "api/kernels")[1])]
     assert sockets, "the lesson's page has no kernel"
