@@ -101,6 +101,8 @@ def test_learners_are_unix_users_made_by_jupyterhub_in_a_group_of_their_own(monk
     assert issubclass(auth, LocalAuthenticator)
     assert c.LocalAuthenticator.create_system_users is True
     assert c.Authenticator.request_otp is True and "Class password" in c.Authenticator.otp_prompt
+    [templates] = c.JupyterHub.template_paths
+    assert "Your own password" in (Path(templates) / "login.html").read_text()
     cmd = c.LocalAuthenticator.add_user_cmd
     assert cmd[:4] == ["useradd", "--create-home", "--home-dir", "/srv/learners/USERNAME"]
     assert cmd[cmd.index("--gid") + 1] == "class-3b" and cmd[cmd.index("--shell") + 1] == "/usr/sbin/nologin"

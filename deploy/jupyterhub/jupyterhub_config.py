@@ -236,6 +236,7 @@ if len(CLASS_PASSWORD) < 8:
 c.JupyterHub.authenticator_class = ClassPasswordAuthenticator
 c.Authenticator.request_otp = True                 # the login form's second field: the class password
 c.Authenticator.otp_prompt = "Class password (first login only):"
+c.JupyterHub.template_paths = [str(Path(__file__).resolve().parent / "templates")]   # the login form's labels
 c.Authenticator.allow_all = True
 c.Authenticator.username_pattern = rf"^{NAME}$"
 c.LocalAuthenticator.create_system_users = True

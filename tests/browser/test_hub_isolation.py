@@ -242,6 +242,11 @@ def test_a_name_the_machine_has_for_someone_else_cannot_log_in(hub, browser):
     h = hub()
     ctx = browser.new_context()
     page = ctx.new_page()
+    page.goto(h.url + "/hub/login", timeout=120_000)        # the form says what a first login takes
+    for label in ("Name (lowercase letters, digits, - or _):", "Your own password (8 characters or more):",
+                  "Class password (first login only):"):
+        assert page.get_by_label(label).is_visible(), label
+    assert "First time here?" in page.inner_text("#attnlab-login-help")
     for name in ("root", "daemon"):
         page.goto(h.url + "/hub/login", timeout=120_000)
         page.fill("input[name=username]", name)
