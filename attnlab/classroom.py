@@ -89,6 +89,10 @@ TOKEN_ENV = "ATTNLAB_CLASS_TOKEN"
 PREHEAT_ENV = "VOILA_PREHEAT"
 
 
+# What a dashboard's page sends its kernel (Voila's own list for standalone Voila, voila/app.py).
+DASHBOARD_MESSAGES = ("comm_open", "comm_close", "comm_msg", "comm_info_request", "kernel_info_request",
+                      "shutdown_request")
+
 WARM_THREAD = "attnlab-warm-imports"
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -293,6 +297,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         loads (the first cell waits for them); [] turns it off. The notebooks' heavy imports: torch
         (~60 % of a cold first figure's wait here), matplotlib.pyplot, ipywidgets.""")
 
+    dashboards_only = Bool(False, config=True, help="""Kernels take only the messages a dashboard's page sends
+        (DASHBOARD_MESSAGES: widget messages, kernel info, shutdown), never an execute_request: the hub's
+        dashboards mode. (Set here because a list on the command line reached allowed_message_types as one
+        string, which blocked every message.)""")
+
     spare_kernels = Integer(0, config=True, help="""Page kernels kept started ahead, their warm imports
         done, for a server without Voila's pool (Binder and JupyterHub's servers set 1): a page takes one
         instead of starting a kernel. Each costs one kernel's memory while it waits and counts toward the
@@ -327,6 +336,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self._adopting = 0          # spares being made a page's right now (already counted as kernels)
         self._closing = False
         super().__init__(**kwargs)
+        if self.dashboards_only:
+            self.allowed_message_types = list(DASHBOARD_MESSAGES)
         self._memory_at_start = memory_available_mb(self.reserve_mb)
         self.ceiling = self.max_kernels or max(1, int(self._memory_at_start // self.kernel_mb))
         self.log.info("attnlab classroom: at most %d kernels (%s), %s page kernels per client; a page's "

@@ -261,6 +261,14 @@ def test_a_kernel_started_through_the_rest_api_counts_against_the_ceiling(monkey
         CallContext.set(CallContext.JUPYTER_HANDLER, None)
 
 
+def test_dashboards_only_kernels_take_widget_messages_and_no_code():
+    km = classroom.ClassroomKernelManager(dashboards_only=True)
+    assert set(km.allowed_message_types) == {"comm_open", "comm_close", "comm_msg", "comm_info_request",
+                                             "kernel_info_request", "shutdown_request"}
+    assert "execute_request" not in km.allowed_message_types
+    assert classroom.ClassroomKernelManager().allowed_message_types == []          # lab mode, Binder: everything
+
+
 def test_the_read_only_contents_refuse_every_change(tmp_path):
     import asyncio
     from tornado.web import HTTPError

@@ -141,14 +141,13 @@ def test_dashboards_mode_is_the_default_and_runs_no_typed_code(monkeypatch, tmp_
     args = load(monkeypatch, tmp_path).Spawner.args
     assert "--ServerApp.terminals_enabled=False" in args
     assert "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False, 'jupyter_lsp': False}" in args
-    [allowed] = [a for a in args if a.startswith("--ClassroomKernelManager.allowed_message_types=")]
-    assert "execute_request" not in allowed and "comm_msg" in allowed
+    assert "--ClassroomKernelManager.dashboards_only=True" in args
 
 
 def test_lab_mode_adds_jupyterlab_and_keeps_terminals_off(monkeypatch, tmp_path):
     args = load(monkeypatch, tmp_path, ATTNLAB_HUB_MODE="lab").Spawner.args
     assert "--ServerApp.terminals_enabled=False" in args
-    assert not any("jpserver_extensions" in a or "allowed_message_types" in a for a in args)
+    assert not any("jpserver_extensions" in a or "dashboards_only" in a for a in args)
 
 
 def test_an_unknown_mode_is_refused_naming_it(monkeypatch, tmp_path):

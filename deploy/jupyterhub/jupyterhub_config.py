@@ -295,10 +295,6 @@ lang = (env("ATTNLAB_LANG") or "en").strip()
 if lang not in ("en", "zh"):
     _refuse(f"ATTNLAB_LANG: expected en or zh, got {lang!r}")
 
-# What a dashboard's page sends its kernel (Voila's own list for standalone Voila, voila/app.py): widget
-# messages, never an execute_request. In `dashboards` mode the learner's kernels take nothing else.
-DASHBOARD_MESSAGES = ["comm_open", "comm_close", "comm_msg", "comm_info_request", "kernel_info_request",
-                      "shutdown_request"]
 
 # Each learner's server: their copy of the notebooks (~/attnlab/notebooks), Voila as its extension with
 # Binder's settings (progressive rendering, no pool), attnlab's kernel manager, the index dashboard first.
@@ -322,7 +318,7 @@ c.Spawner.args = [
     "--VoilaConfiguration.allow_theme_override=NO",
     *([] if mode == "lab" else [
         "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False, 'jupyter_lsp': False}",
-        f"--ClassroomKernelManager.allowed_message_types={DASHBOARD_MESSAGES!r}",
+        "--ClassroomKernelManager.dashboards_only=True",       # widget messages only, no execute_request
         # nothing a learner writes can be rendered by Voila or imported by a kernel: no file can be written
         "--ServerApp.contents_manager_class=attnlab.classroom.ReadOnlyContentsManager",
     ]),

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard_helpers import HUB_CONFIG, HUB_PROXY, ROOT, Hub, LearnerAccounts, hub_user_servers
+from dashboard_helpers import HUB_CONFIG, HUB_PROXY, ROOT, Hub, LearnerAccounts, hub_user_servers, slider_step
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
@@ -273,6 +273,10 @@ def test_dashboards_mode_runs_no_typed_code_and_serves_the_lessons(hub, browser,
     a.wait_for_function(DONE, timeout=300_000, polling=500)
     a.wait_for_function("() => [...document.querySelectorAll('.attnlab-panel img')].some(i => i.complete && i.naturalWidth > 0)",
                         timeout=120_000)
+    # the dashboard works: a slider moved by keyboard changes its figure (widget messages pass)
+    a.wait_for_function("() => [...document.querySelectorAll('.attnlab-panel .widget-slider .noUi-handle')].length > 0",
+                        timeout=120_000)
+    assert slider_step(a, 0, 0, 30_000), "a slider did not change its figure in dashboards mode"
     # no file can be written: a notebook or a module a learner writes could be rendered or imported
     for path, body in (("api/contents/notebooks/mine.ipynb", {"type": "notebook", "format": "json", "content": {
             "cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}}),
