@@ -37,6 +37,15 @@ def runs_for_others(python, user="nobody", check=CHECK):
     return run.returncode == 0
 
 
+def unreadable_for_learners(path):
+    """The first folder on the way to ``path`` that other users cannot enter (None: they can)."""
+    path = Path(path).resolve()
+    for part in [*reversed(path.parents), path]:
+        if not part.stat().st_mode & 0o001:
+            return part
+    return None
+
+
 def _has_group(name):
     import grp
     try:

@@ -47,7 +47,6 @@ machine whose other ports are taken; default: any free port, JupyterHub's choice
 import asyncio
 import hashlib
 import hmac
-import ipaddress
 import json
 import os
 import pwd
@@ -65,7 +64,9 @@ c = get_config()  # noqa: F821 - JupyterHub's config loader provides it
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from learners_python import learners_python, runs_for_others  # noqa: E402
+from learners_python import learners_python, runs_for_others, unreadable_for_learners  # noqa: E402
+
+from attnlab.classroom import is_loopback  # noqa: E402 - the classroom server's own test, one definition
 
 env = os.environ.get
 # The Python learners' servers run (they are other Unix users): tools/learners_python.py
@@ -82,15 +83,6 @@ state.mkdir(parents=True, exist_ok=True)
 if os.geteuid() == 0 and not globals().get("ATTNLAB_HUB_READ_ONLY"):
     state.chmod(0o700)          # the database, the cookie secret and the learners' password hashes: root's only
 ip, port = env("ATTNLAB_HUB_IP") or "127.0.0.1", int(env("ATTNLAB_HUB_PORT") or 8000)
-
-
-def is_loopback(host):
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 # -- TLS ------------------------------------------------------------------------------------------
@@ -441,14 +433,6 @@ c.JupyterHub.services = [{
 
 
 # -- what the teacher is told at start --------------------------------------------------------------
-def unreadable_for_learners(path):
-    """The first folder on the way to ``path`` that other users cannot enter (None: they can)."""
-    for part in [*reversed(path.parents), path]:
-        if not part.stat().st_mode & 0o001:
-            return part
-    return None
-
-
 def banner():
     shown = ip if ip not in ("0.0.0.0", "", "::") else "<this machine>"
     address = tls_proxy or f"{scheme}://{shown}:{port}/"

@@ -40,16 +40,12 @@ DONE = """() => document.querySelector('[cell-index]') && window.themeLoaded
   && !document.querySelector('.voila-skeleton-container') && !document.querySelector('.attnlab-stored')"""
 
 
-def _others_can_enter(path):
-    return all(p.stat().st_mode & 0o001 for p in [*reversed(Path(path).resolve().parents), Path(path).resolve()])
-
-
 sys.path.insert(0, str(ROOT / "tools"))
-from learners_python import learners_python, runs_for_others  # noqa: E402
+from learners_python import learners_python, runs_for_others, unreadable_for_learners  # noqa: E402
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the hub creates Unix users: run as root"),
-    pytest.mark.skipif(os.geteuid() == 0 and (not _others_can_enter(ROOT) or not runs_for_others(learners_python(ROOT))),
+    pytest.mark.skipif(os.geteuid() == 0 and (unreadable_for_learners(ROOT) is not None or not runs_for_others(learners_python(ROOT))),
                        reason="other users cannot read this checkout or run its Python (the hub refuses to start: "
                               "see its message and tools/learners_python.py)"),
 ]
