@@ -101,7 +101,7 @@ def ngettext(singular, plural, n):
 
 def explain(problem):
     """A lesson's verdict on a learner's input, ``(message marked N_, {fields})`` or None, in the
-    learner's language (for a panel's text), or None. ``_checks.refuse`` raises the same verdict in English."""
+    learner's language (for a panel's text), or None. ``checks.refuse`` raises the same verdict in English."""
     if problem is None:
         return None
     message, fields = problem

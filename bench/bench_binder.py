@@ -8,7 +8,7 @@ thread per kernel as binder/start and `make dashboard` set):
   cold         no pool (--VoilaConfiguration.preheat_kernel=False): what Binder did before, where
                Voila runs inside the Jupyter server and has no pool (standalone Voila without a pool
                is the same measurement). A page's kernel starts its imports while the page loads
-               (attnlab.classroom's warm_imports); "cold-nowarm" is the same without them.
+               (attnlab_classroom's warm_imports); "cold-nowarm" is the same without them.
   progressive  no pool, progressive rendering (what binder/postBuild configures for Binder now):
                the page and its text come at once, outputs appear as their cells run.
   preheated    the shipped voila.json (`make dashboard`: a pool of one kernel per notebook).
@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import (ARGS, BINDER_CONFIG, chromium_path, NOTEBOOKS, JupyterServer, VoilaServer,  # noqa: E402
                                close_like_a_learner, postbuild_server_config, settle)
 
-# A page kernel's warm imports (attnlab.classroom.ClassroomKernelManager.warm_imports) turned off:
+# A page kernel's warm imports (attnlab_classroom.ClassroomKernelManager.warm_imports) turned off:
 # the "-nowarm" modes measure the same server as before issue 24 item 6, side by side with it.
 NOWARM = ["--ClassroomKernelManager.warm_imports=[]"]
 NOSPARE = ["--ClassroomKernelManager.spare_kernels=0"]

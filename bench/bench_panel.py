@@ -8,7 +8,7 @@ live panel in the notebooks, the render of a drag (moves in a row on one slider)
 Per notebook control (sliders, menus, toggles; not text boxes): the render per move (median, first
 move of a drag excluded), wall clock and CPU time, as the panel declares its moving artists ("dec")
 and with every move drawn in full ("all"), the fraction of moves that blitted, and the most frequent
-reason (``Blitter.reason``, a ``_blit.Full``) of a full draw.
+reason (``Blitter.reason``, a ``renderer.Full``) of a full draw.
 
 The browser side (bytes -> pixels) is measured by bench/bench_dashboards.py.
 """
@@ -136,7 +136,7 @@ def notebook_drags(moves, only):
     nothing declared (every move drawn in full), for each notebook control."""
     from _notebook_panels import notebook_panels
 
-    from attnlab._blit import Blitter
+    from attnlab.ui.panels.renderer import Blitter
     print(f"\nnotebook panels: render (draw + PNG) per move over a drag of {moves} moves (median; first move "
           "of a drag excluded), as declared vs every move drawn in full; blit = moves that blitted")
     print("  wall = render time on the clock; cpu = CPU time of the render (process_time), which a busy machine "

@@ -1,4 +1,4 @@
-"""attnlab.classroom without a server: the pages, the language, the token rule, the claim rule.
+"""attnlab_classroom without a server: the pages, the language, the token rule, the claim rule.
 The servers themselves are tested in tests/browser/test_classroom.py."""
 import json
 from pathlib import Path
@@ -10,7 +10,7 @@ pytest.importorskip("voila")
 from traitlets import Integer, Unicode  # noqa: E402
 from traitlets.config import Configurable  # noqa: E402
 
-from attnlab import classroom  # noqa: E402
+import attnlab_classroom as classroom  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,9 +70,9 @@ def test_the_class_token_can_be_set_by_the_teacher(monkeypatch):
 
 def test_every_way_of_serving_names_the_classroom_classes():
     config = json.loads((ROOT / "voila.json").read_text())
-    assert config["VoilaConfiguration"]["multi_kernel_manager_class"] == "attnlab.classroom.ClassroomKernelManager"
-    assert config["Voila"]["identity_provider_class"] == "attnlab.classroom.ClassroomIdentityProvider"
-    assert "attnlab.classroom.ClassroomKernelManager" in (ROOT / "binder" / "postBuild").read_text()
+    assert config["VoilaConfiguration"]["multi_kernel_manager_class"] == "attnlab_classroom.ClassroomKernelManager"
+    assert config["Voila"]["identity_provider_class"] == "attnlab_classroom.ClassroomIdentityProvider"
+    assert "attnlab_classroom.ClassroomKernelManager" in (ROOT / "binder" / "postBuild").read_text()
     makefile = (ROOT / "Makefile").read_text()
     assert "MAX_KERNELS" in makefile
 
@@ -577,7 +577,7 @@ def test_postbuild_puts_the_server_settings_where_jupyter_server_reads_them(tmp_
     env = {**os.environ, "PATH": f"{stub}{os.pathsep}{os.environ['PATH']}", "NB_PYTHON_PREFIX": str(tmp_path / "prefix")}
     subprocess.run(["bash", str(ROOT / "binder" / "postBuild")], cwd=ROOT, env=env, check=True, capture_output=True)
     written = json.loads((etc / "jupyter_server_config.json").read_text())
-    assert written["ServerApp"] == {"ip": "0.0.0.0", "kernel_manager_class": "attnlab.classroom.ClassroomKernelManager",
+    assert written["ServerApp"] == {"ip": "0.0.0.0", "kernel_manager_class": "attnlab_classroom.ClassroomKernelManager",
                                     "tornado_settings": {"mathjax_url": None, "mathjax_config": None}}
     assert written["Other"] == {"x": 1} and written["ClassroomKernelManager"] == {"spare_kernels": 1}
     assert written["MappingKernelManager"]["cull_idle_timeout"] == 600
@@ -590,7 +590,7 @@ def test_postbuild_puts_the_server_settings_where_jupyter_server_reads_them(tmp_
              " sorted(k for k, v in app.config.ServerApp.tornado_settings.items() if v is None))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          env={**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path), "JUPYTER_CONFIG_PATH": str(tmp_path)}).stdout
-    assert out.strip().split(maxsplit=2) == ["attnlab.classroom.ClassroomKernelManager", "1", "['mathjax_config', 'mathjax_url']"]
+    assert out.strip().split(maxsplit=2) == ["attnlab_classroom.ClassroomKernelManager", "1", "['mathjax_config', 'mathjax_url']"]
 
 
 def test_a_page_refused_by_the_per_client_limit_leaves_the_spare_for_the_next(tmp_path, monkeypatch):

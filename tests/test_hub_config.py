@@ -211,7 +211,7 @@ def test_a_class_password_shorter_than_8_is_refused(monkeypatch, tmp_path):
 
 def test_dashboards_mode_serves_read_only_files_and_no_template_override(monkeypatch, tmp_path):
     args = load(monkeypatch, tmp_path).Spawner.args
-    assert "--ServerApp.contents_manager_class=attnlab.classroom.ReadOnlyContentsManager" in args
+    assert "--ServerApp.contents_manager_class=attnlab_classroom.ReadOnlyContentsManager" in args
     assert "--VoilaConfiguration.allow_template_override=NO" in args
     lab = load(monkeypatch, tmp_path, ATTNLAB_HUB_MODE="lab").Spawner.args
     assert not any("contents_manager_class" in a for a in lab)

@@ -1,11 +1,13 @@
-"""The package's layers, read from every module's imports (docs/architecture.md):
+"""The package's layers are its folders (docs/architecture.md), read from every module's imports:
 
-core     attnlab/{__init__, _checks, masking, scoring, attention, multihead, positional, efficient, data, transformer}
-drawing  attnlab/{plotting, panels, trainer, selfcheck} and private renderer modules
-lessons  attnlab/lessons/nbNN_<notebook stem> (a module or a package)
+core     attnlab/core/      the maths: torch only, no matplotlib, no widgets, nothing else of attnlab
+ui       attnlab/ui/        figures, panels, self-checks, trainer: may import core and i18n
+i18n     attnlab/i18n.py    the learner's language: standard library only
+lessons  attnlab/lessons/nbNN_<notebook stem>/   may import ui, core and i18n; never another lesson
+root     attnlab/__init__.py   the contract's names: imports core and i18n
 
-core imports neither drawing nor lessons; drawing imports no lesson; no lesson imports another;
-no private name (_x) is imported from another module. Lessons and notebooks use the public API.
+No private name (_x) is imported from another module; the classroom server (attnlab_classroom/, its own
+package beside attnlab) is never imported by the learner's package.
 """
 import ast
 from pathlib import Path
@@ -13,10 +15,10 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[1] / "attnlab"
-CORE = {"__init__", "_checks", "i18n", "masking", "scoring", "attention", "multihead", "positional", "efficient", "data",
-        "transformer"}
-# i18n (the learner's language) is standard library only, so `attnlab.set_language` is part of the core's
-# namespace; the core's own messages stay English and never call it.
+MAY_IMPORT = {"core": {"core"}, "i18n": set(), "ui": {"core", "ui", "i18n"}, "root": {"core", "i18n"},
+              "lessons-root": {"ui"}}
+OUTSIDE_FORBIDDEN = {"core": ("matplotlib", "ipywidgets", "IPython", "PIL"), "i18n": ("torch", "matplotlib")}
+NEVER = ("attnlab_classroom", "jupyter_server", "tornado", "voila")
 
 
 def module_name(path):
@@ -25,14 +27,17 @@ def module_name(path):
 
 
 def layer(name):
-    """'core', 'drawing' or 'lesson:nbNN_...' for a module name inside attnlab."""
+    """The folder a module name sits in: 'core', 'ui', 'i18n', 'root', 'lessons-root' or 'lesson:nbNN_...'."""
     parts = name.split(".")
-    if len(parts) >= 3 and parts[1] == "lessons":
+    if len(parts) >= 3 and parts[1] == "lessons" and parts[2] != "__init__":
         return "lesson:" + parts[2]
-    if parts == ["attnlab", "lessons"] or parts == ["attnlab", "lessons", "__init__"]:
+    if parts[1:] in ([], ["__init__"]):
+        return "root"
+    if parts[1] == "lessons":
         return "lessons-root"
-    top = parts[1] if len(parts) > 1 else "__init__"
-    return "core" if top in CORE else "drawing"
+    if parts[1] in ("core", "ui", "i18n"):
+        return parts[1]
+    return "unknown:" + parts[1]
 
 
 def imports(path):
@@ -66,16 +71,26 @@ def violations(path):
     me = module_name(path)
     my_layer = layer(me)
     out = []
+    if my_layer.startswith("unknown"):
+        out.append(f"{me} sits outside the layers' folders (core/, ui/, lessons/, i18n.py)")
     for target, names in imports(path):
-        if not target.startswith("attnlab"):
+        top = target.split(".")[0]
+        if top in NEVER:
+            out.append(f"{me} imports {target}, which the learner's package never needs")
+        if top in OUTSIDE_FORBIDDEN.get(my_layer, ()):
+            out.append(f"{my_layer} module {me} imports {target}")
+        if not target.startswith("attnlab.") and target != "attnlab":
             continue
         their = layer(target)
-        if my_layer == "core" and their != "core":
-            out.append(f"core module {me} imports {their} {target}")
-        if my_layer == "drawing" and their.startswith("lesson"):
-            out.append(f"drawing module {me} imports lesson {target}")
-        if my_layer.startswith("lesson:") and their.startswith("lesson:") and their != my_layer:
-            out.append(f"lesson {me} imports another lesson {target}")
+        if my_layer.startswith("lesson:"):
+            if their.startswith("lesson:") and their != my_layer:
+                out.append(f"lesson {me} imports another lesson {target}")
+            elif their in ("root", "lessons-root") and names and not set(names) <= {"surface"}:
+                pass                                     # `from attnlab import x`: counted as the module x below
+        elif their != my_layer and their not in MAY_IMPORT.get(my_layer, set()) and their != "root":
+            out.append(f"{my_layer} module {me} imports {their} {target}")
+        elif their == "root" and my_layer in ("core", "i18n", "ui"):
+            out.append(f"{my_layer} module {me} imports the package's top {target}")
         for n in names:
             if n.startswith("_") and not (PACKAGE.parent / (target + "." + n).replace(".", "/")).exists() \
                     and not (PACKAGE.parent / ((target + "." + n).replace(".", "/") + ".py")).exists():
@@ -91,10 +106,15 @@ def test_module_respects_the_layers(path):
 def test_the_rule_catches_what_it_should(tmp_path, monkeypatch):
     """Each forbidden kind of import, written into a throwaway module, is reported."""
     cases = {
-        "masking.py": ("from . import plotting\n", "core module attnlab.masking imports drawing"),
-        "plotting.py": ("from .lessons import nb01_kernel_regression\n", "drawing module attnlab.plotting imports lesson"),
-        "lessons/nb01_kernel_regression.py": ("from .nb06_positional_encoding import thumbnail\n", "imports another lesson"),
-        "panels.py": ("from .masking import softmax_unchecked, _hidden\n", "imports the private name _hidden"),
+        "core/masking.py": ("from ..ui import plotting\n", "core module attnlab.core.masking imports ui"),
+        "core/scoring.py": ("import matplotlib.pyplot as plt\n", "core module attnlab.core.scoring imports matplotlib"),
+        "core/data.py": ("from ..i18n import gettext\n", "core module attnlab.core.data imports i18n"),
+        "ui/plotting.py": ("from ..lessons import nb01_kernel_regression\n", "ui module attnlab.ui.plotting imports lesson"),
+        "ui/trainer.py": ("import attnlab_classroom\n", "imports attnlab_classroom"),
+        "lessons/nb01_kernel_regression/model.py": ("from ...lessons.nb06_positional_encoding import encoding\n",
+                                                    "imports another lesson"),
+        "ui/panels/panel.py": ("from ...core.masking import softmax_unchecked, _hidden\n", "imports the private name _hidden"),
+        "extra.py": ("", "sits outside the layers' folders"),
     }
     for rel, (line, message) in cases.items():
         fake = PACKAGE / rel

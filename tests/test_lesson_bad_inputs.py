@@ -19,7 +19,7 @@ import torch  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from _lesson_calls import GOOD, Lazy, call, resolve, variants  # noqa: E402
-from attnlab import _checks  # noqa: E402
+from attnlab.core import checks as _checks  # noqa: E402
 from attnlab.lessons import nb01_kernel_regression as nb01  # noqa: E402
 from attnlab.lessons import nb04_self_attention_walkthrough as nb04  # noqa: E402
 from attnlab.lessons import nb06_positional_encoding as nb06  # noqa: E402

@@ -295,7 +295,7 @@ def test_a_d_k_move_blits_unless_the_histogram_axis_steps():
     """Only a move across d_k = 128 | 256 rescales the histogram's axes (a full draw); the next move
     draws in full once more to save a background (no idle loop here to plan it), then moves blit. From
     the default d_k = 256 up, the axis stays: the grey histogram widens on one axis."""
-    from attnlab._blit import Full
+    from attnlab.ui.panels.renderer import Full
     play = ss.ScoringPlay(method="scaled_dot", d_k=256)
     for d_k, reason in ((512, None), (2048, None), (1024, None), (256, None), (128, Full.STRUCTURE_CHANGED),
                         (4, Full.NO_BACKGROUND), (64, None), (128, None), (256, Full.STRUCTURE_CHANGED),

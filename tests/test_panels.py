@@ -13,8 +13,10 @@ from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
-from attnlab import _blit as panels_blit
 from attnlab import panels, plotting
+from attnlab.ui.panels import panel as panel_module
+from attnlab.ui.panels import png as png_module
+from attnlab.ui.panels import renderer as panels_blit
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -640,7 +642,7 @@ def test_errors_in_update_and_in_drawing_keep_the_picture_exact():
 def test_a_plan_that_is_not_exact_turns_blitting_off(monkeypatch):
     """Should a plan ever leave out an artist stacked above a moving one, the check at the full draw
     sees it and the panel draws in full from then on."""
-    from attnlab import _blit
+    _blit = panels_blit
     real = _blit.Blitter._make_plan
 
     def without_spines(self, units, declared, renderer):
@@ -783,9 +785,9 @@ def test_a_panel_in_an_event_loop_plans_once_its_controls_are_still(monkeypatch)
     loop another test left running.)"""
     panel = _limits_panel()
     loop = _FakeLoop()
-    monkeypatch.setattr(panels.asyncio, "get_running_loop", lambda: loop)
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", lambda: loop)
     move(panel, "top", 3)
-    assert [d for d, _ in loop.calls] == [panels.PLAN_DELAY] and panel.blitter.planned_ahead == 0
+    assert [d for d, _ in loop.calls] == [panel_module.PLAN_DELAY] and panel.blitter.planned_ahead == 0
     loop.calls[0][1].callback()
     assert panel.blitter.planned_ahead == 1 and panel.blitter.plan is not None
     move(panel, "k", 0.1)
@@ -796,7 +798,7 @@ def test_without_an_event_loop_nothing_is_scheduled_and_the_next_move_plans(monk
     def no_loop():
         raise RuntimeError("no running event loop")
 
-    monkeypatch.setattr(panels.asyncio, "get_running_loop", no_loop)     # a script (another test may leave one)
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", no_loop)     # a script (another test may leave one)
     panel = _limits_panel()
     move(panel, "top", 3)
     assert panel._ahead is None and panel.blitter.plan is None
@@ -826,10 +828,10 @@ class _FakeLoop:
 def test_a_move_before_the_delay_cancels_the_plan_ahead(monkeypatch):
     panel = _limits_panel()
     loop = _FakeLoop()
-    monkeypatch.setattr(panels.asyncio, "get_running_loop", lambda: loop)
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", lambda: loop)
     move(panel, "top", 3)
     move(panel, "top", 2)
-    assert [d for d, _ in loop.calls] == [panels.PLAN_DELAY] * 2
+    assert [d for d, _ in loop.calls] == [panel_module.PLAN_DELAY] * 2
     assert loop.calls[0][1].cancelled and not loop.calls[1][1].cancelled
     move(panel, "k", 0.2)                 # the move itself plans (full draw): nothing left to schedule
     assert loop.calls[1][1].cancelled and len(loop.calls) == 2 and panel.blitter.plan is not None
@@ -848,7 +850,7 @@ def test_a_move_before_the_delay_cancels_the_plan_ahead(monkeypatch):
 def test_plan_ahead_draws_the_reference_again_if_the_figure_changed_since(monkeypatch):
     panel = _limits_panel()
     loop = _FakeLoop()
-    monkeypatch.setattr(panels.asyncio, "get_running_loop", lambda: loop)
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", lambda: loop)
     move(panel, "top", 3)
     panel.figure.axes[0].lines[0].set_linewidth(6)             # behind the panel's back, before it plans
     draws = []
@@ -869,7 +871,7 @@ def test_a_failing_plan_ahead_forgets_the_background_and_the_next_move_draws(mon
 
     monkeypatch.setattr(panel.blitter, "plan_ahead", fail)
     loop = _FakeLoop()
-    monkeypatch.setattr(panels.asyncio, "get_running_loop", lambda: loop)
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", lambda: loop)
     move(panel, "top", 2)
     loop.calls[0][1].callback()
     assert panel.blitter.plan is None and panel.error.value == ""
@@ -907,8 +909,8 @@ def test_png_encoder_compresses_only_the_bands_that_changed_and_makes_the_same_b
     """Fed one picture after another, the encoder reuses the compressed bands whose rows did not
     change; its bytes are those of a fresh encoder (png_bytes), whatever came before."""
     calls = []
-    real = panels.zlib.compressobj
-    monkeypatch.setattr(panels.zlib, "compressobj", lambda *a: calls.append(a) or real(*a))
+    real = png_module.zlib.compressobj
+    monkeypatch.setattr(png_module.zlib, "compressobj", lambda *a: calls.append(a) or real(*a))
     rng = np.random.default_rng(5)
     a = rng.integers(0, 256, (50, 9, 4), dtype=np.uint8)               # bands of rows 0-15, 16-31, 32-47, 48-49
     encoder = panels.PngEncoder()

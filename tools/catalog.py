@@ -68,9 +68,10 @@ def extract():
     """A Catalog of every marked string, in a stable order (file, then first appearance)."""
     catalog = _stable(Catalog(project="attnlab", header_comment="# " + HEADER, fuzzy=False))
     method_map = [("**.py", "python")]
-    for filename, _lineno, message, comments, _context in extract_from_dir(
-            str(PACKAGE), method_map, keywords=KEYWORDS, comment_tags=("translators:",), strip_comment_tags=True):
-        catalog.add(message, locations=[(f"attnlab/{filename}", None)], auto_comments=comments)
+    for package in (PACKAGE, ROOT / "attnlab_classroom"):      # the learner's package, the classroom server
+        for filename, _lineno, message, comments, _context in extract_from_dir(
+                str(package), method_map, keywords=KEYWORDS, comment_tags=("translators:",), strip_comment_tags=True):
+            catalog.add(message, locations=[(f"{package.name}/{filename}", None)], auto_comments=comments)
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
         for message, where in _notebook_messages(path):
             catalog.add(message, locations=[(where, None)])

@@ -7,7 +7,7 @@ A lesson package's modules each declare their public names once, in ``__all__``;
     from . import model, figures
     __all__ = surface(globals(), model, figures)
 """
-from .. import fonts  # noqa: F401  (the CJK font, behind matplotlib's default: Chinese figures draw anywhere)
+from ..ui import fonts  # noqa: F401  (the CJK font, behind matplotlib's default: Chinese figures draw anywhere)
 
 
 def surface(namespace, *modules):

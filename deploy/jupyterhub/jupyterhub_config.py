@@ -28,7 +28,7 @@ Pieces (all from their own projects; what is attnlab's is said):
   clear) unless ATTNLAB_HUB_TLS_PROXY names the https address of a TLS proxy in front, or
   ATTNLAB_HUB_INSECURE=1 says the teacher accepts it;
 - memory per learner (ATTNLAB_HUB_MEM, 2G): enforced by the OS only under SystemdSpawner; otherwise
-  said at start, and each learner's kernel manager (attnlab.classroom.ClassroomKernelManager) reads
+  said at start, and each learner's kernel manager (attnlab_classroom.ClassroomKernelManager) reads
   the limit (MEM_LIMIT) and starts no more kernels than it holds;
 - jupyterhub-idle-culler as a hub service: servers idle for ATTNLAB_HUB_CULL seconds (default 20
   minutes) are stopped, and their memory freed.
@@ -66,7 +66,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from learners_python import learners_python, runs_for_others, unreadable_for_learners  # noqa: E402
 
-from attnlab.classroom import is_loopback  # noqa: E402 - the classroom server's own test, one definition
+from attnlab_classroom import is_loopback  # noqa: E402 - the classroom server's own test, one definition
 
 env = os.environ.get
 # The Python learners' servers run (they are other Unix users): tools/learners_python.py
@@ -294,8 +294,8 @@ c.Spawner.notebook_dir = "~/attnlab"
 c.Spawner.default_url = "/voila/render/notebooks/" + ("zh/" if lang == "zh" else "") + "00_index.ipynb"
 c.Spawner.cmd = [LEARNER_PYTHON, "-m", "jupyterhub.singleuser"]
 c.Spawner.args = [
-    "--ServerApp.kernel_manager_class=attnlab.classroom.ClassroomKernelManager",
-    # a page kernel started ahead, imports done (attnlab/classroom.py): ~3 s off each page, one kernel's memory
+    "--ServerApp.kernel_manager_class=attnlab_classroom.ClassroomKernelManager",
+    # a page kernel started ahead, imports done (attnlab_classroom/): ~3 s off each page, one kernel's memory
     f"--ClassroomKernelManager.spare_kernels={spare}",
     "--VoilaConfiguration.template=attnlab",
     "--VoilaConfiguration.strip_sources=True",
@@ -312,7 +312,7 @@ c.Spawner.args = [
         "--ServerApp.jpserver_extensions={'jupyterlab': False, 'notebook': False, 'jupyter_lsp': False}",
         "--ClassroomKernelManager.dashboards_only=True",       # widget messages only, no execute_request
         # nothing a learner writes can be rendered by Voila or imported by a kernel: no file can be written
-        "--ServerApp.contents_manager_class=attnlab.classroom.ReadOnlyContentsManager",
+        "--ServerApp.contents_manager_class=attnlab_classroom.ReadOnlyContentsManager",
     ]),
 ]
 c.Spawner.environment = {"OMP_NUM_THREADS": "1"}

@@ -1,4 +1,4 @@
-"""A class cannot knock the dashboard server over (attnlab/classroom.py, voila.json).
+"""A class cannot knock the dashboard server over (attnlab_classroom/, voila.json).
 
 Each test starts its own Voila server from the repository root (so voila.json applies, as for
 `voila notebooks/` and `make dashboard`) on a folder of one tiny notebook (and its /zh/ twin),
@@ -170,7 +170,7 @@ def test_binder_and_the_hub_too_plain_gets_past_the_ceiling_and_the_claim_time(t
     """Under `jupyter server` with Voila as its extension (Binder, a hub's learner server: no pool,
     progressive rendering) with the kernel manager binder/postBuild and deploy/jupyterhub/ name."""
     server = JupyterServer(tmp_path / "server.log", extra_args=[
-        "--ServerApp.kernel_manager_class=attnlab.classroom.ClassroomKernelManager", f"--ServerApp.root_dir={tiny_notebooks}",
+        "--ServerApp.kernel_manager_class=attnlab_classroom.ClassroomKernelManager", f"--ServerApp.root_dir={tiny_notebooks}",
         "--ClassroomKernelManager.max_kernels=2", "--ClassroomKernelManager.claim_timeout=15",
         "--ClassroomKernelManager.check_interval=0.5"])
     try:

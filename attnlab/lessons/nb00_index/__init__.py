@@ -16,9 +16,10 @@ import numpy as np
 import torch
 from IPython.display import HTML
 
-from ... import _checks, panels, plotting
+from ...core import checks
+from ...ui import panels, plotting
 from ...i18n import N_, gettext as _
-from ...masking import masked_softmax
+from ...core.masking import masked_softmax
 
 __all__ = ["THUMBNAILS", "CAPTIONS", "TITLES", "thumbnail_path", "title", "gallery", "gallery_html", "SoftmaxWarmUp", "play"]
 
@@ -47,7 +48,7 @@ TITLES = (N_("01 kernel regression"), N_("02 scoring functions"), N_("03 multi h
           N_("10 encoder decoder"))
 
 
-@_checks.arguments(name=_checks.Text())
+@checks.arguments(name=checks.Text())
 def thumbnail_path(name):
     """The stored picture of notebook ``name`` (e.g. "01_kernel_regression")."""
     if name not in CAPTIONS:
@@ -55,19 +56,19 @@ def thumbnail_path(name):
     return THUMBNAILS / f"{name}.png"
 
 
-@_checks.arguments(name=_checks.Text())
+@checks.arguments(name=checks.Text())
 def title(name):
     """'01_kernel_regression' -> '01 kernel regression'."""
     return name.replace("_", " ")
 
 
-@_checks.arguments(names=_checks.Optional(_checks.Items(_checks.Text())))
+@checks.arguments(names=checks.Optional(checks.Items(checks.Text())))
 def gallery(names=None, *, columns=3):
     """All stored thumbnails in one figure, each titled by its notebook and caption; returns the Figure."""
     names = list(CAPTIONS) if names is None else list(names)
     for name in names:
         thumbnail_path(name)                                  # unknown names fail before drawing
-    _checks.count(columns, "columns", low=1)
+    checks.count(columns, "columns", low=1)
     if columns > len(CAPTIONS):
         raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
     rows = max(1, math.ceil(len(names) / columns))
@@ -82,7 +83,7 @@ def gallery(names=None, *, columns=3):
     return fig
 
 
-@_checks.arguments(names=_checks.Optional(_checks.Items(_checks.Text())))
+@checks.arguments(names=checks.Optional(checks.Items(checks.Text())))
 def gallery_html(names=None, *, columns=4):
     """The thumbnails as a clickable HTML grid: each picture and title links to its notebook.
 
@@ -92,7 +93,7 @@ def gallery_html(names=None, *, columns=4):
     names = list(CAPTIONS) if names is None else list(names)
     for name in names:
         thumbnail_path(name)                                  # unknown names fail before drawing
-    _checks.count(columns, "columns", low=1)
+    checks.count(columns, "columns", low=1)
     if columns > len(CAPTIONS):
         raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
     cells = []
@@ -117,7 +118,7 @@ class SoftmaxWarmUp(panels.ShowsPanel):
     ``.controls`` (s1, s2, s3, T), ``.bars`` (the three bars), ``.panel``; displayable.
     """
 
-    @_checks.arguments(scores=_checks.Items(_checks.Real(low=-5, at_most=5)), temperature=_checks.Real(low=0.01, at_most=100))
+    @checks.arguments(scores=checks.Items(checks.Real(low=-5, at_most=5)), temperature=checks.Real(low=0.01, at_most=100))
     def __init__(self, scores=(1.0, 2.0, 3.0), temperature=1.0):
         if len(scores) != 3:
             raise ValueError(f"scores: expected three numbers, got {len(scores)}")

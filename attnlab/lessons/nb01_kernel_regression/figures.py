@@ -12,11 +12,12 @@ from matplotlib.axes import Axes
 import torch
 from matplotlib.patches import Rectangle
 
-from ... import _checks, data, panels
+from ...core import checks, data
+from ...ui import panels
 from ...i18n import N_, gettext as _
-from ...attention import nadaraya_watson
-from ...plotting import heatmap, heatmap_state, live_title, to_numpy, update_heatmap
-from ...trainer import Trainer
+from ...core.attention import nadaraya_watson
+from ...ui.plotting import heatmap, heatmap_state, live_title, to_numpy, update_heatmap
+from ...ui.trainer import Trainer
 from .model import NWKernelRegression, predict, train_steps, training_loss_curve
 
 __all__ = [
@@ -24,8 +25,8 @@ __all__ = [
     "Explorer", "SIGMAS", "TrainingView", "PLAY_PANELS", "play", "thumbnail", "weight_maps"
 ]
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
-_LINE = _checks.Array(1)
+_AX = checks.Instance(Axes, "a matplotlib Axes")
+_LINE = checks.Array(1)
 _PREDICTION = N_("prediction")          # the fit's default legend label, shown translated
 
 
@@ -36,8 +37,8 @@ class FitLines(NamedTuple):
     points: object
 
 
-@_checks.arguments(ax=_AX, x_test=_LINE, y_truth=_LINE, y_hat=_LINE, x_train=_checks.Optional(_LINE),
-                   y_train=_checks.Optional(_LINE), label=_checks.Text())
+@checks.arguments(ax=_AX, x_test=_LINE, y_truth=_LINE, y_hat=_LINE, x_train=checks.Optional(_LINE),
+                   y_train=checks.Optional(_LINE), label=checks.Text())
 def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=_PREDICTION):
     """Draw truth, prediction and (optionally) the training points into ``ax``; returns FitLines."""
     xs, truth_, fit_ = (to_numpy(v).ravel() for v in (x_test, y_truth, y_hat))
@@ -64,8 +65,8 @@ def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=_
     return FitLines(truth, fit, points)
 
 
-@_checks.arguments(ax=_checks.Optional(_AX), x_test=_LINE, y_truth=_LINE, y_hat=_LINE,
-                   x_train=_checks.Optional(_LINE), y_train=_checks.Optional(_LINE), label=_checks.Text())
+@checks.arguments(ax=checks.Optional(_AX), x_test=_LINE, y_truth=_LINE, y_hat=_LINE,
+                   x_train=checks.Optional(_LINE), y_train=checks.Optional(_LINE), label=checks.Text())
 def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *, ax=None, label=_PREDICTION):
     """Truth, prediction and (optionally) the training points; returns the Axes."""
     if ax is None:
@@ -77,7 +78,7 @@ def kernel_regression_plot(x_test, y_truth, y_hat, x_train=None, y_train=None, *
 POOLINGS = (N_("average pooling"), N_("max pooling"), N_("attention pooling"))    # keys; shown as _(name)
 
 
-@_checks.arguments(x_queries=_checks.Tensor(min_dim=1), x_train=_checks.Tensor(1), y_train=_checks.Tensor(1))
+@checks.arguments(x_queries=checks.Tensor(min_dim=1), x_train=checks.Tensor(1), y_train=checks.Tensor(1))
 def pooling_weights(x_queries, x_train, y_train, *, sigma=0.3):
     """The weight each pooling gives each value, per query: {name in POOLINGS: (Tq, n)}.
 
@@ -86,7 +87,7 @@ def pooling_weights(x_queries, x_train, y_train, *, sigma=0.3):
     query); attention pooling: Nadaraya-Watson weights softmax(-(x - xᵢ)² / (2σ²)) (focused attention
     (聚焦式注意力): the query decides).
     """
-    _checks.tensor(x_queries, "x_queries", min_dim=1)
+    checks.tensor(x_queries, "x_queries", min_dim=1)
     if x_queries.dim() != 1:
         raise ValueError(f"x_queries: expected a 1-D tensor of positions (Tq,), got shape {tuple(x_queries.shape)}")
     _, attention = nadaraya_watson(x_queries, x_train, y_train, sigma=sigma)        # (Tq, n), checks the rest
@@ -116,9 +117,9 @@ class Explorer(panels.ShowsPanel):
     ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.panels.Panel); displayable.
     """
 
-    @_checks.arguments(sigma=_checks.Real(low=0.01, at_most=10 ** 1.5, why="the σ slider's range"),
-                       n_train=_checks.Int(5, 200, why="the n slider's range"),
-                       query=_checks.Real(low=0.0, at_most=4.9, why="the query slider's range"))
+    @checks.arguments(sigma=checks.Real(low=0.01, at_most=10 ** 1.5, why="the σ slider's range"),
+                       n_train=checks.Int(5, 200, why="the n slider's range"),
+                       query=checks.Real(low=0.0, at_most=4.9, why="the query slider's range"))
     def __init__(self, *, sigma=0.3, n_train=50, query=4.0):
         self.controls = {
             "sigma": widgets.FloatLogSlider(value=sigma, base=10, min=-2, max=1.5, step=0.02, description="σ",
@@ -220,11 +221,11 @@ class TrainingView:
     lr = 2.5 on the mean is lr = 0.05 on the sum at n = 50). Each press starts from the same w.
     """
 
-    @_checks.arguments(steps=_checks.Int(5, 100, why="the steps slider's range"), seed=_checks.Int(0))
+    @checks.arguments(steps=checks.Int(5, 100, why="the steps slider's range"), seed=checks.Int(0))
     def __init__(self, explorer, *, steps=30, lr=2.5, seed=0, redraws=15):
         if not isinstance(explorer, Explorer):
             raise TypeError(f"explorer: expected the Explorer of part 1, got {type(explorer).__name__}")
-        self.explorer, self.lr, self.seed = explorer, _checks.real(lr, "lr", positive=True), seed
+        self.explorer, self.lr, self.seed = explorer, checks.real(lr, "lr", positive=True), seed
         self.w0 = NWKernelRegression(generator=torch.Generator().manual_seed(seed)).w.item()
         self.path, self.run_n, self.run_loo, self.learned = [], None, None, None
         self.ax_land = None                                  # set below, once the Trainer made the figure
@@ -334,7 +335,7 @@ class TrainingView:
 PLAY_PANELS = {"explorer": Explorer, "trainer": TrainingView}
 
 
-@_checks.arguments(panel=_checks.Choice(tuple(PLAY_PANELS)))
+@checks.arguments(panel=checks.Choice(tuple(PLAY_PANELS)))
 def play(panel, *args, **values):
     """One of the notebook's Play panels, display it as the cell's last value:
     ``play("explorer", sigma=..., n_train=..., query=...)`` (``Explorer``, part 1) or
@@ -343,7 +344,7 @@ def play(panel, *args, **values):
     return PLAY_PANELS[panel](*args, **values)
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: fits at three widths."""
     d = data.kernel_regression_data()
@@ -356,8 +357,8 @@ def thumbnail(ax):
     ax.legend(fontsize=5.5, loc="lower right", ncol=2, handlelength=1.2, columnspacing=0.8)
 
 
-@_checks.arguments(x_test=_LINE, x_train=_LINE, maps=_checks.Items(max_len=6), row=_checks.Optional(_checks.Int(0)),
-                   every=_checks.Int(1))
+@checks.arguments(x_test=_LINE, x_train=_LINE, maps=checks.Items(max_len=6), row=checks.Optional(checks.Int(0)),
+                   every=checks.Int(1))
 def weight_maps(x_test, x_train, maps, *, row=None, every=5):
     """Weight matrices side by side on one fixed 0–1 colour bar: maps = [(weights (Tq, Tk), sigma), ...].
 

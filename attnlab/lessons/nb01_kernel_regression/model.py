@@ -13,7 +13,7 @@ from typing import Callable, List, NamedTuple, Optional
 import torch
 from torch import nn
 
-from ... import _checks
+from ...core import checks
 
 __all__ = [
     "NWKernelRegression", "leave_one_out", "training_loss", "training_loss_curve", "TrainingResult",
@@ -22,7 +22,7 @@ __all__ = [
 
 
 def _check_1d(x, name):
-    _checks.tensor(x, name, min_dim=1)
+    checks.tensor(x, name, min_dim=1)
     if x.dim() != 1:
         raise ValueError(f"{name}: expected a 1-D tensor of positions (n,), got shape {tuple(x.shape)}")
     return x
@@ -31,7 +31,7 @@ def _check_1d(x, name):
 def _check_pair(x_train, y_train):
     _check_1d(x_train, "x_train")
     _check_1d(y_train, "y_train")
-    _checks.same_kind(x_train, "x_train", y_train, "y_train")
+    checks.same_kind(x_train, "x_train", y_train, "y_train")
     if x_train.shape != y_train.shape:
         raise ValueError(f"y_train: expected shape {tuple(x_train.shape)} to match x_train, "
                          f"got {tuple(y_train.shape)}")
@@ -53,7 +53,7 @@ class NWKernelRegression(nn.Module):
         if w is None:
             start = torch.rand(1, generator=generator, dtype=dtype)
         else:
-            start = torch.tensor([_checks.real(w, "w")], dtype=dtype)
+            start = torch.tensor([checks.real(w, "w")], dtype=dtype)
         self.w = nn.Parameter(start)                                  # (1,)
         self.attention_weights = None
 
@@ -64,8 +64,8 @@ class NWKernelRegression(nn.Module):
 
     def forward(self, queries, keys, values):
         _check_1d(queries, "queries")
-        _checks.tensor(keys, "keys", min_dim=1)
-        _checks.tensor(values, "values", min_dim=1)
+        checks.tensor(keys, "keys", min_dim=1)
+        checks.tensor(values, "values", min_dim=1)
         if keys.dim() == 1:
             keys = keys.expand(queries.shape[0], -1)                  # (Tq, Tk)
         if values.dim() == 1:
@@ -75,8 +75,8 @@ class NWKernelRegression(nn.Module):
                              f"queries, got {tuple(keys.shape)}")
         if values.shape != keys.shape:
             raise ValueError(f"values: expected shape {tuple(keys.shape)} like keys, got {tuple(values.shape)}")
-        _checks.same_kind(queries, "queries", keys, "keys")
-        _checks.same_kind(queries, "queries", values, "values")
+        checks.same_kind(queries, "queries", keys, "keys")
+        checks.same_kind(queries, "queries", values, "values")
         scores = -((queries[:, None] - keys) * self.w) ** 2 / 2       # (Tq, Tk)
         self.attention_weights = torch.softmax(scores, dim=-1)        # (Tq, Tk)
         return (self.attention_weights * values).sum(-1)              # (Tq,)
@@ -99,7 +99,7 @@ def leave_one_out(x_train, y_train):
 
 
 def _check_reduction(reduction):
-    return _checks.choice(reduction, "reduction", ("sum", "mean"),
+    return checks.choice(reduction, "reduction", ("sum", "mean"),
                           expected="'sum' (as d2l) or 'mean' (per training point)")
 
 
@@ -115,7 +115,7 @@ def training_loss(x_train, y_train, sigma, *, leave_one_out=True, reduction="sum
     (as d2l; it grows with n) or "mean" (per point, comparable across n). Returns a float.
     """
     _check_pair(x_train, y_train)
-    sigma = _checks.real(sigma, "sigma", positive=True)
+    sigma = checks.real(sigma, "sigma", positive=True)
     _check_reduction(reduction)
     model = NWKernelRegression(1.0 / sigma, dtype=x_train.dtype)
     with torch.no_grad():
@@ -127,8 +127,8 @@ def training_loss_curve(x_train, y_train, sigmas, *, leave_one_out=True, reducti
     """``training_loss`` at many widths at once (one batched softmax): sigmas (S,) -> list of S floats."""
     _check_pair(x_train, y_train)
     _check_reduction(reduction)
-    _checks.Array(1)(sigmas, "sigmas")
-    sigmas = [_checks.real(s, "sigmas", positive=True) for s in sigmas]
+    checks.Array(1)(sigmas, "sigmas")
+    sigmas = [checks.real(s, "sigmas", positive=True) for s in sigmas]
     n = x_train.shape[0]
     if leave_one_out and n < 2:
         raise ValueError(f"x_train: expected at least 2 points to leave one out, got {n}")
@@ -156,10 +156,10 @@ class TrainingResult(NamedTuple):
     ws: List[float]            # w after each epoch's step
 
 
-_EPOCHS = _checks.Int(1, 10_000, why="a few hundred steps converge; more only waits")
+_EPOCHS = checks.Int(1, 10_000, why="a few hundred steps converge; more only waits")
 
 
-@_checks.arguments(epochs=_EPOCHS, seed=_checks.Int(0), generator=_checks.Optional(_checks.Generator()))
+@checks.arguments(epochs=_EPOCHS, seed=checks.Int(0), generator=checks.Optional(checks.Generator()))
 def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed=0, generator=None, w=None,
                 reduction="sum"):
     """``train_bandwidth`` one step at a time: a generator yielding (epoch, loss, model) after each step.
@@ -167,11 +167,11 @@ def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed
     Its return value (``StopIteration.value``) is the TrainingResult. Same arguments as train_bandwidth.
     """
     _check_pair(x_train, y_train)
-    epochs = _checks.count(epochs, "epochs", low=1)
-    lr = _checks.real(lr, "lr", positive=True)
+    epochs = checks.count(epochs, "epochs", low=1)
+    lr = checks.real(lr, "lr", positive=True)
     _check_reduction(reduction)
     if generator is None:
-        generator = torch.Generator().manual_seed(_checks.count(seed, "seed"))
+        generator = torch.Generator().manual_seed(checks.count(seed, "seed"))
     model = NWKernelRegression(w, generator=generator, dtype=x_train.dtype)
     return _train_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction)
 
@@ -190,8 +190,8 @@ def _train_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction):
     return TrainingResult(model, losses, ws)
 
 
-@_checks.arguments(epochs=_EPOCHS, seed=_checks.Int(0), generator=_checks.Optional(_checks.Generator()),
-                   callback=_checks.Optional(_checks.Function()))
+@checks.arguments(epochs=_EPOCHS, seed=checks.Int(0), generator=checks.Optional(checks.Generator()),
+                   callback=checks.Optional(checks.Function()))
 def train_bandwidth(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed=0, generator=None,
                     w=None, callback: Optional[Callable] = None, reduction="sum"):
     """Train w by plain gradient descent (SGD on the full set) on the squared error, as d2l.
@@ -219,7 +219,7 @@ def train_bandwidth(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, 
             callback(epoch, loss, model)
 
 
-@_checks.arguments(model=_checks.Instance(NWKernelRegression, "an NWKernelRegression"))
+@checks.arguments(model=checks.Instance(NWKernelRegression, "an NWKernelRegression"))
 def predict(model, x_train, y_train, x_queries):
     """The model's prediction at x_queries (Tq,) from all training points; returns (y_hat (Tq,), weights (Tq, n))."""
     _check_pair(x_train, y_train)

@@ -9,10 +9,11 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 import torch
 
-from ... import _checks, panels
+from ...core import checks
+from ...ui import panels
 from ...i18n import gettext as _
-from ...masking import masked_softmax
-from ...plotting import heatmap, heatmap_state, to_numpy, update_heatmap
+from ...core.masking import masked_softmax
+from ...ui.plotting import heatmap, heatmap_state, to_numpy, update_heatmap
 from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, row_entropy, scores,
                     seeded_additive)
 
@@ -21,10 +22,10 @@ __all__ = [
     "play_edges", "ScoringPlay", "play", "thumbnail"
 ]
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Instance(Axes, "a matplotlib Axes")
 
 
-@_checks.arguments(keys=_checks.Tensor(2), picks=_checks.Dict(0), ax=_checks.Optional(_AX))
+@checks.arguments(keys=checks.Tensor(2), picks=checks.Dict(0), ax=checks.Optional(_AX))
 def key_choice_plot(keys, picks, *, ax=None):
     """Bars: how many queries pick each key, one group of bars per method; picks = {method: counts (Tk,)}.
 
@@ -59,9 +60,9 @@ LABEL_AT = {"k1": (0.75, -0.45), "k2": (2.9, 0.15), "k3": (-0.35, 1.0), "k4": (-
             "q1": (1.15, 0.15), "q2": (0.15, 0.9), "q3": (1.95, 2.35)}
 
 
-@_checks.arguments(queries=_checks.Tensor(2), keys=_checks.Tensor(2), weights=_checks.Dict(0),
-                   key_names=_checks.Items(_checks.Text()), query_names=_checks.Items(_checks.Text()),
-                   label_at=_checks.Optional(_checks.Dict(0)))
+@checks.arguments(queries=checks.Tensor(2), keys=checks.Tensor(2), weights=checks.Dict(0),
+                   key_names=checks.Items(checks.Text()), query_names=checks.Items(checks.Text()),
+                   label_at=checks.Optional(checks.Dict(0)))
 def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label_at=None):
     """Section 1's figure: 2-D keys (arrows) and queries (dots), then one heatmap per scoring function.
 
@@ -105,7 +106,7 @@ PLAY_LIMITS = {d_k: 40 if d_k <= 128 else 160 for d_k in D_KS}
 
 def play_limit(d_k):
     """The histogram's x axis half-width at this d_k (PLAY_LIMITS)."""
-    _checks.choice(d_k, "d_k", D_KS, expected=f"one of {D_KS}")
+    checks.choice(d_k, "d_k", D_KS, expected=f"one of {D_KS}")
     return PLAY_LIMITS[d_k]
 
 
@@ -130,12 +131,12 @@ class ScoringPlay(panels.ShowsPanel):
     shortest key). ``.controls``, ``.panel``; displayable.
     """
 
-    @_checks.arguments(temperature=_checks.Real(low=0.01, at_most=100, why="the T slider's range"),
-                       n=_checks.Int(2, 32, why="the n slider's range"), num_queries=_checks.Int(5, 100_000),
-                       seed=_checks.Int(0))
+    @checks.arguments(temperature=checks.Real(low=0.01, at_most=100, why="the T slider's range"),
+                       n=checks.Int(2, 32, why="the n slider's range"), num_queries=checks.Int(5, 100_000),
+                       seed=checks.Int(0))
     def __init__(self, *, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0):
-        _checks.choice(method, "method", PLAY_METHODS, expected=f"one of {PLAY_METHODS}")
-        _checks.choice(d_k, "d_k", D_KS, expected=f"one of {D_KS}")
+        checks.choice(method, "method", PLAY_METHODS, expected=f"one of {PLAY_METHODS}")
+        checks.choice(d_k, "d_k", D_KS, expected=f"one of {D_KS}")
         self.num_queries, self.seed = num_queries, seed
         self._samples, self._curves = {}, {}
         self.controls = {
@@ -243,7 +244,7 @@ def play(*, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0
     return ScoringPlay(method=method, d_k=d_k, temperature=temperature, n=n, num_queries=num_queries, seed=seed)
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: q·k spreads out as d_k grows."""
     g = torch.Generator().manual_seed(0)

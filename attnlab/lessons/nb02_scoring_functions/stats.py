@@ -11,10 +11,10 @@ import math
 
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_, gettext as _
-from ...masking import masked_softmax
-from ...scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
+from ...core.masking import masked_softmax
+from ...core.scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
 
 __all__ = [
     "METHODS", "random_queries_keys", "seeded_additive", "scores", "row_entropy", "softmax_jacobian_norm",
@@ -37,27 +37,27 @@ METHODS = {
 }
 
 
-@_checks.arguments(generator=_checks.Optional(_checks.Generator()))
+@checks.arguments(generator=checks.Optional(checks.Generator()))
 def random_queries_keys(num_queries, num_keys, d_k, *, generator=None, dtype=torch.float64):
     """Queries (Tq, d) and keys (Tk, d) with independent N(0, 1) entries, drawn from ``generator``."""
-    num_queries = _checks.count(num_queries, "num_queries", low=1)
-    num_keys = _checks.count(num_keys, "num_keys", low=1)
-    d_k = _checks.count(d_k, "d_k", low=1)
-    _checks.fits((num_queries + num_keys, d_k), 8, "num_queries, num_keys, d_k", "queries and keys")
+    num_queries = checks.count(num_queries, "num_queries", low=1)
+    num_keys = checks.count(num_keys, "num_keys", low=1)
+    d_k = checks.count(d_k, "d_k", low=1)
+    checks.fits((num_queries + num_keys, d_k), 8, "num_queries, num_keys, d_k", "queries and keys")
     q = torch.randn(num_queries, d_k, generator=generator, dtype=dtype)     # (Tq, d)
     k = torch.randn(num_keys, d_k, generator=generator, dtype=dtype)        # (Tk, d)
     return q, k
 
 
-@_checks.arguments(query_size=_checks.Int(1), key_size=_checks.Int(1), num_hiddens=_checks.Int(1),
-                   seed=_checks.Int(0))
+@checks.arguments(query_size=checks.Int(1), key_size=checks.Int(1), num_hiddens=checks.Int(1),
+                   seed=checks.Int(0))
 def seeded_additive(query_size, key_size, num_hiddens, *, seed=0, dtype=torch.float64):
     """An ``AdditiveScores`` whose weights come from a seeded generator, not the global one.
 
     Each weight is uniform on (-1/sqrt(fan_in), 1/sqrt(fan_in)), the distribution of nn.Linear's
     default initialisation, so the module is untrained but typical. The global RNG is left as it was.
     """
-    _checks.fits((query_size + key_size + 1, num_hiddens), 8, "query_size, key_size, num_hiddens", "weights")
+    checks.fits((query_size + key_size + 1, num_hiddens), 8, "query_size, key_size, num_hiddens", "weights")
     with torch.random.fork_rng(devices=[]):      # nn.Linear's own init draws from the global RNG
         module = AdditiveScores(query_size, key_size, num_hiddens).to(dtype)
     g = torch.Generator().manual_seed(seed)
@@ -76,7 +76,7 @@ def scores(queries, keys, method="scaled_dot", *, tau=8.0, sigma=1.0, additive=N
     divides by sqrt(d_k * n) with n = Tk (seed 004 writes sqrt(T)); "normalised" divides the whole
     (Tq, Tk) matrix by its Frobenius norm, as seed 004 writes; "row_normalised" each row by its norm.
     """
-    _checks.choice(method, "method", METHODS)
+    checks.choice(method, "method", METHODS)
     if method == "cosine":
         return cosine_scores(queries, keys)
     if method == "gaussian":
@@ -92,7 +92,7 @@ def scores(queries, keys, method="scaled_dot", *, tau=8.0, sigma=1.0, additive=N
         return s / s.norm(dim=(-2, -1), keepdim=True).clamp_min(1e-12)
     if method == "row_normalised":
         return s / s.norm(dim=-1, keepdim=True).clamp_min(1e-12)
-    tau = _checks.real(tau, "tau", positive=True)
+    tau = checks.real(tau, "tau", positive=True)
     divisor = {"dot": 1.0, "scaled_dot": math.sqrt(d), "over_d": float(d), "over_cbrt_d": d ** (1 / 3),
                "constant": tau, "long_sequence": math.sqrt(d * n)}[method]
     return s / divisor
@@ -103,7 +103,7 @@ def row_entropy(weights):
 
     log(Tk) for uniform weights, 0 for one-hot weights.
     """
-    _checks.tensor(weights, "weights", min_dim=1)
+    checks.tensor(weights, "weights", min_dim=1)
     return -torch.special.xlogy(weights, weights).sum(-1)
 
 
@@ -113,19 +113,19 @@ def softmax_jacobian_norm(weights):
     (..., Tq, Tk) -> (..., Tq). Closed form: sqrt(sum w² - 2 sum w³ + (sum w²)²). It tends to 0
     for one-hot rows: a saturated softmax passes almost no gradient back to the scores.
     """
-    _checks.tensor(weights, "weights", min_dim=1)
+    checks.tensor(weights, "weights", min_dim=1)
     s2 = (weights ** 2).sum(-1)
     s3 = (weights ** 3).sum(-1)
     return (s2 - 2 * s3 + s2 ** 2).clamp_min(0).sqrt()
 
 
-@_checks.arguments(scores_=_checks.Tensor(min_dim=1))
+@checks.arguments(scores_=checks.Tensor(min_dim=1))
 def centre_rows(scores_):
     """Each score minus its row's mean: what the softmax sees (it ignores a shift of a whole row)."""
     return scores_ - scores_.mean(-1, keepdim=True)
 
 
-@_checks.arguments(d_k=_checks.Int(1), num_queries=_checks.Int(1), num_keys=_checks.Int(1), seed=_checks.Int(0))
+@checks.arguments(d_k=checks.Int(1), num_queries=checks.Int(1), num_keys=checks.Int(1), seed=checks.Int(0))
 def score_statistics(d_k, method="scaled_dot", *, num_queries=256, num_keys=64, temperature=1.0,
                      seed=0, tau=8.0, sigma=1.0, additive=None):
     """Score and weight statistics for random N(0, 1) queries and keys of size d_k.
@@ -135,7 +135,7 @@ def score_statistics(d_k, method="scaled_dot", *, num_queries=256, num_keys=64, 
     nats), "normalised_entropy" (entropy / log n: 1 = uniform, 0 = one-hot), "max_weight" (mean of
     each row's largest weight) and "gradient" (mean softmax_jacobian_norm).
     """
-    _checks.fits((num_queries, num_keys + d_k), 8, "num_queries, num_keys, d_k", "scores and queries")
+    checks.fits((num_queries, num_keys + d_k), 8, "num_queries, num_keys, d_k", "scores and queries")
     g = torch.Generator().manual_seed(seed)
     q, k = random_queries_keys(num_queries, num_keys, d_k, generator=g)
     if method == "additive" and additive is None:
@@ -153,14 +153,14 @@ def score_statistics(d_k, method="scaled_dot", *, num_queries=256, num_keys=64, 
     }
 
 
-@_checks.arguments(values=_checks.Tensor(floating=False))
+@checks.arguments(values=checks.Tensor(floating=False))
 def histogram_density(values, edges):
     """Density heights of ``values`` on the bins between ``edges`` (1-D, increasing).
 
     Unlike a normalised histogram, values outside the edges still count in the total, so the
     area under the heights is the fraction of values that fall inside. Returns (len(edges) - 1,).
     """
-    _checks.tensor(edges, "edges", min_dim=1)
+    checks.tensor(edges, "edges", min_dim=1)
     if edges.dim() != 1 or edges.numel() < 2 or not bool((edges[1:] > edges[:-1]).all()):
         raise ValueError(f"edges: expected a 1-D increasing tensor of at least 2 values, got {edges}")
     v = values.detach().reshape(-1).to(edges.dtype)
@@ -176,8 +176,8 @@ def key_choice(queries, keys, method="scaled_dot", **kwargs):
     The key with the largest score is the key with the largest weight, at any temperature. ``kwargs``
     go to ``scores`` (tau, sigma, additive).
     """
-    _checks.tensor(queries, "queries", min_dim=2)
-    _checks.tensor(keys, "keys", min_dim=2)
+    checks.tensor(queries, "queries", min_dim=2)
+    checks.tensor(keys, "keys", min_dim=2)
     if queries.dim() != 2 or keys.dim() != 2:
         raise ValueError(f"queries, keys: expected 2-D (Tq, d) and (Tk, d), got shapes {tuple(queries.shape)} "
                          f"and {tuple(keys.shape)}")
@@ -185,7 +185,7 @@ def key_choice(queries, keys, method="scaled_dot", **kwargs):
     return torch.bincount(s.argmax(-1), minlength=keys.shape[0])
 
 
-@_checks.arguments(queries=_checks.Tensor(min_dim=2), keys=_checks.Tensor(min_dim=2))
+@checks.arguments(queries=checks.Tensor(min_dim=2), keys=checks.Tensor(min_dim=2))
 def scaling_hint(fn, queries, keys):
     """Recognise the common mistakes in a learner's scaled dot product ``fn(queries, keys)``.
 
@@ -227,7 +227,7 @@ def variance_mistakes(d_k=64):
 
     The right answer is d_k · Var(qᵢkᵢ) = d_k · 1.
     """
-    d_k = _checks.count(d_k, "d_k", low=2)
+    d_k = checks.count(d_k, "d_k", low=2)
     one_term = 1.0 * 1.0                          # Var(qᵢkᵢ) = E[qᵢ²] E[kᵢ²] for independent, mean-0 qᵢ, kᵢ
     return [
         (math.sqrt(d_k * one_term), _("that is the standard deviation, √{d_k}. The variance is its square.").format(

@@ -5,11 +5,11 @@ import math
 
 import torch
 
-from ... import _checks
-from ...attention import scaled_dot_product_attention
-from ...multihead import merge_heads, split_heads
+from ...core import checks
+from ...core.attention import scaled_dot_product_attention
+from ...core.multihead import merge_heads, split_heads
 from ...i18n import N_, gettext as _
-from ...selfcheck import check_function, mistake
+from ...ui.selfcheck import check_function, mistake
 
 __all__ = [
     "multihead", "split_cases", "SPLIT_MISTAKES", "check_split_heads", "multihead_cases", "MULTIHEAD_MISTAKES",
@@ -17,8 +17,8 @@ __all__ = [
 ]
 
 
-@_checks.arguments(X=_checks.Tensor(3), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), W_v=_checks.Tensor(2),
-                   W_o=_checks.Tensor(2), num_heads=_checks.Int(1))
+@checks.arguments(X=checks.Tensor(3), W_q=checks.Tensor(2), W_k=checks.Tensor(2), W_v=checks.Tensor(2),
+                   W_o=checks.Tensor(2), num_heads=checks.Int(1))
 def multihead(X, W_q, W_k, W_v, W_o, num_heads):
     """Multi-head self-attention written out: X (B, n, D_in), W_q/W_k/W_v (D_in, D), W_o (D, D).
 
@@ -26,7 +26,7 @@ def multihead(X, W_q, W_k, W_v, W_o, num_heads):
     Returns (B, n, D). (The same numbers as ``attnlab.MultiHeadAttention`` with these weights.)
     """
     for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("W_o", W_o)):
-        _checks.same_kind(X, "X", W, name)
+        checks.same_kind(X, "X", W, name)
     D_in, D = X.shape[-1], W_q.shape[-1]
     for name, W, want in (("W_q", W_q, (D_in, D)), ("W_k", W_k, (D_in, D)), ("W_v", W_v, (D_in, D)), ("W_o", W_o, (D, D))):
         if tuple(W.shape) != want:
@@ -129,8 +129,8 @@ def check_multihead(fn):
 def head_size_mistakes(d_model=512, num_heads=8):
     """The wrong answers a learner gives for d_k = d_model / h, each computed from its mistake and
     paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
-    d_model = _checks.count(d_model, "d_model", low=1)
-    num_heads = _checks.count(num_heads, "num_heads", low=2)
+    d_model = checks.count(d_model, "d_model", low=1)
+    num_heads = checks.count(num_heads, "num_heads", low=2)
     return [
         (d_model, _("that is d_model, the width of all {h} heads together. Each head gets an equal "
                     "share.").format(h=num_heads)),

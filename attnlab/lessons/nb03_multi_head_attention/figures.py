@@ -6,10 +6,10 @@ from matplotlib.axes import Axes
 import torch
 from matplotlib.patches import Rectangle
 
-from ... import _checks
-from ...attention import scaled_dot_product_attention
+from ...core import checks
+from ...core.attention import scaled_dot_product_attention
 from ...i18n import gettext as _
-from ...plotting import to_numpy
+from ...ui.plotting import to_numpy
 
 __all__ = ["HEAD_COLORS", "head_blocks_plot", "mark_padding", "thumbnail"]
 
@@ -26,11 +26,11 @@ def _cells(ax, M, x0, y0, colors, title):
     ax.text(x0 + cols / 2, y0 - 0.35, title, ha="center", va="bottom", fontsize=9)
 
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Instance(Axes, "a matplotlib Axes")
 
 
-@_checks.arguments(X=_checks.Array(2), num_heads=_checks.Int(1, len(HEAD_COLORS), why="one colour per head"),
-                   ax=_checks.Optional(_AX))
+@checks.arguments(X=checks.Array(2), num_heads=checks.Int(1, len(HEAD_COLORS), why="one colour per head"),
+                   ax=checks.Optional(_AX))
 def head_blocks_plot(X, num_heads, *, ax=None):
     """Left: one sequence X (n, D), columns tinted by the head they go to. Right: split_heads(X),
     H blocks (n, D/H) with the same numbers. Returns the Axes."""
@@ -59,12 +59,12 @@ def head_blocks_plot(X, num_heads, *, ax=None):
     return ax
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def mark_padding(ax, valid_len, *, patch=None):
     """Hatch the key columns valid_len .. Tk-1 (the padding keys) of a heatmap drawn by
     ``plotting.heatmap`` on ``ax``. Returns the hatch (a Rectangle); pass it back as ``patch`` with a
     new length to move it in place instead of adding another."""
-    valid_len = _checks.count(valid_len, "valid_len")
+    valid_len = checks.count(valid_len, "valid_len")
     if not ax.images:
         raise ValueError("ax: expected an Axes with a heatmap drawn by plotting.heatmap, got one without an image")
     if patch is None:
@@ -78,7 +78,7 @@ def mark_padding(ax, valid_len, *, patch=None):
     return patch
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     g = torch.Generator().manual_seed(1)

@@ -19,9 +19,9 @@ import re
 
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_, gettext as _
-from ...multihead import MultiHeadAttention
+from ...core.multihead import MultiHeadAttention
 
 __all__ = [
     "VOCAB", "MAX_LEN", "HEAD_SIZE", "INPUT_SIZE", "HEAD_KINDS", "HEAD_TITLES", "SENTENCES", "embed",
@@ -38,7 +38,7 @@ HEAD_TITLES = {"previous": N_("previous word"), "self": N_("same word"), "word":
 SENTENCES = ("the cat sat on the mat", "the cat sat")
 
 
-@_checks.arguments(sentences=_checks.Items(_checks.Text()))
+@checks.arguments(sentences=checks.Items(checks.Text()))
 def embed(sentences=SENTENCES, *, length=None, dtype=torch.float64):
     """Token vectors for a batch of sentences, padded with "<pad>" to a common length.
 
@@ -55,7 +55,7 @@ def embed(sentences=SENTENCES, *, length=None, dtype=torch.float64):
         unknown = [x for x in w if x not in VOCAB]
         if unknown or not w:
             raise ValueError(f"sentences: expected words from {VOCAB}, got {s!r}")
-    T = max(len(w) for w in words) if length is None else _checks.count(length, "length", low=1)
+    T = max(len(w) for w in words) if length is None else checks.count(length, "length", low=1)
     if T > MAX_LEN or T < max(len(w) for w in words):
         raise ValueError(f"length: expected between the longest sentence and {MAX_LEN}, got {T}")
     tokens = [tuple(w + ["<pad>"] * (T - len(w))) for w in words]
@@ -72,9 +72,9 @@ def embed(sentences=SENTENCES, *, length=None, dtype=torch.float64):
 def head_projections(kind, *, target="cat", strength=4.0):
     """W_q, W_k, W_v (INPUT_SIZE, HEAD_SIZE) of one toy head, so that x W_q · x' W_k / sqrt(d_k)
     is ``strength`` when x' is the head's target for x, and 0 otherwise."""
-    _checks.choice(kind, "kind", HEAD_KINDS, expected=f"one of {HEAD_KINDS}")
-    _checks.choice(target, "target", VOCAB, expected=f"a word from {VOCAB}")
-    c = _checks.real(strength, "strength") * math.sqrt(HEAD_SIZE)              # undo the ÷ sqrt(d_k)
+    checks.choice(kind, "kind", HEAD_KINDS, expected=f"one of {HEAD_KINDS}")
+    checks.choice(target, "target", VOCAB, expected=f"a word from {VOCAB}")
+    c = checks.real(strength, "strength") * math.sqrt(HEAD_SIZE)              # undo the ÷ sqrt(d_k)
     W_q = torch.zeros(INPUT_SIZE, HEAD_SIZE, dtype=torch.float64)
     W_k = torch.zeros_like(W_q)
     if kind == "word":
@@ -97,7 +97,7 @@ def toy_multihead(num_heads=4, *, target="cat", strength=4.0, dtype=torch.float6
 
     D = num_heads * HEAD_SIZE; W_o is the identity, so the output is the heads' outputs side by side.
     """
-    H = _checks.count(num_heads, "num_heads", low=1)
+    H = checks.count(num_heads, "num_heads", low=1)
     if H > len(HEAD_KINDS):
         raise ValueError(f"num_heads: expected at most {len(HEAD_KINDS)} (one per toy head), got {H}")
     D = H * HEAD_SIZE
@@ -115,24 +115,24 @@ def toy_multihead(num_heads=4, *, target="cat", strength=4.0, dtype=torch.float6
     return mha
 
 
-@_checks.arguments(num_heads=_checks.Int(1, len(HEAD_KINDS), why="one per toy head"), target=_checks.Choice(VOCAB))
+@checks.arguments(num_heads=checks.Int(1, len(HEAD_KINDS), why="one per toy head"), target=checks.Choice(VOCAB))
 def head_titles(num_heads, target="cat"):
     """Short names of the first ``num_heads`` toy heads, e.g. "head 1: previous word"."""
     return [_("head {h}: {title}").format(h=h + 1, title=_(HEAD_TITLES[k]).format(target=target))
             for h, k in enumerate(HEAD_KINDS[:num_heads])]
 
 
-@_checks.arguments(num_heads=_checks.Int(1, len(HEAD_KINDS), why="one per toy head"))
+@checks.arguments(num_heads=checks.Int(1, len(HEAD_KINDS), why="one per toy head"))
 def head_readout(output, num_heads):
     """(B, n, D) output of ``toy_multihead`` -> (B, n, H, len(VOCAB)): how much of each word head h read."""
-    _checks.tensor(output, "output", min_dim=3)
+    checks.tensor(output, "output", min_dim=3)
     B, T, D = output.shape
     if D != num_heads * HEAD_SIZE:
         raise ValueError(f"output: expected last dim {num_heads * HEAD_SIZE} (num_heads * {HEAD_SIZE}), got {D}")
     return output.detach().reshape(B, T, num_heads, HEAD_SIZE)[..., :len(VOCAB)]  # (B, T, H, V)
 
 
-@_checks.arguments(readout=_checks.Tensor(3), tokens=_checks.Items(_checks.Text()), titles=_checks.Items(_checks.Text()))
+@checks.arguments(readout=checks.Tensor(3), tokens=checks.Items(checks.Text()), titles=checks.Items(checks.Text()))
 def readout_table(readout, tokens, titles):
     """Text table for one batch row, readout (n, H, V): per query token and head, the word read most."""
     if len(tokens) != readout.shape[0] or len(titles) != readout.shape[1]:

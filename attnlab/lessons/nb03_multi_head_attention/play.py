@@ -9,10 +9,10 @@ import re
 
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import gettext as _
-from ...panels import Panel, new_figure
-from ...plotting import heatmap, heatmap_state, update_heatmap, weights_summary
+from ...ui.panels import Panel, new_figure
+from ...ui.plotting import heatmap, heatmap_state, update_heatmap, weights_summary
 from .figures import mark_padding
 from .heads import HEAD_KINDS, SENTENCES, embed, head_titles, toy_multihead
 
@@ -28,7 +28,7 @@ class HeadsPlay:
     right after the last shown head). ``update(heads, valid_len_0, valid_len_1, temperature, causal)``
     redraws in place and returns the text shown under the figure."""
 
-    @_checks.arguments(sentences=_checks.Items(_checks.Text()))
+    @checks.arguments(sentences=checks.Items(checks.Text()))
     def __init__(self, sentences=SENTENCES):
         self.X, _valid_lens, self.tokens = embed(list(sentences))                     # (2, n, 15)
         if len(self.tokens) != 2:
@@ -59,12 +59,12 @@ class HeadsPlay:
 
     def weights(self, heads, valid_len_0, valid_len_1, temperature=1.0, causal=False):
         """(2, heads, n, n) weights of the first ``heads`` toy heads on both sentences."""
-        heads = _checks.count(heads, "heads", low=1)
+        heads = checks.count(heads, "heads", low=1)
         if heads > MAX_HEADS:
             raise ValueError(f"heads: expected at most {MAX_HEADS}, got {heads}")
         n = self.X.shape[1]
         for name, v in (("valid_len_0", valid_len_0), ("valid_len_1", valid_len_1)):
-            if not 1 <= _checks.count(v, name) <= n:
+            if not 1 <= checks.count(v, name) <= n:
                 raise ValueError(f"{name}: expected a length between 1 and {n}, got {v}")
         mha = self.modules[heads]
         mha(self.X, self.X, self.X, torch.tensor([valid_len_0, valid_len_1]), temperature=temperature, causal=causal)
@@ -114,7 +114,7 @@ def _place(ax, box):
         ax.set_position(box)
 
 
-@_checks.arguments(controls=_checks.Dict())
+@checks.arguments(controls=checks.Dict())
 def play(controls, *, columns=3):
     """The Play panel of notebook 03 wired to ``controls`` ({name: widget} for CONTROLS). Returns the
     ``Panel``; its ``.update`` is the bound ``HeadsPlay.update``."""

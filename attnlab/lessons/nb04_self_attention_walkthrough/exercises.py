@@ -5,12 +5,12 @@ import math
 
 import torch
 
-from ... import _checks
-from ...attention import scaled_dot_product_attention
-from ...data import thinking_machines
-from ...masking import causal_mask, masked_softmax
+from ...core import checks
+from ...core.attention import scaled_dot_product_attention
+from ...core.data import thinking_machines
+from ...core.masking import causal_mask, masked_softmax
 from ...i18n import N_, gettext as _
-from ...selfcheck import check_function, mistake
+from ...ui.selfcheck import check_function, mistake
 
 __all__ = [
     "attention_cases", "ATTENTION_MISTAKES", "check_attention", "masked_cases", "MASKED_MISTAKES",
@@ -82,8 +82,8 @@ def check_masked_softmax(fn):
 def divisor_mistakes(d_k=128, known_d_k=64):
     """The wrong answers a learner gives for the divisor √d_k, having just seen ÷ √known_d_k, each
     computed from its mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
-    d_k = _checks.count(d_k, "d_k", low=2)
-    known_d_k = _checks.count(known_d_k, "known_d_k", low=2)
+    d_k = checks.count(d_k, "d_k", low=2)
+    known_d_k = checks.count(known_d_k, "known_d_k", low=2)
     known = math.sqrt(known_d_k)
     return [
         (d_k / known, _("you divided {d_k} by {known:g}. The {known:g} was √{known_d_k}, for d_k = {known_d_k}; "
@@ -101,10 +101,10 @@ def softmax_weight_mistakes(scores=(14.0, 12.0), scale=8.0, words=("Thinking", "
     mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
     if not isinstance(scores, (tuple, list)) or len(scores) != 2:
         raise TypeError(f"scores: expected a pair of numbers (first, second), got {scores!r}")
-    first, second = (_checks.real(s, "scores") for s in scores)
+    first, second = (checks.real(s, "scores") for s in scores)
     if not first > second > 0:
         raise ValueError(f"scores: expected first > second > 0, got {scores!r}")
-    scale = _checks.real(scale, "scale", low=2.0)
+    scale = checks.real(scale, "scale", low=2.0)
     if not isinstance(words, (tuple, list)) or len(words) != 2 or not all(isinstance(w, str) for w in words):
         raise TypeError(f"words: expected a pair of str, got {words!r}")
     s = torch.tensor([first, second], dtype=torch.float64)

@@ -7,16 +7,16 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 
-from ... import _checks
-from ...attention import scaled_dot_product_attention
+from ...core import checks
+from ...core.attention import scaled_dot_product_attention
 from ...i18n import N_, gettext as _
-from ...masking import causal_mask
-from ...plotting import heatmap, heatmap_state
+from ...core.masking import causal_mask
+from ...ui.plotting import heatmap, heatmap_state
 from .steps import COMPLEXITY, LAYER_TYPES, plain_label, crossover, layer_cost, path_length
 
 __all__ = ["StepTable", "draw_step_table", "cost_plot", "path_plot", "thumbnail"]
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Instance(Axes, "a matplotlib Axes")
 _LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _(); RNN and CNN stay as they are
 
 
@@ -59,7 +59,7 @@ class StepTable:
         return self
 
 
-@_checks.arguments(table=_checks.Items(min_len=1), words=_checks.Items(_checks.Text(), min_len=1), ax=_checks.Optional(_AX))
+@checks.arguments(table=checks.Items(min_len=1), words=checks.Items(checks.Text(), min_len=1), ax=checks.Optional(_AX))
 def draw_step_table(table, words, *, ax=None, title=None, current=None):
     """Draw ``step_table`` rows as a text table (words across, steps down); returns a ``StepTable``
     handle whose ``update`` changes it in place."""
@@ -85,7 +85,7 @@ def draw_step_table(table, words, *, ax=None, title=None, current=None):
     return handle.update(table, current=current)
 
 
-@_checks.arguments(d=_checks.Int(1, 10 ** 6), k=_checks.Int(1, 1000), ax=_checks.Optional(_AX))
+@checks.arguments(d=checks.Int(1, 10 ** 6), k=checks.Int(1, 1000), ax=checks.Optional(_AX))
 def cost_plot(d=512, k=3, n=None, *, ax=None):
     """Cost per layer against sequence length n (log axes) for CNN, RNN, self-attention; returns the Axes.
 
@@ -115,7 +115,7 @@ def cost_plot(d=512, k=3, n=None, *, ax=None):
     return ax
 
 
-@_checks.arguments(k=_checks.Int(2, 1000), ax=_checks.Optional(_AX))
+@checks.arguments(k=checks.Int(2, 1000), ax=checks.Optional(_AX))
 def path_plot(k=3, n=None, *, ax=None):
     """Maximum path length against n (log axes): RNN n, CNN n/k or log_k n, self-attention 1."""
     import matplotlib.pyplot as plt
@@ -135,7 +135,7 @@ def path_plot(k=3, n=None, *, ax=None):
     return ax
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     g = torch.Generator().manual_seed(2)

@@ -10,12 +10,12 @@ weights) is text under the figure, which costs next to nothing to update."""
 import matplotlib
 import torch
 
-from ... import _checks
-from ...data import thinking_machines
+from ...core import checks
+from ...core.data import thinking_machines
 from ...i18n import N_, gettext as _
-from ...masking import causal_mask
-from ...panels import Panel, new_figure
-from ...plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
+from ...core.masking import causal_mask
+from ...ui.panels import Panel, new_figure
+from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
 from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text
 
 __all__ = ["CONTROLS", "sentence_title", "WalkthroughPlay", "play"]
@@ -35,7 +35,7 @@ _LADDER = ("q, k, v = x $W^Q$, x $W^K$, x $W^V$",
 def sentence_title(padding):
     """The Play heatmap's title: the sentence as shown with its last ``padding`` words made <pad>,
     e.g. '"The cat sat on" + 2 <pad> (valid length 4)'."""
-    padding = _checks.count(padding, "padding")
+    padding = checks.count(padding, "padding")
     if padding > len(SENTENCE):
         raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
     real = " ".join(SENTENCE[:len(SENTENCE) - padding])
@@ -109,7 +109,7 @@ class WalkthroughPlay:
         return self._steps[key] + self._sentence[key3]
 
     def update(self, step, d_k, causal, padding):
-        step = _checks.count(step, "step", low=1)
+        step = checks.count(step, "step", low=1)
         if step > 6:
             raise ValueError(f"step: expected 1 to 6, got {step}")
         words2, s, words, A = self._computed(d_k, causal, padding)
@@ -132,7 +132,7 @@ class WalkthroughPlay:
                 + "\n" + " " * len(head) + " · ".join(rows[3:]))
 
 
-@_checks.arguments(controls=_checks.Dict())
+@checks.arguments(controls=checks.Dict())
 def play(controls):
     """The Play panel of notebook 04 wired to ``controls`` ({name: widget} for CONTROLS)."""
     if set(controls) != set(CONTROLS):

@@ -13,9 +13,10 @@ import re
 import numpy as np
 import torch
 
-from ... import _checks, i18n
+from ...core import checks
+from ... import i18n
 from ...i18n import N_, gettext as _
-from ...masking import masked_softmax
+from ...core.masking import masked_softmax
 
 __all__ = [
     "self_attention_steps", "short", "step_table", "plain_label", "step_table_text", "describe_step",
@@ -25,12 +26,12 @@ __all__ = [
 
 
 def _check_inputs(X, W_Q, W_K, W_V, mask):
-    _checks.tensor(X, "X", min_dim=2)
+    checks.tensor(X, "X", min_dim=2)
     if X.dim() != 2:
         raise ValueError(f"X: expected shape (n, D), got {tuple(X.shape)}")
     for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
-        _checks.tensor(W, name, min_dim=2)
-        _checks.same_kind(X, "X", W, name)
+        checks.tensor(W, name, min_dim=2)
+        checks.same_kind(X, "X", W, name)
         if W.dim() != 2 or W.shape[0] != X.shape[1]:
             raise ValueError(f"{name}: expected shape ({X.shape[1]}, size) to match X (n, D), "
                              f"got {tuple(W.shape)}")
@@ -39,7 +40,7 @@ def _check_inputs(X, W_Q, W_K, W_V, mask):
                          f"got {W_K.shape[1]}")
     n = X.shape[0]
     if mask is not None:
-        _checks.bool_mask(mask, "mask", (n, n))
+        checks.bool_mask(mask, "mask", (n, n))
 
 
 def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
@@ -72,25 +73,25 @@ def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
             "weighted": weighted, "output": output, "d_k": d_k, "sqrt_d_k": math.sqrt(d_k), "mask": mask}
 
 
-_STEPS = _checks.Dict()
-_WORDS = _checks.Items(_checks.Text(), min_len=1)
+_STEPS = checks.Dict()
+_WORDS = checks.Items(checks.Text(), min_len=1)
 
 
-@_checks.arguments(vector=_checks.Tensor(1, floating=False), n=_checks.Int(1), fmt=_checks.Text())
+@checks.arguments(vector=checks.Tensor(1, floating=False), n=checks.Int(1), fmt=checks.Text())
 def short(vector, n=4, fmt="{:.2f}"):
     """The first ``n`` entries of a vector and "…" if there are more: "[-0.96, -1.39, -0.20, 0.62, …]"."""
     values = [fmt.format(float(x)) for x in vector[:n]]
     return "[" + ", ".join(values) + (", …]" if len(vector) > n else "]")
 
 
-@_checks.arguments(steps=_STEPS, words=_WORDS, query=_checks.Int(0), step=_checks.Int(0, 6, why="the six steps"))
+@checks.arguments(steps=_STEPS, words=_WORDS, query=checks.Int(0), step=checks.Int(0, 6, why="the six steps"))
 def step_table(steps, words, query=0, step=6):
     """The steps for one query word as a table: rows of (step number, label, [cell per word]).
 
     Rows for steps after ``step`` show "?". Mirrors the seed's figure: columns are the words,
     row 1 their q, k, v; rows 2–5 what query ``query`` does with each word; row 6 the output.
     """
-    step = _checks.count(step, "step", low=0)
+    step = checks.count(step, "step", low=0)
     n = len(words)
     if not 0 <= query < n:
         raise ValueError(f"query: expected an index in [0, {n}), got {query}")
@@ -133,7 +134,7 @@ def plain_label(label):
     return re.sub(r"\$([^$]*)\$", plain_math, label)
 
 
-@_checks.arguments(table=_checks.Items(min_len=1), words=_WORDS, title=_checks.Optional(_checks.Text()))
+@checks.arguments(table=checks.Items(min_len=1), words=_WORDS, title=checks.Optional(checks.Text()))
 def step_table_text(table, words, *, current=None, title=None):
     """``step_table`` rows as a plain-text table (the words across, the steps down), for the text
     under a live figure: the current step's rows (default: the last step without "?") marked ▶,
@@ -159,7 +160,7 @@ def _visible(steps, i, j):
     return steps.get("mask") is None or bool(steps["mask"][i, j])
 
 
-@_checks.arguments(steps=_STEPS, words=_WORDS, step=_checks.Int(1, 6, why="the six steps"), query=_checks.Int(0))
+@checks.arguments(steps=_STEPS, words=_WORDS, step=checks.Int(1, 6, why="the six steps"), query=checks.Int(0))
 def describe_step(steps, words, step, query=0):
     """One or two lines of numbers saying what step ``step`` (1..6) did for query ``query``, in the
     prose's symbols: q₁·k₂, the weights aⱼ, aⱼ vⱼ, z₁."""
@@ -197,7 +198,7 @@ def describe_step(steps, words, step, query=0):
 SENTENCE = ("The", "cat", "sat", "on", "the", "mat")
 
 
-@_checks.arguments(causal=_checks.Flag(), mask_pad_queries=_checks.Flag())
+@checks.arguments(causal=checks.Flag(), mask_pad_queries=checks.Flag())
 def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=False, seed=0):
     """Self-attention weights on "The cat sat on the mat" with its last ``padding`` words made <pad>.
 
@@ -205,10 +206,10 @@ def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=Fals
     ``mask_pad_queries`` the pad queries' rows are masked too, so they get all-zero weights.
     Returns (words tuple of 6, weights (6, 6)).
     """
-    from ...attention import scaled_dot_product_attention
-    from ...data import toy_sentence
+    from ...core.attention import scaled_dot_product_attention
+    from ...core.data import toy_sentence
 
-    padding = _checks.count(padding, "padding")
+    padding = checks.count(padding, "padding")
     if padding > len(SENTENCE):
         raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
     n = len(SENTENCE)
@@ -234,20 +235,20 @@ _LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _();
 
 
 def _kind(kind):
-    return _checks.choice(kind, "kind", LAYER_TYPES)
+    return checks.choice(kind, "kind", LAYER_TYPES)
 
 
 def _lengths(n):
     """n: a number or an array of sequence lengths (>= 1) -> float or float array."""
     if not isinstance(n, numbers.Real) or isinstance(n, bool):
-        _checks.Array((0, 1))(n, "n")
-    n = np.asarray(n, dtype=float) if not np.isscalar(n) else _checks.real(n, "n")
+        checks.Array((0, 1))(n, "n")
+    n = np.asarray(n, dtype=float) if not np.isscalar(n) else checks.real(n, "n")
     if not np.all(np.isfinite(n)) or np.any(n < 1):
         raise ValueError(f"n: expected sequence lengths >= 1, got {n if np.ndim(n) == 0 else 'min ' + str(np.min(n))}")
     return n
 
 
-@_checks.arguments(d=_checks.Int(1, 10 ** 6), k=_checks.Int(1, 1000))
+@checks.arguments(d=checks.Int(1, 10 ** 6), k=checks.Int(1, 1000))
 def layer_cost(kind, n, d, k=3):
     """Multiply-adds of one layer mapping n vectors of size d to n vectors, constants dropped.
 
@@ -260,7 +261,7 @@ def layer_cost(kind, n, d, k=3):
     return {"self-attention": n * n * d, "RNN": n * d * d, "CNN": k * n * d * d}[kind]
 
 
-@_checks.arguments(k=_checks.Int(2, 1000), dilated=_checks.Flag())
+@checks.arguments(k=checks.Int(2, 1000), dilated=checks.Flag())
 def path_length(kind, n, k=3, *, dilated=False):
     """Maximum path length between two positions, constants dropped: RNN n, self-attention 1,
     CNN n/k stacked layers (contiguous kernels) or log_k n (dilated convolutions), at least 1."""
@@ -273,11 +274,11 @@ def path_length(kind, n, k=3, *, dilated=False):
     return np.maximum(np.log(n) / np.log(k) if dilated else n / k, 1.0)
 
 
-@_checks.arguments(d=_checks.Int(1, 10 ** 6), k=_checks.Int(1, 1000))
+@checks.arguments(d=checks.Int(1, 10 ** 6), k=checks.Int(1, 1000))
 def crossover(d, k=3, versus="RNN"):
     """The sequence length n above which self-attention (n²d) costs more than ``versus``:
     n = d against an RNN (n d²), n = k·d against a CNN (k n d²)."""
-    _checks.choice(versus, "versus", ("RNN", "CNN"), expected="'RNN' or 'CNN'")
+    checks.choice(versus, "versus", ("RNN", "CNN"), expected="'RNN' or 'CNN'")
     return {"RNN": d, "CNN": k * d}[versus]
 
 

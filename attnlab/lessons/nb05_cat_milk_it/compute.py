@@ -17,10 +17,10 @@ from typing import NamedTuple
 
 import torch
 
-from ... import _checks
-from ...attention import scaled_dot_product_attention
+from ...core import checks
+from ...core.attention import scaled_dot_product_attention
 from ...i18n import gettext as _
-from ...data import cat_milk_it
+from ...core.data import cat_milk_it
 
 __all__ = [
     "SCALINGS", "SEED_D_K", "SEED_SCORES", "SEED_OUTPUTS", "SEED_SIMILARITIES", "Attended", "attend",
@@ -48,7 +48,7 @@ class Attended(NamedTuple):
     output: torch.Tensor    # (T, d) new vectors
 
 
-@_checks.arguments(X=_checks.Tensor(2))
+@checks.arguments(X=checks.Tensor(2))
 def attend(X, scaling="inside", *, d=None, temperature=1.0):
     """Self-attention of X (T, d) with itself (Q = K = V = X) under one of ``SCALINGS``.
 
@@ -65,8 +65,8 @@ def attend(X, scaling="inside", *, d=None, temperature=1.0):
         raise TypeError(f"X: expected a torch.Tensor (T, d), got {type(X).__name__}")
     if X.dim() != 2:
         raise ValueError(f"X: expected a 2-D (T, d) tensor, got shape {tuple(X.shape)}")
-    _checks.choice(scaling, "scaling", SCALINGS, expected=f"one of {SCALINGS}")
-    d = X.shape[-1] if d is None else _checks.real(d, "d", positive=True)
+    checks.choice(scaling, "scaling", SCALINGS, expected=f"one of {SCALINGS}")
+    d = X.shape[-1] if d is None else checks.real(d, "d", positive=True)
     scores = X @ X.T                                                            # (T, T)
     scale = 1.0 / math.sqrt(d) if scaling == "inside" else 1.0
     output, weights = scaled_dot_product_attention(X, X, X, scale=scale, temperature=temperature)
@@ -75,8 +75,8 @@ def attend(X, scaling="inside", *, d=None, temperature=1.0):
     return Attended(scores, weights, output)
 
 
-@_checks.arguments(output=_checks.Tensor(2), words=_checks.Items(_checks.Text()), of=_checks.Text(),
-                   to=_checks.Items(_checks.Text()))
+@checks.arguments(output=checks.Tensor(2), words=checks.Items(checks.Text()), of=checks.Text(),
+                   to=checks.Items(checks.Text()))
 def similarities(output, words, of="it", to=("milk", "cat")):
     """How close ``of``'s vector is to each word in ``to``, three ways.
 
@@ -103,8 +103,8 @@ def similarities(output, words, of="it", to=("milk", "cat")):
     return result
 
 
-@_checks.arguments(words=_checks.Items(_checks.Text()), output=_checks.Tensor(2),
-                   seed=_checks.Items(_checks.Items(_checks.Real())), decimals=_checks.Int(0, 15, why="float64 digits"))
+@checks.arguments(words=checks.Items(checks.Text()), output=checks.Tensor(2),
+                   seed=checks.Items(checks.Items(checks.Real())), decimals=checks.Int(0, 15, why="float64 digits"))
 def compare_to_seed(words, output, seed, *, decimals=3):
     """Rows "word  ours  seed  ✓/✗" comparing ``output`` (T, d) rounded to ``decimals`` with the
     seed's printed rows. Returns (text, number of entries that match, number of entries)."""
@@ -122,7 +122,7 @@ def compare_to_seed(words, output, seed, *, decimals=3):
     return "\n".join(lines), hits, total
 
 
-@_checks.arguments(X=_checks.Tensor(2))
+@checks.arguments(X=checks.Tensor(2))
 def feature_heads(X, *, temperature=1.0):
     """Seed 004 calls its two features "head 1" and "head 2"; this makes them two real heads.
 
@@ -142,7 +142,7 @@ def similarity_mistakes(sentence="sweet"):
     """The wrong answers a learner gives for sim(it′, milk′) from seed 004's table for ``sentence``,
     each computed from its mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``.
     The right answer is the dot product of the table's rows it′ and milk′."""
-    _checks.choice(sentence, "sentence", sorted(SEED_OUTPUTS))
+    checks.choice(sentence, "sentence", sorted(SEED_OUTPUTS))
     words, X = cat_milk_it(sentence)
     table = torch.tensor(SEED_OUTPUTS[sentence], dtype=torch.float64)                    # (T, 2) after attention
     it, milk = table[words.index("it")], table[words.index("milk")]

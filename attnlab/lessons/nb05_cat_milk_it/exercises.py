@@ -5,9 +5,9 @@ import math
 
 import torch
 
-from ...data import cat_milk_it
+from ...core.data import cat_milk_it
 from ...i18n import N_, gettext as _
-from ...selfcheck import check_function, mistake
+from ...ui.selfcheck import check_function, mistake
 from .compute import SEED_D_K, attend, feature_heads
 
 __all__ = ["ATTEND_MISTAKES", "check_attend", "FEATURE_HEADS_MISTAKES", "check_feature_heads"]

@@ -13,8 +13,8 @@ from matplotlib.patches import FancyArrowPatch
 from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox
 
-from ... import _checks, data
-from ...attention import scaled_dot_product_attention
+from ...core import checks, data
+from ...core.attention import scaled_dot_product_attention
 from ...i18n import gettext as _
 from .compute import SEED_D_K
 
@@ -140,11 +140,11 @@ def _label_all(moves, words, before, after):
             placed.append(ext)
 
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Instance(Axes, "a matplotlib Axes")
 
 
-@_checks.arguments(words=_checks.Items(_checks.Text()), before=_checks.Tensor(2), after=_checks.Tensor(2), ax=_AX,
-                   others=_checks.Optional(_checks.Dict(0)), limits=_checks.Items(_checks.Real(), 2, 2))
+@checks.arguments(words=checks.Items(checks.Text()), before=checks.Tensor(2), after=checks.Tensor(2), ax=_AX,
+                   others=checks.Optional(checks.Dict(0)), limits=checks.Items(checks.Real(), 2, 2))
 def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
     """Each word as a hollow marker at its input vector and a filled one at its output, with an arrow
     between; ``others`` = {word: (x, y)} drawn grey and hollow (not in the sentence). Also draws the
@@ -186,7 +186,7 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
     return moves.update(words, before, after, others=others)
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: softmax(XXᵀ/√4)X, the seed's d_k."""
     words, X = data.cat_milk_it("sweet")

@@ -5,11 +5,11 @@ from collections.abc import Mapping
 
 from matplotlib import rcParams
 
-from ... import _checks
-from ...data import SENTENCES, WORD_VECTORS, cat_milk_it
+from ...core import checks
+from ...core.data import SENTENCES, WORD_VECTORS, cat_milk_it
 from ...i18n import N_, gettext as _
-from ...panels import Panel, new_figure
-from ...plotting import heatmap, heatmap_state, live_title, update_heatmap
+from ...ui.panels import Panel, new_figure
+from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .compute import SCALINGS, attend, similarities
 from .figures import moves_plot
 
@@ -47,7 +47,7 @@ class _ScalingOptions(Mapping):
 SCALING_OPTIONS = _ScalingOptions()
 
 
-@_checks.arguments(scaling=_checks.Choice(SCALINGS), d=_checks.Real(positive=True))
+@checks.arguments(scaling=checks.Choice(SCALINGS), d=checks.Real(positive=True))
 def formula(scaling, d):
     """The formula a scaling computes, for titles: "softmax(QKᵀ/(√4·T))·V" for ("inside", 4)."""
     return _FORMULAS[scaling].format(d=d)
@@ -107,7 +107,7 @@ class CatMilkPlay:
                     dist_cat=s['distance']['cat']))
 
 
-@_checks.arguments(controls=_checks.Dict())
+@checks.arguments(controls=checks.Dict())
 def play(controls, *, columns=4):
     """The Play panel of notebook 05 wired to ``controls`` ({name: widget}: sentence, scaling, d, T
     and "<word>_x" / "<word>_y" for every word of WORD_VECTORS). Returns the ``Panel``; its
@@ -119,7 +119,7 @@ def play(controls, *, columns=4):
     return Panel(view.figure, controls, view.update, moving=view.moving, name="cat-milk-it", columns=columns)
 
 
-@_checks.arguments(vectors=_checks.Optional(_checks.Dict()), low=_checks.Real(), high=_checks.Real())
+@checks.arguments(vectors=checks.Optional(checks.Dict()), low=checks.Real(), high=checks.Real())
 def word_sliders(vectors=None, *, low=-1.0, high=5.0):
     """Two sliders per word, "<word>_x" (state) and "<word>_y" (taste), starting at ``vectors``
     (default: seed 004's WORD_VECTORS): {name: FloatSlider}, ready to join the Play controls."""

@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import gettext as _
 
 __all__ = [
@@ -26,7 +26,7 @@ __all__ = [
 
 
 def _even_width(num_hiddens):
-    d = _checks.count(num_hiddens, "num_hiddens", low=2)
+    d = checks.count(num_hiddens, "num_hiddens", low=2)
     if d % 2:
         raise ValueError(f"num_hiddens: expected an even number (sin/cos pairs), got {d}")
     return d
@@ -36,9 +36,9 @@ def frequencies(num_hiddens, base=10000.0, *, dtype=torch.float64):
     """ω_j = base^(-2j/D) for j = 0 .. ceil(D/2)-1, D = num_hiddens, in radians per position:
     shape (ceil(D/2),). RoPE (``rope``) uses the same frequencies with D replaced by the size of the
     query or key it turns."""
-    d = _checks.count(num_hiddens, "num_hiddens", low=1)
-    _checks.fits(((d + 1) // 2,), 8, "num_hiddens", "frequencies")
-    base = _checks.real(base, "base", positive=True)
+    d = checks.count(num_hiddens, "num_hiddens", low=1)
+    checks.fits(((d + 1) // 2,), 8, "num_hiddens", "frequencies")
+    base = checks.real(base, "base", positive=True)
     two_j = torch.arange(0, d, 2, dtype=torch.float64)                 # (ceil(D/2),)
     return (base ** (-two_j / d)).to(dtype)
 
@@ -56,8 +56,8 @@ def rotation_matrix(delta, num_hiddens, base=10000.0, *, dtype=torch.float64):
     Raises ValueError for an odd num_hiddens.
     """
     d = _even_width(num_hiddens)
-    _checks.fits((d, d), 8, "num_hiddens", "a matrix M_δ")
-    delta = _checks.real(delta, "delta")
+    checks.fits((d, d), 8, "num_hiddens", "a matrix M_δ")
+    delta = checks.real(delta, "delta")
     angles = delta * frequencies(d, base)                              # (D/2,)
     c, s = torch.cos(angles), torch.sin(angles)                        # (D/2,)
     M = torch.zeros(d, d, dtype=torch.float64)
@@ -77,11 +77,11 @@ def offset_similarity(deltas, num_hiddens, base=10000.0, *, dtype=torch.float64)
     """
     d = _even_width(num_hiddens)
     if isinstance(deltas, torch.Tensor):
-        _checks.Tensor(floating=False)(deltas, "deltas")
+        checks.Tensor(floating=False)(deltas, "deltas")
     else:
-        _checks.Array()(deltas, "deltas") if not isinstance(deltas, (int, float)) or isinstance(deltas, bool) else None
+        checks.Array()(deltas, "deltas") if not isinstance(deltas, (int, float)) or isinstance(deltas, bool) else None
     deltas = torch.as_tensor(deltas, dtype=torch.float64)
-    _checks.fits((deltas.numel(), d // 2), 8, "deltas, num_hiddens", "cosines")
+    checks.fits((deltas.numel(), d // 2), 8, "deltas, num_hiddens", "cosines")
     omega = frequencies(d, base)                                       # (D/2,)
     return torch.cos(deltas[..., None] * omega).sum(-1).to(dtype)     # (...,)
 
@@ -93,11 +93,11 @@ def similarity_by_offset(P, max_offset):
     P: (n, D) -> (mean (max_offset+1,), spread (max_offset+1,)). A spread of ~0 means the dot
     product depends only on the offset δ.
     """
-    _checks.tensor(P, "P", min_dim=2)
+    checks.tensor(P, "P", min_dim=2)
     if P.dim() != 2:
         raise ValueError(f"P: expected a 2-D (n, D) matrix, got shape {tuple(P.shape)}")
     n = P.shape[0]
-    max_offset = _checks.count(max_offset, "max_offset")
+    max_offset = checks.count(max_offset, "max_offset")
     if max_offset >= n:
         raise ValueError(f"max_offset: expected at most n-1={n - 1}, got {max_offset}")
     S = P @ P.T                                                        # (n, n)
@@ -117,16 +117,16 @@ def rope(x, positions=None, base=10000.0):
     (Su et al. write the same turn the other way round, θ -> -θ; the property is the same.)
     Returns a new tensor of x's shape and dtype; x is not modified.
     """
-    _checks.tensor(x, "x", min_dim=2)
+    checks.tensor(x, "x", min_dim=2)
     n, d = x.shape[-2], x.shape[-1]
     if d % 2:
         raise ValueError(f"x: expected an even last dim (pairs of columns), got {d}")
     if positions is None:
         positions = torch.arange(n, dtype=torch.float64)
     elif isinstance(positions, torch.Tensor):
-        _checks.Tensor(1, floating=False)(positions, "positions")
+        checks.Tensor(1, floating=False)(positions, "positions")
     else:
-        _checks.Array(1)(positions, "positions")
+        checks.Array(1)(positions, "positions")
     positions = torch.as_tensor(positions, dtype=torch.float64)
     if positions.shape != (n,):
         raise ValueError(f"positions: expected shape ({n},), one per row of x, got {tuple(positions.shape)}")
@@ -144,10 +144,10 @@ def wavelength_mistakes(j, num_hiddens, base=10000.0):
     (columns 2j and 2j+1), each computed from its mistake and paired with why it is wrong:
     ``selfcheck.numeric(mistakes=...)``."""
     d = _even_width(num_hiddens)
-    j = _checks.count(j, "j", low=1)
+    j = checks.count(j, "j", low=1)
     if j >= d // 2:
         raise ValueError(f"j: expected a pair index below D/2 = {d // 2}, got {j}")
-    base = _checks.real(base, "base", positive=True)
+    base = checks.real(base, "base", positive=True)
     omega = frequencies(d, base)[j].item()                           # radians per position
     return [
         (1 / omega, _("that is {base:g}^({two_j}/{D}) = 1/ω, positions per radian. A full cycle is 2π radians: "

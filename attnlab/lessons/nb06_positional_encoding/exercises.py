@@ -6,9 +6,9 @@ Exercise 1 builds P, whose width is the model width D; exercise 2 turns a query 
 size is the query/key size d (the suite's shape letters)."""
 import torch
 
-from ...positional import sinusoidal_encoding
+from ...core.positional import sinusoidal_encoding
 from ...i18n import N_, gettext as _
-from ...selfcheck import check_function, mistake
+from ...ui.selfcheck import check_function, mistake
 from .encoding import frequencies, rope
 
 __all__ = ["SINUSOIDAL_MISTAKES", "check_sinusoidal", "ROPE_MISTAKES", "check_rope"]

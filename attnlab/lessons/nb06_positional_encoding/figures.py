@@ -16,10 +16,11 @@ import torch
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from ... import _checks, panels
+from ...core import checks
+from ...ui import panels
 from ...i18n import gettext as _
-from ...plotting import to_numpy
-from ...positional import sinusoidal_encoding
+from ...ui.plotting import to_numpy
+from ...core.positional import sinusoidal_encoding
 from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
 
 __all__ = [
@@ -33,24 +34,24 @@ SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (n
 MAX_BITS = 8             # the counter draws 2^num_bits columns of numbers: 256 is already dense
 
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
-_P = _checks.Array(2)
+_AX = checks.Instance(Axes, "a matplotlib Axes")
+_P = checks.Array(2)
 
 
 def _matrix(P, name="P"):
     """P as a 2-D float array (n, D), or a ValueError naming ``name``."""
-    _checks.Array()(P, name)
+    checks.Array()(P, name)
     M = to_numpy(P)
     if M.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D (n, D) matrix, got shape {M.shape}")
     return M
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
     """Draw a signed (n, D) matrix such as P into ``ax``; returns its AxesImage (for in-place updates)."""
     M = _matrix(P)
-    vmax = _checks.real(vmax, "vmax", positive=True)
+    vmax = checks.real(vmax, "vmax", positive=True)
     im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
     ax.set_xlabel(_("dimension (column of P)"))
     ax.set_ylabel(_("position i (row of P)"))
@@ -63,7 +64,7 @@ def encoding_image(P, ax, *, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=No
     return im
 
 
-@_checks.arguments(ax=_checks.Optional(_AX))
+@checks.arguments(ax=checks.Optional(_AX))
 def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, title=None):
     """A signed (n, D) matrix such as the positional encoding P: rows = positions, columns =
     dimensions, diverging colours fixed to [-vmax, vmax] with 0 in white; returns the Axes.
@@ -76,7 +77,7 @@ def encoding_heatmap(P, *, ax=None, vmax=1.0, cmap=SIGNED_CMAP, colorbar=True, t
     return ax
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def update_encoding_heatmap(ax, P, image=None):
     """Put a new (n, D) matrix into an ``encoding_heatmap`` in place (its shape may change).
 
@@ -96,7 +97,7 @@ def update_encoding_heatmap(ax, P, image=None):
     return ax
 
 
-@_checks.arguments(ax=_checks.Optional(_AX))
+@checks.arguments(ax=checks.Optional(_AX))
 def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     """Columns of a positional encoding P (n, D) against position, as in seed 000; returns the Axes."""
     P = _matrix(P)
@@ -116,11 +117,11 @@ def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     return ax
 
 
-@_checks.arguments(ax=_checks.Optional(_AX))
+@checks.arguments(ax=checks.Optional(_AX))
 def binary_counter_plot(num_bits=3, *, ax=None):
     """Bits of the counter 0 .. 2^num_bits - 1 as step curves against the number, lowest bit on top
     (seed 000's analogy: higher bits flip more slowly); returns the Axes. num_bits: 1 .. MAX_BITS."""
-    num_bits = _checks.count(num_bits, "num_bits", low=1)
+    num_bits = checks.count(num_bits, "num_bits", low=1)
     if num_bits > MAX_BITS:
         raise ValueError(f"num_bits: expected at most {MAX_BITS} (the plot writes 2^num_bits numbers), got {num_bits}")
     n = np.arange(2 ** num_bits)
@@ -151,8 +152,8 @@ class CounterFigure(NamedTuple):
     waves: dict        # pair j -> Line2D of the wave sin(x ω_j) between them
 
 
-@_checks.arguments(n=_checks.Int(1, 10_000, why="dots drawn one per position"), d=_checks.Int(2, 4096),
-                   pairs=_checks.Items(_checks.Int(0), min_len=1, max_len=10))
+@checks.arguments(n=checks.Int(1, 10_000, why="dots drawn one per position"), d=checks.Int(2, 4096),
+                   pairs=checks.Items(checks.Int(0), min_len=1, max_len=10))
 def counter_vs_columns_figure(n=60, d=32, pairs=(0, 2, 4), *, base=10000.0, figsize=(12, 3.4)):
     """Left: the bits of 0..7. Right: the sine column of each pair j in ``pairs`` against position, as
     dots at whole positions (what P holds) on the smooth wave sin(x ω_j) they are samples of.
@@ -183,7 +184,7 @@ class SimilarityFigure(NamedTuple):
     diagonals: object  # Line2D: the mean of each diagonal of P Pᵀ
 
 
-@_checks.arguments(P=_checks.Tensor(2))
+@checks.arguments(P=checks.Tensor(2))
 def similarity_figure(P, *, base=10000.0, figsize=(12, 4)):
     """Left: P Pᵀ (constant along each diagonal). Right: its diagonals against the closed form Σ cos(δ ω_j)."""
     n, d = P.shape
@@ -209,8 +210,8 @@ class CircleFigure(NamedTuple):
     arrows: list       # one Annotation per start position
 
 
-@_checks.arguments(P=_checks.Tensor(2), pair=_checks.Int(0), starts=_checks.Items(_checks.Int(0), min_len=1),
-                   delta=_checks.Int(0))
+@checks.arguments(P=checks.Tensor(2), pair=checks.Int(0), starts=checks.Items(checks.Int(0), min_len=1),
+                   delta=checks.Int(0))
 def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6, 4.5)):
     """Pair ``pair`` of every row of P as a point (sin, cos) on the unit circle, with arrows for the
     move of ``delta`` positions from each start: the same clockwise turn from any start."""
@@ -246,9 +247,9 @@ class Explorer(panels.ShowsPanel):
     the axes that run over every position say m (as the similarity's P_i · P_m does). The legends sit outside the
     axes, where nothing that moves covers them, so a move redraws neither a title nor a legend."""
 
-    @_checks.arguments(n=_checks.Int(2, 1024, why="positions drawn in the explorer"), position=_checks.Int(0),
-                       pair=_checks.Int(0), width=_checks.Int(4, 64, why="the D slider's range"),
-                       base=_checks.Real(low=10.0, at_most=1e5, why="the base slider's range"))
+    @checks.arguments(n=checks.Int(2, 1024, why="positions drawn in the explorer"), position=checks.Int(0),
+                       pair=checks.Int(0), width=checks.Int(4, 64, why="the D slider's range"),
+                       base=checks.Real(low=10.0, at_most=1e5, why="the base slider's range"))
     def __init__(self, n=60, *, position=10, pair=3, width=32, base=10000.0):
         if position >= n or pair >= width // 2 or width % 2:
             raise ValueError(f"position, pair, width: expected position < n = {n}, an even width and pair < width/2, "
@@ -352,7 +353,7 @@ def play(n=60, **values):
     return Explorer(n, **values)
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     im = ax.imshow(sinusoidal_encoding(60, 32).T.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")

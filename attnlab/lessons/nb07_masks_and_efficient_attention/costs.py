@@ -6,13 +6,13 @@ Shape legend: L sequence length (Tq = Tk = L, self-attention), d = dv head size.
 """
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_
-from ...attention import scaled_dot_product_attention
-from ...efficient import linear_attention
+from ...core.attention import scaled_dot_product_attention
+from ...core.efficient import linear_attention
 from .masks import block_mask
-from ...masking import local_mask
-from ...positional import sinusoidal_encoding
+from ...core.masking import local_mask
+from ...core.positional import sinusoidal_encoding
 
 __all__ = ["METHODS", "BYTES", "structured_qkv", "relative_error", "approximation_errors", "flops", "memory_bytes"]
 
@@ -20,7 +20,7 @@ METHODS = (N_("dense"), N_("local"), N_("block"), N_("linear"), N_("tiled"))   #
 BYTES = 4                                                     # float32
 
 
-@_checks.arguments(length=_checks.Int(1, 1 << 15), d=_checks.Int(2, 4096), dv=_checks.Int(1, 4096), seed=_checks.Int(0))
+@checks.arguments(length=checks.Int(1, 1 << 15), d=checks.Int(2, 4096), dv=checks.Int(1, 4096), seed=checks.Int(0))
 def structured_qkv(length=64, d=16, dv=4, *, locality=2.0, noise=0.5, seed=0, dtype=torch.float64):
     """Queries, keys (L, d) and values (L, dv) whose attention is mostly local.
 
@@ -28,11 +28,11 @@ def structured_qkv(length=64, d=16, dv=4, *, locality=2.0, noise=0.5, seed=0, dt
     positions (base 100): q_i·k_j is largest near j = i, more so as ``locality`` grows; 0 gives
     unstructured random data. Values are standard normal. Seeded, so always the same tensors.
     """
-    length = _checks.count(length, "length", low=1)
-    d = _checks.count(d, "d", low=2)
-    dv = _checks.count(dv, "dv", low=1)
-    locality = _checks.real(locality, "locality", low=0.0)
-    noise = _checks.real(noise, "noise", low=0.0)
+    length = checks.count(length, "length", low=1)
+    d = checks.count(d, "d", low=2)
+    dv = checks.count(dv, "dv", low=1)
+    locality = checks.real(locality, "locality", low=0.0)
+    noise = checks.real(noise, "noise", low=0.0)
     g = torch.Generator().manual_seed(seed)
     P = sinusoidal_encoding(length, d, base=100.0).to(dtype)                     # (L, d)
     q = locality * P + noise * torch.randn(length, d, generator=g, dtype=dtype)
@@ -41,7 +41,7 @@ def structured_qkv(length=64, d=16, dv=4, *, locality=2.0, noise=0.5, seed=0, dt
     return q, k, v
 
 
-@_checks.arguments(approx=_checks.Tensor(), exact=_checks.Tensor())
+@checks.arguments(approx=checks.Tensor(), exact=checks.Tensor())
 def relative_error(approx, exact):
     """||approx - exact||_F / ||exact||_F."""
     if approx.shape != exact.shape:
@@ -49,8 +49,8 @@ def relative_error(approx, exact):
     return float((approx - exact).norm() / exact.norm())
 
 
-@_checks.arguments(q=_checks.Tensor(2), k=_checks.Tensor(2), v=_checks.Tensor(2),
-                   windows=_checks.Items(_checks.Int(0)), blocks=_checks.Items(_checks.Int(1)))
+@checks.arguments(q=checks.Tensor(2), k=checks.Tensor(2), v=checks.Tensor(2),
+                   windows=checks.Items(checks.Int(0)), blocks=checks.Items(checks.Int(1)))
 def approximation_errors(q, k, v, *, windows=(0, 1, 2, 4, 8, 16, 32), blocks=(1, 2, 4, 8, 16, 32)):
     """Relative and max-abs error of local, block and linear attention against exact attention.
 
@@ -70,7 +70,7 @@ def approximation_errors(q, k, v, *, windows=(0, 1, 2, 4, 8, 16, 32), blocks=(1,
     return {"local": local, "block": block, "linear": errs(linear_attention(q, k, v))}
 
 
-@_checks.arguments(window=_checks.Int(0), block_size=_checks.Int(1))
+@checks.arguments(window=checks.Int(0), block_size=checks.Int(1))
 def flops(method, length, d, *, window=64, block_size=64):
     """Multiply-adds x 2 of one self-attention head (scores + weighted sum), softmax ignored.
 
@@ -78,7 +78,7 @@ def flops(method, length, d, *, window=64, block_size=64):
     local: 4 L (2w + 1) d with a banded kernel (a dense kernel with a mask still does 4 L^2 d);
     block: 4 L b d; linear: 4 L d^2 (phi(K)^T V, then phi(Q) times that).
     """
-    _checks.choice(method, "method", METHODS, expected=f"one of {METHODS}")
+    checks.choice(method, "method", METHODS, expected=f"one of {METHODS}")
     L, d = _counts(length, d)
     if method in ("dense", "tiled"):
         return 4 * L * L * d
@@ -91,7 +91,7 @@ def flops(method, length, d, *, window=64, block_size=64):
     raise AssertionError(method)      # refused above
 
 
-@_checks.arguments(window=_checks.Int(0), block_size=_checks.Int(1))
+@checks.arguments(window=checks.Int(0), block_size=checks.Int(1))
 def memory_bytes(method, length, d, *, window=64, block_size=128):
     """Bytes of float32 working memory besides Q, K, V, output (L d) included.
 
@@ -103,9 +103,9 @@ def memory_bytes(method, length, d, *, window=64, block_size=128):
     out = L * d
     cells = {"dense": L * L, "tiled": min(block_size, L) ** 2, "local": L * min(2 * window + 1, L),
              "block": L * min(block_size, L), "linear": 2 * L * d + d * d}
-    _checks.choice(method, "method", METHODS, expected=f"one of {METHODS}")
+    checks.choice(method, "method", METHODS, expected=f"one of {METHODS}")
     return BYTES * (cells[method] + out)
 
 
 def _counts(length, d):
-    return _checks.count(length, "length", low=1), _checks.count(d, "d", low=1)
+    return checks.count(length, "length", low=1), checks.count(d, "d", low=1)

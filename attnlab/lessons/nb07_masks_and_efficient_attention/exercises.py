@@ -4,8 +4,8 @@ mistakes written out as functions (``BOTTOM_RIGHT_MISTAKES``, ``MASKED_SOFTMAX_M
 import torch
 
 from ...i18n import N_, gettext as _
-from ...masking import causal_mask, masked_softmax
-from ...selfcheck import check_function, mistake
+from ...core.masking import causal_mask, masked_softmax
+from ...ui.selfcheck import check_function, mistake
 from .masks import causal_mask_bottom_right
 
 __all__ = ["BOTTOM_RIGHT_MISTAKES", "check_bottom_right", "MASKED_SOFTMAX_MISTAKES", "check_masked_softmax"]

@@ -17,10 +17,12 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from ... import _checks, i18n, panels, plotting
+from ...core import checks
+from ... import i18n
+from ...ui import panels, plotting
 from ...i18n import N_, gettext as _, ngettext
-from ...attention import check_qkv, scaled_dot_product_attention
-from ...masking import causal_mask
+from ...core.attention import check_qkv, scaled_dot_product_attention
+from ...core.masking import causal_mask
 from .costs import memory_bytes, structured_qkv
 from .masks import MASK_KINDS, make_mask
 from .tiles import implied_weights, tiled_attention_steps
@@ -44,14 +46,14 @@ MASK_CMAP_OUTSIDE = plt.get_cmap(MASK_CMAP).with_extremes(bad=OUTSIDE_COLOUR)
 WEIGHT_CMAP_OUTSIDE = plt.get_cmap(plotting.WEIGHT_CMAP).with_extremes(bad=OUTSIDE_COLOUR)
 
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Instance(Axes, "a matplotlib Axes")
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel=N_("keys"), ylabel=N_("queries")):
     """A bool (Tq, Tk) mask in black (may attend) and white; returns the Axes. The axis labels are
     looked up in the learner's language (a label not in the catalog is shown as given)."""
-    _checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
+    checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
     if mask.dim() != 2:
         raise ValueError(f"mask: expected a 2-D (Tq, Tk) mask, got shape {tuple(mask.shape)}")
     return plotting.heatmap(mask.float(), ax=ax, cmap=MASK_CMAP, colorbar=False, annotate=False, title=title,
@@ -59,7 +61,7 @@ def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel=N
                             ylabel=_(ylabel) if ylabel else ylabel)
 
 
-@_checks.arguments(figure=_checks.Instance(Figure, "a matplotlib Figure"))
+@checks.arguments(figure=checks.Instance(Figure, "a matplotlib Figure"))
 def mask_key(figure):
     """A key under a mask figure: black = may attend (True), white = masked (False). Masks use the
     opposite shading of weight heatmaps (where dark = 0), so every mask figure says which is which.
@@ -69,7 +71,7 @@ def mask_key(figure):
     return figure.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=9, frameon=False)
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def not_visited_background(ax, shape):
     """A hatched white rectangle under the (Tq, Tk) cells of a heatmap on ``ax``: a NaN cell (drawn
     transparent) shows the hatching, i.e. "not visited yet". Returns the Rectangle."""
@@ -90,7 +92,7 @@ class Gallery(NamedTuple):
     key: object = None  # the Legend saying black = may attend
 
 
-@_checks.arguments(masks=_checks.Dict(0), ncols=_checks.Int(1, 8), figsize=_checks.Optional(_checks.Items(_checks.Real(positive=True), 2, 2)))
+@checks.arguments(masks=checks.Dict(0), ncols=checks.Int(1, 8), figsize=checks.Optional(checks.Items(checks.Real(positive=True), 2, 2)))
 def mask_gallery(masks, *, ncols=3, figsize=None):
     """One black-and-white panel per mask of ``masks`` ({name: bool (Tq, Tk)}), titled with the name
     (in the learner's language when the catalog has it, as SPARSE_PATTERNS' names) and the number of
@@ -122,7 +124,7 @@ class ErrorPlot(NamedTuple):
     lines: dict        # (data set name, "local" or "block") -> Line2D
 
 
-@_checks.arguments(errors=_checks.Dict(1, 6), num_keys=_checks.Int(1))
+@checks.arguments(errors=checks.Dict(1, 6), num_keys=checks.Int(1))
 def error_plot(errors, *, num_keys=64):
     """Relative error of local and block attention against the keys each query sees, one panel per
     data set of ``errors`` ({name: lesson.approximation_errors(...)}), log-log."""
@@ -150,8 +152,8 @@ class SoFarFigure(NamedTuple):
     key: object = None  # the Legend saying hatched = not visited yet
 
 
-@_checks.arguments(states=_checks.Items(_checks.Dict(), min_len=1), num_keys=_checks.Int(1),
-                   tiles=_checks.Int(1, 16), queries=_checks.Int(1, 64))
+@checks.arguments(states=checks.Items(checks.Dict(), min_len=1), num_keys=checks.Int(1),
+                   tiles=checks.Int(1, 16), queries=checks.Int(1, 64))
 def weights_so_far_figure(states, num_keys, *, tiles=4, queries=2):
     """The weights implied after each of the first ``tiles`` states, for the first ``queries`` queries
     (hatched = key not visited yet), with one shared 0-1 colour bar and a key."""
@@ -176,7 +178,7 @@ class MemoryPlot(NamedTuple):
     lines: dict        # method -> Line2D
 
 
-@_checks.arguments(lengths=_checks.Items(_checks.Int(1), min_len=1), d=_checks.Int(1), block_size=_checks.Int(1))
+@checks.arguments(lengths=checks.Items(checks.Int(1), min_len=1), d=checks.Int(1), block_size=checks.Int(1))
 def memory_plot(lengths, d=64, *, methods=("dense", "tiled", "linear"), block_size=128):
     """Working memory (bytes, float32) of one attention head against the sequence length n, log-log."""
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
@@ -207,7 +209,7 @@ def visible_keys_table(mask, weights, start=0):
     """The text under the mask panel: one column per query (its position start + i), saying which keys
     it sees (positions), how many, the key of its largest weight and that weight; a query that sees
     no key gets "none", 0 and "–". Returns a str of aligned lines."""
-    _checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
+    checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
     if mask.dim() != 2 or tuple(weights.shape) != tuple(mask.shape):
         raise ValueError(f"weights: expected the mask's shape {tuple(mask.shape)}, got {tuple(weights.shape)}")
     seen = mask.sum(-1).tolist()
@@ -236,8 +238,8 @@ class MaskExplorer(panels.ShowsPanel):
     whatever Tq and Tk, so the active block (rows start..start+Tq-1, columns 0..Tk-1) is seen where
     it sits; the cells outside it are masked for display only (``OUTSIDE_COLOUR``, said in the key)."""
 
-    @_checks.arguments(kind=_checks.Choice(MASK_KINDS), num_queries=_checks.Int(1), num_keys=_checks.Int(2), w=_checks.Int(0),
-                       max_len=_checks.Int(2, 64, why="cells drawn in the panel"))
+    @checks.arguments(kind=checks.Choice(MASK_KINDS), num_queries=checks.Int(1), num_keys=checks.Int(2), w=checks.Int(0),
+                       max_len=checks.Int(2, 64, why="cells drawn in the panel"))
     def __init__(self, *, kind="local", num_queries=12, num_keys=12, w=2, max_len=12):
         if max(num_queries, num_keys, w) > max_len:
             raise ValueError(f"num_queries, num_keys, w: expected at most max_len = {max_len}, got "
@@ -381,8 +383,8 @@ class TileExplorer(panels.ShowsPanel):
     """Play panel 2: the step-through of ``tiled_attention_steps`` on (q, k, v), one tile per slider step,
     with the tile size and a causal mask as controls. ``.steps`` is the StepFigure."""
 
-    @_checks.arguments(q=_checks.Tensor(2), k=_checks.Tensor(2), v=_checks.Tensor(2), tile=_checks.Int(1, 16),
-                       block=_checks.Choice((1, 2, 4, 8)))
+    @checks.arguments(q=checks.Tensor(2), k=checks.Tensor(2), v=checks.Tensor(2), tile=checks.Int(1, 16),
+                       block=checks.Choice((1, 2, 4, 8)))
     def __init__(self, q, k, v, *, tile=2, block=2):
         check_qkv(q, k, v)
         self.q, self.k, self.v = q, k, v
@@ -431,7 +433,7 @@ class TileExplorer(panels.ShowsPanel):
 PLAY_PANELS = {"masks": MaskExplorer, "tiles": TileExplorer}
 
 
-@_checks.arguments(panel=_checks.Choice(tuple(PLAY_PANELS)))
+@checks.arguments(panel=checks.Choice(tuple(PLAY_PANELS)))
 def play(panel, *args, **values):
     """One of the notebook's Play panels, display it as the cell's last value:
     ``play("masks", kind=..., num_queries=..., num_keys=..., w=...)`` (``MaskExplorer``) or

@@ -11,9 +11,9 @@ a causal mask when Tq != Tk:
 import torch
 from matplotlib.axes import Axes
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_, gettext as _
-from ...masking import causal_mask, local_mask, masked_softmax, sequence_mask
+from ...core.masking import causal_mask, local_mask, masked_softmax, sequence_mask
 
 __all__ = [
     "MASK_KINDS", "SPARSE_PATTERNS", "causal_mask_bottom_right", "block_mask", "make_mask",
@@ -21,7 +21,7 @@ __all__ = [
     "sparse_patterns", "thumbnail", "visible_keys_mistakes"
 ]
 
-_SIDE = _checks.Int(0, 1 << 15, why="a side of a bool mask of at most 1 GiB")
+_SIDE = checks.Int(0, 1 << 15, why="a side of a bool mask of at most 1 GiB")
 
 # The names are values (make_mask's kind, sparse_patterns' keys); marked N_ so a menu or a title can
 # show them in the learner's language with _(name).
@@ -29,42 +29,42 @@ MASK_KINDS = (N_("causal top-left"), N_("causal bottom-right"), N_("padding"), N
 SPARSE_PATTERNS = (N_("local"), "Longformer", N_("random"), "BigBird", N_("log-sparse"), "Reformer (LSH)")
 
 
-@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
+@checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
 def causal_mask_bottom_right(num_queries, num_keys, *, device=None):
     """Bool (Tq, Tk): query i may attend to key j when j <= i + (Tk - Tq) (bottom-right aligned).
 
     Equal to ``al.causal_mask`` when Tq == Tk. When Tq > Tk the first Tq - Tk queries see no key.
     Same as torch's ``torch.nn.attention.bias.causal_lower_right``.
     """
-    num_queries = _checks.count(num_queries, "num_queries")
-    num_keys = _checks.count(num_keys, "num_keys")
+    num_queries = checks.count(num_queries, "num_queries")
+    num_keys = checks.count(num_keys, "num_keys")
     i = torch.arange(num_queries, device=device)[:, None]                     # (Tq, 1)
     j = torch.arange(num_keys, device=device)[None, :]                        # (1, Tk)
     return j <= i + (num_keys - num_queries)                                  # (Tq, Tk)
 
 
-@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
+@checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
 def block_mask(num_queries, num_keys, block_size, *, device=None):
     """Bool (Tq, Tk): query i may attend to key j when both sit in the same block, i // b == j // b.
 
     Block (block-diagonal) sparse attention: each query sees the b keys of its own block only.
     """
-    num_queries = _checks.count(num_queries, "num_queries")
-    num_keys = _checks.count(num_keys, "num_keys")
-    b = _checks.count(block_size, "block_size", low=1)
+    num_queries = checks.count(num_queries, "num_queries")
+    num_keys = checks.count(num_keys, "num_keys")
+    b = checks.count(block_size, "block_size", low=1)
     i = torch.arange(num_queries, device=device)[:, None] // b
     j = torch.arange(num_keys, device=device)[None, :] // b
     return i == j
 
 
-@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE, window=_checks.Int(0), block_size=_checks.Int(1))
+@checks.arguments(num_queries=_SIDE, num_keys=_SIDE, window=checks.Int(0), block_size=checks.Int(1))
 def make_mask(kind, num_queries, num_keys, *, window=2, valid_len=None, block_size=4):
     """One of MASK_KINDS as a bool (Tq, Tk) mask, for galleries and panels.
 
     window: for "local" (|i - j| <= window); valid_len: for "padding" (keys >= valid_len are pads,
     default Tk - 2); block_size: for "block".
     """
-    _checks.choice(kind, "kind", MASK_KINDS, expected=f"one of {MASK_KINDS}")
+    checks.choice(kind, "kind", MASK_KINDS, expected=f"one of {MASK_KINDS}")
     if kind == "causal top-left":
         return causal_mask(num_queries, num_keys)
     if kind == "causal bottom-right":
@@ -90,8 +90,8 @@ def masked_row_conventions(scores, mask):
         "nan": masked scores filled with -inf, then softmax: an all-masked row is NaN;
         "zero": attnlab and torch >= 2.5 SDPA: an all-masked row is all zeros.
     """
-    _checks.tensor(scores, "scores", min_dim=1)
-    _checks.bool_mask(mask, "mask", scores.shape)
+    checks.tensor(scores, "scores", min_dim=1)
+    checks.bool_mask(mask, "mask", scores.shape)
     return {
         "uniform": torch.softmax(scores.masked_fill(~mask, -1e6), dim=-1),
         "nan": torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1),
@@ -100,15 +100,15 @@ def masked_row_conventions(scores, mask):
     }
 
 
-@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE, global_tokens=_checks.Items())
+@checks.arguments(num_queries=_SIDE, num_keys=_SIDE, global_tokens=checks.Items())
 def global_mask(num_queries, num_keys, global_tokens, *, device=None):
     """Bool (Tq, Tk): True where the query or the key is one of ``global_tokens`` (positions that see
     every key and are seen by every query, like [CLS] in Longformer and BigBird)."""
-    num_queries = _checks.count(num_queries, "num_queries")
-    num_keys = _checks.count(num_keys, "num_keys")
+    num_queries = checks.count(num_queries, "num_queries")
+    num_keys = checks.count(num_keys, "num_keys")
     tokens = list(global_tokens)
     for t in tokens:
-        _checks.count(t, "global_tokens")
+        checks.count(t, "global_tokens")
         if t >= max(num_queries, num_keys):
             raise ValueError(f"global_tokens: expected positions below {max(num_queries, num_keys)}, got {t}")
     g = torch.tensor(tokens, dtype=torch.long, device=device)
@@ -117,13 +117,13 @@ def global_mask(num_queries, num_keys, global_tokens, *, device=None):
     return rows | cols
 
 
-@_checks.arguments(num_queries=_SIDE, num_keys=_SIDE, generator=_checks.Generator())
+@checks.arguments(num_queries=_SIDE, num_keys=_SIDE, generator=checks.Generator())
 def random_mask(num_queries, num_keys, num_random, *, generator):
     """Bool (Tq, Tk): each query sees ``num_random`` keys drawn without replacement (BigBird's random
     part). The draw comes from ``generator`` (a torch.Generator), so it is reproducible."""
-    num_queries = _checks.count(num_queries, "num_queries")
-    num_keys = _checks.count(num_keys, "num_keys")
-    r = _checks.count(num_random, "num_random")
+    num_queries = checks.count(num_queries, "num_queries")
+    num_keys = checks.count(num_keys, "num_keys")
+    r = checks.count(num_random, "num_random")
     if r > num_keys:
         raise ValueError(f"num_random: expected at most num_keys={num_keys}, got {r}")
     if not isinstance(generator, torch.Generator):
@@ -134,11 +134,11 @@ def random_mask(num_queries, num_keys, num_random, *, generator):
     return mask
 
 
-@_checks.arguments(length=_SIDE)
+@checks.arguments(length=_SIDE)
 def log_sparse_mask(length):
     """Bool (n, n), a fixed pattern: query i sees itself and the keys i - 1, i - 2, i - 4, i - 8, ...
     (LogSparse, Li et al. 2019): about log2(n) keys per query, O(n log n) in all; causal."""
-    n = _checks.count(length, "length", low=1)
+    n = checks.count(length, "length", low=1)
     i = torch.arange(n)[:, None]
     j = torch.arange(n)[None, :]
     gap = i - j                                                                             # (n, n)
@@ -146,14 +146,14 @@ def log_sparse_mask(length):
     return (gap == 0) | power_of_two
 
 
-@_checks.arguments(num_buckets=_checks.Int(2, 4096), generator=_checks.Generator())
+@checks.arguments(num_buckets=checks.Int(2, 4096), generator=checks.Generator())
 def lsh_buckets(x, num_buckets, *, generator):
     """Reformer's angular LSH: bucket of each row of x (n, d) = argmax of [x R, -x R] for a random
     R (d, num_buckets / 2). Vectors at a small angle tend to share a bucket. Returns long (n,)."""
-    _checks.tensor(x, "x", min_dim=2)
+    checks.tensor(x, "x", min_dim=2)
     if x.dim() != 2:
         raise ValueError(f"x: expected a 2-D (n, d) tensor, got shape {tuple(x.shape)}")
-    b = _checks.count(num_buckets, "num_buckets", low=2)
+    b = checks.count(num_buckets, "num_buckets", low=2)
     if b % 2:
         raise ValueError(f"num_buckets: expected an even number, got {b}")
     if not isinstance(generator, torch.Generator):
@@ -163,7 +163,7 @@ def lsh_buckets(x, num_buckets, *, generator):
     return torch.cat([xr, -xr], dim=-1).argmax(dim=-1)
 
 
-@_checks.arguments(num_buckets=_checks.Int(2, 4096), generator=_checks.Generator())
+@checks.arguments(num_buckets=checks.Int(2, 4096), generator=checks.Generator())
 def lsh_mask(x, num_buckets, *, generator):
     """Bool (n, n): position i may attend to j when x_i and x_j hash to the same LSH bucket. The
     pattern depends on the content x (Reformer shares queries and keys), so it is not fixed."""
@@ -171,7 +171,7 @@ def lsh_mask(x, num_buckets, *, generator):
     return buckets[:, None] == buckets[None, :]
 
 
-@_checks.arguments(length=_SIDE, num_buckets=_checks.Int(2, 4096), seed=_checks.Int(0))
+@checks.arguments(length=_SIDE, num_buckets=checks.Int(2, 4096), seed=checks.Int(0))
 def sparse_patterns(length=16, *, window=1, global_tokens=(0,), num_random=2, num_buckets=4, x=None, seed=0):
     """The masks of seed 002's sparse-attention families, (n, n) each, by name (SPARSE_PATTERNS).
 
@@ -179,7 +179,7 @@ def sparse_patterns(length=16, *, window=1, global_tokens=(0,), num_random=2, nu
     BigBird: local + global + random; log-sparse: a fixed pattern (``log_sparse_mask``);
     Reformer (LSH): same bucket of x (default: seeded random vectors, (n, 8)). Seeded by ``seed``.
     """
-    n = _checks.count(length, "length", low=1)
+    n = checks.count(length, "length", low=1)
     g = torch.Generator().manual_seed(seed)
     local = local_mask(n, n, window)
     glob = global_mask(n, n, global_tokens)
@@ -190,7 +190,7 @@ def sparse_patterns(length=16, *, window=1, global_tokens=(0,), num_random=2, nu
             "log-sparse": log_sparse_mask(n), "Reformer (LSH)": lsh_mask(x, num_buckets, generator=g)}
 
 
-@_checks.arguments(ax=_checks.Instance(Axes, "a matplotlib Axes"))
+@checks.arguments(ax=checks.Instance(Axes, "a matplotlib Axes"))
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     both = torch.cat([causal_mask(6, 6), torch.zeros(6, 1, dtype=torch.bool), local_mask(6, 6, 1)], dim=1)
@@ -205,9 +205,9 @@ def visible_keys_mistakes(query, num_queries, num_keys):
     """The wrong answers a learner gives for how many keys ``query`` sees under the top-left causal
     mask (``al.causal_mask``) with Tq queries and Tk > Tq keys, each computed from its mistake and
     paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
-    num_queries = _checks.count(num_queries, "num_queries", low=1)
-    num_keys = _checks.count(num_keys, "num_keys", low=num_queries + 1)
-    query = _checks.count(query, "query")
+    num_queries = checks.count(num_queries, "num_queries", low=1)
+    num_keys = checks.count(num_keys, "num_keys", low=num_queries + 1)
+    query = checks.count(query, "query")
     if query >= num_queries:
         raise ValueError(f"query: expected a query index below num_queries = {num_queries}, got {query}")
     i, j = torch.arange(num_queries)[:, None], torch.arange(num_keys)[None, :]

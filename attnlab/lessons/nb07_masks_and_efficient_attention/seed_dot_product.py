@@ -13,8 +13,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ... import _checks
-from ...attention import scaled_dot_product_attention
+from ...core import checks
+from ...core.attention import scaled_dot_product_attention
 
 __all__ = ["SeedDotProductAttention", "score_spread"]
 
@@ -25,12 +25,12 @@ class SeedDotProductAttention(nn.Module):
     forward(query (B, D), key, value (B, n, D), mask (B, n) or None) -> (output (B, h), weights (B, n)).
     """
 
-    @_checks.arguments(input_dim=_checks.Int(1, 4096), hidden_dim=_checks.Optional(_checks.Int(1, 4096)),
-                       fixed=_checks.Flag())
+    @checks.arguments(input_dim=checks.Int(1, 4096), hidden_dim=checks.Optional(checks.Int(1, 4096)),
+                       fixed=checks.Flag())
     def __init__(self, input_dim, hidden_dim=None, *, fixed=False):
         super().__init__()
-        input_dim = _checks.count(input_dim, "input_dim", low=1)
-        hidden_dim = input_dim if hidden_dim is None else _checks.count(hidden_dim, "hidden_dim", low=1)
+        input_dim = checks.count(input_dim, "input_dim", low=1)
+        hidden_dim = input_dim if hidden_dim is None else checks.count(hidden_dim, "hidden_dim", low=1)
         self.fixed = bool(fixed)
         self.query = nn.Linear(input_dim, hidden_dim, bias=False)
         self.key = nn.Linear(input_dim, hidden_dim, bias=False)
@@ -52,11 +52,11 @@ class SeedDotProductAttention(nn.Module):
         return attn_values, attn_weights
 
 
-@_checks.arguments(hidden_dim=_checks.Int(1, 1 << 16), samples=_checks.Int(2, 1 << 20), seed=_checks.Int(0))
+@checks.arguments(hidden_dim=checks.Int(1, 1 << 16), samples=checks.Int(2, 1 << 20), seed=checks.Int(0))
 def score_spread(hidden_dim, *, samples=2000, seed=0):
     """Standard deviation of q·k for q, k with independent N(0, 1) entries of size ``hidden_dim``,
     without and with the 1/sqrt(d) scaling: (unscaled, scaled). Expected: (sqrt(d), 1)."""
-    d = _checks.count(hidden_dim, "hidden_dim", low=1)
+    d = checks.count(hidden_dim, "hidden_dim", low=1)
     g = torch.Generator().manual_seed(seed)
     q, k = torch.randn(2, samples, d, generator=g, dtype=torch.float64)
     dots = (q * k).sum(-1)

@@ -8,16 +8,16 @@ usual mistakes (no rescale, the rescale upside down, the tile's max instead of t
 """
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_
-from ...selfcheck import check_function, mistake, symptom
+from ...ui.selfcheck import check_function, mistake, symptom
 from .tiles import toy_problem
 
 __all__ = ["tile_update", "TILE_HINTS", "tile_cases", "check_tile_update"]
 
 
-@_checks.arguments(m=_checks.Tensor(2), l=_checks.Tensor(2), acc=_checks.Tensor(2), scores=_checks.Tensor(2),
-                   v=_checks.Tensor(2))
+@checks.arguments(m=checks.Tensor(2), l=checks.Tensor(2), acc=checks.Tensor(2), scores=checks.Tensor(2),
+                   v=checks.Tensor(2))
 def tile_update(m, l, acc, scores, v):
     """One online-softmax step for a block of queries and one tile of keys.
 
@@ -28,7 +28,7 @@ def tile_update(m, l, acc, scores, v):
     bq, bk = scores.shape
     dv = v.shape[1]
     for name, x, want in (("m", m, (bq, 1)), ("l", l, (bq, 1)), ("acc", acc, (bq, dv)), ("v", v, (bk, dv))):
-        _checks.same_kind(scores, "scores", x, name)
+        checks.same_kind(scores, "scores", x, name)
         if tuple(x.shape) != want:
             raise ValueError(f"{name}: expected shape {want} for scores {(bq, bk)} and v with {dv} columns, "
                              f"got {tuple(x.shape)}")

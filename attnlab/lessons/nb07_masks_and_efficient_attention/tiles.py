@@ -9,8 +9,8 @@ import math
 
 import torch
 
-from ... import _checks
-from ...attention import check_qkv
+from ...core import checks
+from ...core.attention import check_qkv
 
 __all__ = ["tiled_attention_steps", "implied_weights", "toy_problem"]
 
@@ -40,7 +40,7 @@ def tiled_attention_steps(queries, keys, values, *, block_size=2, causal=False):
     if queries.dim() != 2 or keys.dim() != 2 or values.dim() != 2:
         raise ValueError(f"queries, keys, values: expected unbatched (T, d) tensors, got shapes "
                          f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
-    b = _checks.count(block_size, "block_size", low=1)
+    b = checks.count(block_size, "block_size", low=1)
     if not isinstance(causal, bool):
         raise TypeError(f"causal: expected a bool, got {type(causal).__name__}")
     Tq, d = queries.shape
@@ -82,7 +82,7 @@ def _state(q0, q1, k0, k1, last, s, m, l, rescale, acc, out):
             "output": out[q0:q1].clone(), "out": out}
 
 
-@_checks.arguments(states=_checks.Items(_checks.Dict(), min_len=1), num_keys=_checks.Int(1))
+@checks.arguments(states=checks.Items(checks.Dict(), min_len=1), num_keys=checks.Int(1))
 def implied_weights(states, num_keys):
     """The weights the running m and l imply after each state, for display only (never stored).
 
@@ -95,7 +95,7 @@ def implied_weights(states, num_keys):
     if num_keys < seen:
         raise ValueError(f"num_keys: expected at least {seen}, the keys the states have visited, got {num_keys}")
     Tq = states[-1]["out"].shape[0]
-    _checks.fits((Tq, num_keys), 8, "num_keys", "weights")
+    checks.fits((Tq, num_keys), 8, "num_keys", "weights")
     w = states[-1]["out"].new_full((Tq, num_keys), float("nan"))
     scores = {}
     for st in states:
@@ -111,8 +111,8 @@ def implied_weights(states, num_keys):
     return w
 
 
-@_checks.arguments(length=_checks.Int(1, 1024), d=_checks.Int(1, 1024), seed=_checks.Int(0),
-                   scale=_checks.Real(positive=True, at_most=1e3))
+@checks.arguments(length=checks.Int(1, 1024), d=checks.Int(1, 1024), seed=checks.Int(0),
+                   scale=checks.Real(positive=True, at_most=1e3))
 def toy_problem(length=8, d=4, *, seed=4, scale=1.5):
     """Float64 queries, keys (L, d) and scalar values (L, 1) for the step-through; seed 4 makes
     row 0's running max rise on tiles 2 and 3 and stay on tile 4 (block size 2)."""

@@ -6,7 +6,7 @@ would have to memorise, and attention simply looks up.
 """
 import torch
 
-from ... import _checks, data
+from ...core import checks, data
 from ...i18n import N_, explain
 
 __all__ = [
@@ -23,10 +23,10 @@ MAX_SOURCE_LEN = 11          # "dd mon yyyy"
 TARGET_LEN = 10              # "yyyy-mm-dd"
 
 
-_YEAR = _checks.Int(1, 9999, why="four-digit years")
+_YEAR = checks.Int(1, 9999, why="four-digit years")
 
 
-@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0),
+@checks.arguments(n=checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=checks.Int(0),
                    first_year=_YEAR, last_year=_YEAR)
 def random_dates(n, *, seed=0, first_year=1950, last_year=2049):
     """n (source, target) string pairs; days drawn with and without a leading zero.
@@ -53,7 +53,7 @@ def check_source(text):
     """Validate a learner's input: a str of at most MAX_SOURCE_LEN characters from SOURCE_CHARS."""
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    _checks.refuse(_problem(text), "text")                          # the API's message: English
+    checks.refuse(_problem(text), "text")                          # the API's message: English
     return text.strip().lower()
 
 
@@ -63,19 +63,19 @@ def source_problem(text):
     return explain(_problem(text))
 
 
-@_checks.arguments(texts=_checks.Items())
+@checks.arguments(texts=checks.Items())
 def encode_sources(texts):
     """Strings -> (ids (B, MAX_SOURCE_LEN) padded with PAD, valid_lens (B,))."""
     return data.encode_chars([check_source(t) for t in texts], SOURCE_VOCAB, MAX_SOURCE_LEN)
 
 
-@_checks.arguments(texts=_checks.Items(_checks.Text()))
+@checks.arguments(texts=checks.Items(checks.Text()))
 def encode_targets(texts):
     """Target strings -> (decoder inputs BOS + text, decoder labels text + EOS), each (B, TARGET_LEN + 1)."""
     return data.encode_with_markers(texts, TARGET_VOCAB, BOS, EOS)
 
 
-@_checks.arguments(ids=_checks.Tensor(2, integer=True))
+@checks.arguments(ids=checks.Tensor(2, integer=True))
 def decode_targets(ids):
     """Target ids (B, T) -> strings, stopping at EOS."""
     return data.decode_chars(ids, TARGET_VOCAB, EOS)

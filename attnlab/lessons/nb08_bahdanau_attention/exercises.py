@@ -3,23 +3,23 @@ mistakes written out as functions (``SCORE_MISTAKES``, ``CONTEXT_MISTAKES``), wh
 ``selfcheck.check_function`` recognises in the learner's output."""
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_, gettext as _
-from ...selfcheck import check_function, mistake
+from ...ui.selfcheck import check_function, mistake
 
 __all__ = [
     "additive_scores", "context", "SCORE_MISTAKES", "check_additive_scores", "CONTEXT_MISTAKES", "check_context"
 ]
 
 
-@_checks.arguments(s=_checks.Tensor(1), H=_checks.Tensor(2), W_q=_checks.Tensor(2), W_k=_checks.Tensor(2), w_v=_checks.Tensor(1))
+@checks.arguments(s=checks.Tensor(1), H=checks.Tensor(2), W_q=checks.Tensor(2), W_k=checks.Tensor(2), w_v=checks.Tensor(1))
 def additive_scores(s, H, W_q, W_k, w_v):
     """e_j = w_v · tanh(W_q s + W_k h_j) for every row h_j of H.
 
     s (dq,) the query, H (n, dk) the keys, W_q (a, dq), W_k (a, dk), w_v (a,) -> e (n,).
     """
     for name, x in (("H", H), ("W_q", W_q), ("W_k", W_k), ("w_v", w_v)):
-        _checks.same_kind(s, "s", x, name)
+        checks.same_kind(s, "s", x, name)
     a = w_v.shape[0]
     for name, x, want in (("W_q", W_q, (a, s.shape[0])), ("W_k", W_k, (a, H.shape[1]))):
         if tuple(x.shape) != want:
@@ -28,11 +28,11 @@ def additive_scores(s, H, W_q, W_k, w_v):
     return torch.tanh(W_q @ s + H @ W_k.T) @ w_v                                    # (n, a) @ (a,) -> (n,)
 
 
-@_checks.arguments(outputs=_checks.Tensor(3), weights=_checks.Tensor(3))
+@checks.arguments(outputs=checks.Tensor(3), weights=checks.Tensor(3))
 def context(outputs, weights):
     """c = Σ_j α_j h_j for each sequence: outputs (n, B, 2h) as nn.GRU returns them, weights (B, n, 1)
     -> (B, 2h). The corrected line of seed 001."""
-    _checks.same_kind(outputs, "outputs", weights, "weights")
+    checks.same_kind(outputs, "outputs", weights, "weights")
     n, B, _two_h = outputs.shape
     if tuple(weights.shape) != (B, n, 1):
         raise ValueError(f"weights: expected shape ({B}, {n}, 1) for outputs (n, B, 2h) = {tuple(outputs.shape)}, "

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ... import _checks
+from ...core import checks
 
 __all__ = ["SeedGRUAttention", "pool"]
 
@@ -23,8 +23,8 @@ class SeedGRUAttention(nn.Module):
     weights (B, n, 1)). The weights are returned too (the seed drops them) so they can be looked at.
     """
 
-    @_checks.arguments(input_dim=_checks.Int(1, 4096), hidden_dim=_checks.Int(1, 4096), output_dim=_checks.Int(1, 4096),
-                       fixed=_checks.Flag())
+    @checks.arguments(input_dim=checks.Int(1, 4096), hidden_dim=checks.Int(1, 4096), output_dim=checks.Int(1, 4096),
+                       fixed=checks.Flag())
     def __init__(self, input_dim, hidden_dim, output_dim, *, fixed=False):
         super().__init__()
         self.hidden_dim = hidden_dim
@@ -41,14 +41,14 @@ class SeedGRUAttention(nn.Module):
         return self.output(context), weights
 
 
-@_checks.arguments(outputs=_checks.Tensor(3), weights=_checks.Tensor(3), fixed=_checks.Flag())
+@checks.arguments(outputs=checks.Tensor(3), weights=checks.Tensor(3), fixed=checks.Flag())
 def pool(outputs, weights, *, fixed=True):
     """The weighted sum of the GRU outputs (n, B, 2h) with weights (B, n, 1) -> context (B, 2h).
 
     fixed=False is the seed's line: (B, n, 2h) @ (B, n, 1), a shape error unless 2h == n.
     fixed=True: (B, 2h, n) @ (B, n, 1) -> (B, 2h, 1), the shape the seed's comment promises.
     """
-    _checks.same_kind(outputs, "outputs", weights, "weights")
+    checks.same_kind(outputs, "outputs", weights, "weights")
     if fixed:
         return torch.bmm(outputs.permute(1, 2, 0), weights).squeeze(2)      # (B, 2h, n) @ (B, n, 1)
     return torch.bmm(outputs.transpose(0, 1), weights).squeeze(2)           # seed 001, as written

@@ -14,10 +14,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ... import _checks
+from ...core import checks
 from . import dates
-from ...attention import AdditiveAttention, DotProductAttention
-from ...trainer import one_thread
+from ...core.attention import AdditiveAttention, DotProductAttention
+from ...ui.trainer import one_thread
 
 __all__ = ["CHECKPOINTS", "DateTranslator", "translate", "trace", "train", "train_steps", "accuracy", "pretrained"]
 
@@ -27,19 +27,19 @@ CHECKPOINTS = Path(__file__).parent / "checkpoints"
 class DateTranslator(nn.Module):
     """Bidirectional-GRU encoder, GRU decoder with "additive" or "dot" attention over the encoder states."""
 
-    @_checks.arguments(embed=_checks.Int(1, 4096), hidden=_checks.Int(1, 4096))
+    @checks.arguments(embed=checks.Int(1, 4096), hidden=checks.Int(1, 4096))
     def __init__(self, attention="additive", *, embed=16, hidden=32, seed=0):
         super().__init__()
-        _checks.choice(attention, "attention", ("additive", "dot"), expected="'additive' or 'dot'")
+        checks.choice(attention, "attention", ("additive", "dot"), expected="'additive' or 'dot'")
         # Initial weights from ``seed``, without touching (or depending on) the global RNG.
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(_checks.count(seed, "seed", low=0))
+            torch.manual_seed(checks.count(seed, "seed", low=0))
             self._build(attention, embed, hidden)
 
     def _build(self, attention, embed, hidden):
         self.attention_kind = attention
-        self.hidden = _checks.count(hidden, "hidden", low=1)
-        embed = _checks.count(embed, "embed", low=1)
+        self.hidden = checks.count(hidden, "hidden", low=1)
+        embed = checks.count(embed, "embed", low=1)
         H = 2 * hidden                                              # encoder state size (both directions)
         self.src_embed = nn.Embedding(len(dates.SOURCE_VOCAB), embed, padding_idx=0)
         self.encoder = nn.GRU(embed, hidden, batch_first=True, bidirectional=True)
@@ -101,10 +101,10 @@ def _model(x, name):
 
 def _texts(x, name):
     if not isinstance(x, str):
-        _checks.Items(min_len=1)(x, name)
+        checks.Items(min_len=1)(x, name)
 
 
-@_checks.arguments(model=_model, texts=_texts)
+@checks.arguments(model=_model, texts=_texts)
 def translate(model, texts):
     """Greedy decoding of date strings -> (outputs list of str, weights (B, TARGET_LEN + 1, MAX_SOURCE_LEN)).
 
@@ -117,7 +117,7 @@ def translate(model, texts):
     return dates.decode_targets(ids), weights
 
 
-@_checks.arguments(model=_model, text=_checks.Text())
+@checks.arguments(model=_model, text=checks.Text())
 def trace(model, text):
     """Everything one translation computes, for reading the attention by hand.
 
@@ -132,11 +132,11 @@ def trace(model, text):
             "queries": queries[0], "weights": weights[0, :, :n]}
 
 
-_STEPS = _checks.Int(1, 100_000)
+_STEPS = checks.Int(1, 100_000)
 
 
-@_checks.arguments(model=_model, steps=_STEPS, batch_size=_checks.Int(1, 4096), lr=_checks.Real(positive=True, at_most=10),
-                   seed=_checks.Int(0), callback=_checks.Optional(_checks.Function()))
+@checks.arguments(model=_model, steps=_STEPS, batch_size=checks.Int(1, 4096), lr=checks.Real(positive=True, at_most=10),
+                   seed=checks.Int(0), callback=checks.Optional(checks.Function()))
 def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
     """Train with teacher forcing on freshly generated dates; callback(step, loss) after each step.
 
@@ -150,12 +150,12 @@ def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
     return losses
 
 
-@_checks.arguments(model=_model, steps=_STEPS, batch_size=_checks.Int(1, 4096), lr=_checks.Real(positive=True, at_most=10),
-                   seed=_checks.Int(0))
+@checks.arguments(model=_model, steps=_STEPS, batch_size=checks.Int(1, 4096), lr=checks.Real(positive=True, at_most=10),
+                   seed=checks.Int(0))
 def train_steps(model, steps=300, *, batch_size=64, lr=1e-2, seed=0):
     """``train`` one step per ``next()``: yields each step's loss (for a live trainer widget)."""
-    steps = _checks.count(steps, "steps", low=1)
-    batch_size = _checks.count(batch_size, "batch_size", low=1)
+    steps = checks.count(steps, "steps", low=1)
+    batch_size = checks.count(batch_size, "batch_size", low=1)
     if steps * batch_size > 1_000_000:
         raise ValueError(f"steps, batch_size: expected at most 1000000 dates in all (steps × batch_size), got "
                          f"{steps} × {batch_size} = {steps * batch_size}")
@@ -186,7 +186,7 @@ def _train_step(model, optimizer, batch):
     return loss.item()
 
 
-@_checks.arguments(model=_model, n=_checks.Int(1, 100_000), seed=_checks.Int(0))
+@checks.arguments(model=_model, n=checks.Int(1, 100_000), seed=checks.Int(0))
 def accuracy(model, n=500, *, seed=12345):
     """Fraction of n fresh dates translated exactly right."""
     pairs = dates.random_dates(n, seed=seed)

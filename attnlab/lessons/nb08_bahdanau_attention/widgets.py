@@ -13,9 +13,10 @@ import ipywidgets as widgets
 import torch
 from matplotlib.axes import Axes
 
-from ... import _checks, panels, plotting
+from ...core import checks
+from ...ui import panels, plotting
 from ...i18n import N_, get_language, gettext as _
-from ...trainer import Trainer
+from ...ui.trainer import Trainer
 from . import dates, seq2seq
 
 __all__ = [
@@ -28,8 +29,8 @@ ROWS = dates.TARGET_LEN + 1                    # 10 output characters + <eos>
 XLABEL, YLABEL = N_("input character j (encoder state h_j)"), N_("output character i (decoder step)")   # shown with _()
 
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
-_WEIGHTS = _checks.Tensor(2)
+_AX = checks.Instance(Axes, "a matplotlib Axes")
+_WEIGHTS = checks.Tensor(2)
 
 
 def _same_length(weights, source):
@@ -38,19 +39,19 @@ def _same_length(weights, source):
                          f"got {len(source)} ({source!r})")
 
 
-@_checks.arguments(source=_checks.Text())
+@checks.arguments(source=checks.Text())
 def source_labels(source):
     """Tick labels for the input characters, spaces shown as ␣."""
     return [SPACE if c == " " else c for c in source]
 
 
-@_checks.arguments(output=_checks.Text())
+@checks.arguments(output=checks.Text())
 def output_labels(output):
     """Tick labels for the ROWS decoder steps: the output characters, <eos>, then · for steps after it."""
     return (list(output) + ["<eos>"] + ["·"] * ROWS)[:ROWS]
 
 
-@_checks.arguments(weights=_WEIGHTS, source=_checks.Text(), output=_checks.Text(), ax=_checks.Optional(_AX))
+@checks.arguments(weights=_WEIGHTS, source=checks.Text(), output=checks.Text(), ax=checks.Optional(_AX))
 def alignment_heatmap(weights, source, output, *, ax=None, title=None, colorbar=True, annotate=False):
     """Draw weights (ROWS, len(source)) as output characters × input characters, fixed 0–1 scale."""
     _same_length(weights, source)
@@ -66,7 +67,7 @@ def _upright(ax):
     return ax
 
 
-@_checks.arguments(ax=_AX, weights=_WEIGHTS, source=_checks.Text(), output=_checks.Text())
+@checks.arguments(ax=_AX, weights=_WEIGHTS, source=checks.Text(), output=checks.Text())
 def update_alignment(ax, weights, source, output, *, title=None):
     """Put a new alignment into a heatmap drawn by ``alignment_heatmap`` (the input length may change)."""
     _same_length(weights, source)
@@ -74,14 +75,14 @@ def update_alignment(ax, weights, source, output, *, title=None):
                                             y_labels=output_labels(output), title=title))
 
 
-@_checks.arguments(model=_checks.Instance(seq2seq.DateTranslator, "a DateTranslator"), source=_checks.Text())
+@checks.arguments(model=checks.Instance(seq2seq.DateTranslator, "a DateTranslator"), source=checks.Text())
 def alignment(model, source):
     """(output str, weights (ROWS, len(source))) for one checked source string."""
     outputs, weights = seq2seq.translate(model, [source])
     return outputs[0], weights[0, :, :len(source)]
 
 
-@_checks.arguments(weights=_WEIGHTS, source=_checks.Text(), output=_checks.Text())
+@checks.arguments(weights=_WEIGHTS, source=checks.Text(), output=checks.Text())
 def argmax_line(weights, source, output):
     """One line of text: for each output character, the input character with the largest weight."""
     ys, xs = output_labels(output), source_labels(source)
@@ -99,7 +100,7 @@ class AlignmentExplorer:
     the message over them and under them; no traceback.
     """
 
-    @_checks.arguments(models=_checks.Dict(), text=_checks.Text())
+    @checks.arguments(models=checks.Dict(), text=checks.Text())
     def __init__(self, models, *, text="17 mar 1994", left=None, right=None):
         self.models = dict(models)
         self._last = None                          # the last date accepted, shown dimmed under a refusal
@@ -184,7 +185,7 @@ class AlignmentExplorer:
                                     bytes(self.panel.image.value) or None)
 
 
-@_checks.arguments(explorer=_checks.Instance(AlignmentExplorer, "the AlignmentExplorer"), seed=_checks.Int(0))
+@checks.arguments(explorer=checks.Instance(AlignmentExplorer, "the AlignmentExplorer"), seed=checks.Int(0))
 def trainer(explorer, *, steps=80, seed=5, redraws=16):
     """Train a fresh DateTranslator behind a button (``attnlab.trainer.Trainer``): progress bar, live
     loss curve and the live alignment of the model being trained for the explorer's date; when done,
@@ -243,7 +244,7 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
 PLAY_PANELS = {"explorer": AlignmentExplorer, "trainer": trainer}
 
 
-@_checks.arguments(panel=_checks.Choice(tuple(PLAY_PANELS)))
+@checks.arguments(panel=checks.Choice(tuple(PLAY_PANELS)))
 def play(panel, *args, **values):
     """One of the notebook's Play panels, display it as the cell's last value:
     ``play("explorer", {name: model, ...}, text=...)`` (``AlignmentExplorer``) or
@@ -251,7 +252,7 @@ def play(panel, *args, **values):
     return PLAY_PANELS[panel](*args, **values)
 
 
-@_checks.arguments(ax=_AX)
+@checks.arguments(ax=_AX)
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     text = "17 mar 1994"

@@ -11,7 +11,7 @@ in training) and adjective-noun pairings (HELD_OUT_PAIRS: each word is seen in t
 import random
 import string
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_, explain, gettext as _
 
 __all__ = [
@@ -85,15 +85,15 @@ HELD_OUT_PAIRS = _held_out_pairs()
 
 
 def _word(kind):
-    return _checks.Choice(VOCAB[kind])
+    return checks.Choice(VOCAB[kind])
 
 
 def _adjective(x, name):
-    _checks.Choice(VOCAB["animal_adjectives"] + VOCAB["object_adjectives"])(x, name)
+    checks.Choice(VOCAB["animal_adjectives"] + VOCAB["object_adjectives"])(x, name)
 
 
-@_checks.arguments(template=_checks.Choice(TEMPLATES), animal=_word("animals"), obj=_word("objects"),
-                   verb=_checks.Choice(tuple(_VERBS)), adjective=_adjective)
+@checks.arguments(template=checks.Choice(TEMPLATES), animal=_word("animals"), obj=_word("objects"),
+                   verb=checks.Choice(tuple(_VERBS)), adjective=_adjective)
 def sentence(template, animal, obj, verb, adjective, *, place="kitchen", intensifier="", describe=("", "")):
     """One sentence of a template; the referent is ``animal`` or ``obj`` by the adjective's kind.
 
@@ -111,7 +111,7 @@ def sentence(template, animal, obj, verb, adjective, *, place="kitchen", intensi
     return s
 
 
-@_checks.arguments(adjective=_adjective, animal=_word("animals"), obj=_word("objects"))
+@checks.arguments(adjective=_adjective, animal=_word("animals"), obj=_word("objects"))
 def referent(adjective, animal, obj):
     """The word "it" refers to: the animal for an animal adjective, the object for an object adjective."""
     return animal if adjective in VOCAB["animal_adjectives"] else obj
@@ -135,11 +135,11 @@ def _draw(rng, test):
     return s, ref
 
 
-@_checks.arguments(seed=_checks.Int(0))
+@checks.arguments(seed=checks.Int(0))
 def generate(n, *, split="train", seed=0):
     """``n`` (sentence, referent) pairs from the train or the test distribution, seeded (random.Random)."""
     _split(split)
-    _checks.count(n, "n")
+    checks.count(n, "n")
     if n > 100_000:
         raise ValueError(f"n: expected at most 100000 sentences (the splits hold 4000 and 1000), got {n}")
     rng = random.Random(f"{split}-{seed}")
@@ -150,7 +150,7 @@ SPLIT_SIZES = {"train": 4000, "test": 1000}
 
 
 def _split(split):
-    return _checks.choice(split, "split", SPLIT_SIZES, expected="'train' or 'test'")
+    return checks.choice(split, "split", SPLIT_SIZES, expected="'train' or 'test'")
 _CACHE = {}
 
 
@@ -203,7 +203,7 @@ def sentence_problem(sentence):
     return explain(_problem(sentence)[1])
 
 
-@_checks.arguments(sentences=_checks.Items(_checks.Text(), min_len=1))
+@checks.arguments(sentences=checks.Items(checks.Text(), min_len=1))
 def encode(sentences):
     """Sentences -> (ids (B, T) long, padded with 0; valid_lens (B,); it_pos (B,))."""
     import torch

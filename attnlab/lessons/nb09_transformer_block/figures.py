@@ -8,7 +8,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import FancyBboxPatch
 
-from ... import _checks, plotting
+from ...core import checks
+from ...ui import plotting
 from ...i18n import N_, gettext as _
 from .model import Resolution
 
@@ -29,11 +30,11 @@ BLOCK_PARTS = [
 ]
 
 
-_AX = _checks.Instance(Axes, "a matplotlib Axes")
-_RESOLUTION = _checks.Instance(Resolution, "a Resolution (from resolve)")
+_AX = checks.Instance(Axes, "a matplotlib Axes")
+_RESOLUTION = checks.Instance(Resolution, "a Resolution (from resolve)")
 
 
-@_checks.arguments(ax=_checks.Optional(_AX), num_layers=_checks.Int(1, 12))
+@checks.arguments(ax=checks.Optional(_AX), num_layers=checks.Int(1, 12))
 def block_diagram(ax=None, *, num_layers=2):
     """The pre-norm encoder block, bottom to top, each part with its job; returns the Axes."""
     if ax is None:
@@ -64,7 +65,7 @@ def block_diagram(ax=None, *, num_layers=2):
     return ax
 
 
-@_checks.arguments(num_layers=_checks.Int(1, 64), num_heads=_checks.Int(1, 64))
+@checks.arguments(num_layers=checks.Int(1, 64), num_heads=checks.Int(1, 64))
 def row_labels(num_layers, num_heads):
     """Row labels of ``attention_rows``: "block 1 · head 1", ..., then the answer row."""
     return ([_("block {block} · head {head}").format(block=l + 1, head=h + 1)
@@ -72,14 +73,14 @@ def row_labels(num_layers, num_heads):
             + [_("answer (block {block} mean)").format(block=num_layers)])
 
 
-@_checks.arguments(resolution=_RESOLUTION)
+@checks.arguments(resolution=_RESOLUTION)
 def attention_rows(resolution):
     """(layers·heads + 1, n_words): every head's "it" weights, then the pointer (the last layer's mean)."""
     L, H, n = resolution.attention.shape
     return np.vstack([resolution.attention.reshape(L * H, n).numpy(), resolution.pointer.numpy()[None]])
 
 
-@_checks.arguments(resolution=_RESOLUTION, ax=_checks.Optional(_AX))
+@checks.arguments(resolution=_RESOLUTION, ax=checks.Optional(_AX))
 def it_attention(resolution, ax=None, *, title=None):
     """Heatmap: one row per (layer, head) of the query "it", plus the answer row; returns the Axes."""
     rows = attention_rows(resolution)
@@ -95,7 +96,7 @@ def it_attention(resolution, ax=None, *, title=None):
     return ax
 
 
-@_checks.arguments(accuracy=_checks.Array(2), ax=_checks.Optional(_AX))
+@checks.arguments(accuracy=checks.Array(2), ax=checks.Optional(_AX))
 def head_accuracy_map(accuracy, ax=None):
     """(layers, heads) fractions of test sentences whose head's peak is the referent; returns the Axes."""
     acc = np.asarray(accuracy, dtype=float)
@@ -109,7 +110,7 @@ def head_accuracy_map(accuracy, ax=None):
     return ax
 
 
-@_checks.arguments(measured=_checks.Dict(), ax=_checks.Optional(_AX))
+@checks.arguments(measured=checks.Dict(), ax=checks.Optional(_AX))
 def ablation_bars(measured, ax=None):
     """Bars: train and test accuracy of the full model and each ablation, as measured; returns the Axes."""
     rows = measured["ablations"]
@@ -131,7 +132,7 @@ def ablation_bars(measured, ax=None):
     return ax
 
 
-@_checks.arguments(ax=_AX, resolutions=_checks.Items(_RESOLUTION, min_len=1))
+@checks.arguments(ax=_AX, resolutions=checks.Items(_RESOLUTION, min_len=1))
 def pointer_rows(ax, resolutions):
     """The index's small picture: the answer row ("it"'s pointer) for sentences of the same length,
     one row each, labelled by their last word (seed 004's "sweet" / "hungry")."""

@@ -21,8 +21,8 @@ from torch import nn
 
 import attnlab as al
 
-from ... import _checks
-from ...transformer import EncoderLayer, torch_encoder_layer
+from ...core import checks
+from ...core.transformer import EncoderLayer, torch_encoder_layer
 
 from . import data
 
@@ -42,7 +42,7 @@ class TransformerBlock(EncoderLayer):
     (The layer itself is ``attnlab.transformer.EncoderLayer``, shared with notebook 10.)"""
 
 
-@_checks.arguments(block=_checks.Instance(TransformerBlock, "a TransformerBlock"))
+@checks.arguments(block=checks.Instance(TransformerBlock, "a TransformerBlock"))
 def torch_layer(block):
     """``torch.nn.TransformerEncoderLayer`` with ``block``'s weights copied in (batch-first, ReLU,
     same norm placement, dropout 0): the reference a test and the notebook compare the block with.
@@ -63,9 +63,9 @@ class ItResolver(nn.Module):
     the last block, averaged over heads. ``.attention`` then holds (B, layers, H, T, T).
     """
 
-    @_checks.arguments(num_hiddens=_checks.Int(1, 4096), num_heads=_checks.Int(1), num_layers=_checks.Int(1, 64),
-                       ffn_hiddens=_checks.Int(1, 16384), positions=_checks.Flag(), residual=_checks.Flag(),
-                       ffn=_checks.Flag(), norm_first=_checks.Flag(), seed=_checks.Int(0))
+    @checks.arguments(num_hiddens=checks.Int(1, 4096), num_heads=checks.Int(1), num_layers=checks.Int(1, 64),
+                       ffn_hiddens=checks.Int(1, 16384), positions=checks.Flag(), residual=checks.Flag(),
+                       ffn=checks.Flag(), norm_first=checks.Flag(), seed=checks.Int(0))
     def __init__(self, *, num_hiddens=32, num_heads=4, num_layers=2, ffn_hiddens=64, positions=True,
                  residual=True, ffn=True, norm_first=True, seed=0):
         super().__init__()
@@ -115,7 +115,7 @@ class Resolution:
         return self.words.index("it")
 
 
-@_checks.arguments(model=_checks.Instance(ItResolver, "an ItResolver (e.g. pretrained())"))
+@checks.arguments(model=checks.Instance(ItResolver, "an ItResolver (e.g. pretrained())"))
 def resolve(model, sentence):
     """Which word does "it" refer to? The peak of the model's pointer. Raises ValueError for a
     sentence with an unknown word (named), no or several "it", or too many words."""

@@ -6,9 +6,9 @@ The loss is -log(pointer weight on the referent): the model is taught where "it"
 
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_
-from ...trainer import one_thread, run_to_end
+from ...ui.trainer import one_thread, run_to_end
 from . import data
 from .model import ItResolver
 
@@ -47,11 +47,11 @@ def encoded(split):
     return _ENCODED[split]
 
 
-_MODEL = _checks.Instance(ItResolver, "an ItResolver (e.g. pretrained())")
-_STEPS = _checks.Int(1, 100_000)
+_MODEL = checks.Instance(ItResolver, "an ItResolver (e.g. pretrained())")
+_STEPS = checks.Int(1, 100_000)
 
 
-@_checks.arguments(batch_size=_checks.Int(1), seed=_checks.Int(0))
+@checks.arguments(batch_size=checks.Int(1), seed=checks.Int(0))
 def batches(split, batch_size, seed):
     """Endless shuffled batches of an example split: (ids, valid_lens, it_pos, target positions)."""
     ids, valid_lens, it_pos, target = encoded(split)
@@ -62,7 +62,7 @@ def batches(split, batch_size, seed):
             yield ids[chunk, :T], valid_lens[chunk], it_pos[chunk], target[chunk]
 
 
-@_checks.arguments(model=_MODEL)
+@checks.arguments(model=_MODEL)
 def accuracy(model, split="test"):
     """Fraction of a split whose pointer peak is the referent."""
     ids, valid_lens, it_pos, target = encoded(split)
@@ -74,7 +74,7 @@ def accuracy(model, split="test"):
     return (pointer.argmax(-1) == target).double().mean().item()
 
 
-@_checks.arguments(steps=_STEPS, seed=_checks.Int(0), eval_every=_checks.Int(1))
+@checks.arguments(steps=_STEPS, seed=checks.Int(0), eval_every=checks.Int(1))
 def run(steps=300, *, seed=0, eval_every=10, **options):
     """Train a fresh ItResolver for ``steps`` steps; yield {"loss", "accuracy", "test accuracy", "model"} per step
     (accuracy: on the step's batch; test accuracy: on the whole test split, at the first step, every
@@ -89,8 +89,8 @@ def run(steps=300, *, seed=0, eval_every=10, **options):
     return _train(model, steps, seed, eval_every, opts)
 
 
-_OPTION_SPECS = {"batch_size": _checks.Int(1, 4096), "lr": _checks.Real(positive=True, at_most=1.0),
-                 "word_dropout": _checks.Real(low=0.0, high=1.0), "weight_decay": _checks.Real(low=0.0)}
+_OPTION_SPECS = {"batch_size": checks.Int(1, 4096), "lr": checks.Real(positive=True, at_most=1.0),
+                 "word_dropout": checks.Real(low=0.0, high=1.0), "weight_decay": checks.Real(low=0.0)}
 
 
 def _train(model, steps, seed, eval_every, opts):
@@ -121,7 +121,7 @@ def _train(model, steps, seed, eval_every, opts):
     return model.eval()
 
 
-@_checks.arguments(steps=_STEPS)
+@checks.arguments(steps=_STEPS)
 def train(steps=300, **options):
     """Run to the end; returns (model, history {name: [floats]}, {"wall": seconds, "cpu": seconds}).
 
@@ -130,7 +130,7 @@ def train(steps=300, **options):
     return run_to_end(run(steps, **options))
 
 
-@_checks.arguments(model=_MODEL)
+@checks.arguments(model=_MODEL)
 def head_accuracy(model, split="test"):
     """(layers, heads): how often each head's "it" weights peak on the referent, over a split."""
     ids, valid_lens, it_pos, target = encoded(split)
@@ -144,7 +144,7 @@ def head_accuracy(model, split="test"):
     return (it_rows.argmax(-1) == target[:, None, None]).double().mean(0)
 
 
-@_checks.arguments(model=_MODEL, layer=_checks.Int(0))
+@checks.arguments(model=_MODEL, layer=checks.Int(0))
 def peak_kinds(model, split="test", layer=0):
     """{head: {kind of word: fraction}}: what kind of word each head's "it" weights peak on. The kinds
     are English (marked N_): show them with _(kind)."""

@@ -10,9 +10,10 @@ import ipywidgets as widgets
 import torch
 from matplotlib.axes import Axes
 
-from ... import _checks, panels, plotting
+from ...core import checks
+from ...ui import panels, plotting
 from ...i18n import N_, get_language, gettext as _
-from ...trainer import Trainer
+from ...ui.trainer import Trainer
 from . import data, figures, training
 from .model import Resolution, pretrained, resolve
 
@@ -21,7 +22,7 @@ __all__ = ["EXAMPLE", "known_words", "describe", "Explorer", "trainer", "play", 
 EXAMPLE = "the cat drank the milk because it was hungry"
 
 
-@_checks.arguments(width=_checks.Int(20))
+@checks.arguments(width=checks.Int(20))
 def known_words(width=110):
     """The kinds of words the model knows, one kind a paragraph, wrapped to ``width``."""
     lines = [_("The model knows only these kinds of words:")]
@@ -32,7 +33,7 @@ def known_words(width=110):
     return "\n".join(lines)
 
 
-@_checks.arguments(resolution=_checks.Instance(Resolution, "a Resolution (from resolve)"))
+@checks.arguments(resolution=checks.Instance(Resolution, "a Resolution (from resolve)"))
 def describe(resolution):
     """The answer and each head's peak in words, for readers who can't see colour (one line per block)."""
     it = resolution.it_index
@@ -53,7 +54,7 @@ class Explorer:
     A sentence the model cannot read (an unknown word, no "it") dims the figure and says why.
     """
 
-    @_checks.arguments(models=_checks.Optional(_checks.Dict()), text=_checks.Text())
+    @checks.arguments(models=checks.Optional(checks.Dict()), text=checks.Text())
     def __init__(self, models=None, *, text=EXAMPLE):
         self.models = dict(models or {_("shipped"): pretrained()})
         self.text = widgets.Text(value=text, description=_("sentence"), continuous_update=False,
@@ -119,7 +120,7 @@ class Explorer:
                                     bytes(self.panel.image.value) or None)
 
 
-@_checks.arguments(explorer=_checks.Optional(_checks.Instance(Explorer, "the Explorer")), sentence=_checks.Text())
+@checks.arguments(explorer=checks.Optional(checks.Instance(Explorer, "the Explorer")), sentence=checks.Text())
 def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
     """Train a fresh resolver (or an ablation) behind a button: loss, batch accuracy and test accuracy
     curves, and the model's pointer for ``sentence`` as it learns. Each press starts from the same
@@ -168,8 +169,8 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
     return t
 
 
-@_checks.arguments(explorer=_checks.Optional(_checks.Instance(Explorer, "the Explorer")),
-                   text=_checks.Optional(_checks.Text()))
+@checks.arguments(explorer=checks.Optional(checks.Instance(Explorer, "the Explorer")),
+                   text=checks.Optional(checks.Text()))
 def play(explorer=None, *, text=None):
     """The Play panel of notebook 09, the “it” explorer; display it as the cell's last value.
 
@@ -183,7 +184,7 @@ def play(explorer=None, *, text=None):
     return explorer
 
 
-@_checks.arguments(ax=_checks.Instance(Axes, "a matplotlib Axes"))
+@checks.arguments(ax=checks.Instance(Axes, "a matplotlib Axes"))
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     model = pretrained()

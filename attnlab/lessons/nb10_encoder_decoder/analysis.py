@@ -7,10 +7,10 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_, gettext as _
-from ...masking import causal_mask
-from ...trainer import one_thread
+from ...core.masking import causal_mask
+from ...ui.trainer import one_thread
 from . import data
 from .model import DateTransformer, greedy, measured
 from .training import accuracy, test_split
@@ -23,10 +23,10 @@ __all__ = [
 FIELDS = (N_("year"), N_("month"), N_("day"))
 # ISO output position -> field (the '-' and EOS steps belong to none)
 OUTPUT_FIELD = {0: "year", 1: "year", 2: "year", 3: "year", 5: "month", 6: "month", 8: "day", 9: "day"}
-_MODEL = _checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")
+_MODEL = checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")
 
 
-@_checks.arguments(source=_checks.Text())
+@checks.arguments(source=checks.Text())
 def source_fields(source):
     """The field ('year', 'month', 'day' or None) of each character of a source (lowercased, stripped)."""
     problem = data.source_problem(source)
@@ -51,7 +51,7 @@ def source_fields(source):
     return out
 
 
-@_checks.arguments(model=_MODEL, n=_checks.Int(1, data.TEST_SIZE, why="the held-out split's size"))
+@checks.arguments(model=_MODEL, n=checks.Int(1, data.TEST_SIZE, why="the held-out split's size"))
 def head_alignment(model, n=400):
     """(layers, heads, 3): for output characters of the year, month and day, how often each head's
     strongest cross-attention weight falls on an input character of the same field (first n test dates)."""
@@ -73,7 +73,7 @@ def head_alignment(model, n=400):
     return hits / counts
 
 
-@_checks.arguments(model=_MODEL, layer=_checks.Int(0), head=_checks.Int(0))
+@checks.arguments(model=_MODEL, layer=checks.Int(0), head=checks.Int(0))
 def without_head(model, layer, head):
     """Inside the ``with`` block, head ``head`` (0-based) of decoder layer ``layer`` (0-based) adds nothing
     to its cross-attention's output (its columns of W_o are zeroed, then restored)."""
@@ -98,7 +98,7 @@ def _without_head(model, layer, head):
             att.W_o.weight.copy_(saved)
 
 
-@_checks.arguments(model=_MODEL, n=_checks.Int(1, data.TEST_SIZE, why="the held-out split's size"))
+@checks.arguments(model=_MODEL, n=checks.Int(1, data.TEST_SIZE, why="the held-out split's size"))
 def head_ablations(model, n=500):
     """{(layer, head): held-out exact match with that cross-attention head removed} (first n test dates),
     plus {"none": ...} for the intact model."""
@@ -114,14 +114,14 @@ def head_ablations(model, n=500):
 FAMILIES = (N_("encoder-only (BERT)"), N_("decoder-only (GPT)"), N_("encoder-decoder (T5)"))
 
 
-@_checks.arguments(n=_checks.Int(1, 32, why="a readable picture"))
+@checks.arguments(n=checks.Int(1, 32, why="a readable picture"))
 def families_figure(n=6, *, axes=None):
     """The three families' masks side by side (n source or text tokens): encoder-only self-attention
     sees every token; decoder-only is causal; encoder-decoder has a full encoder, a causal decoder and
     cross-attention from every target position to every source token. Returns the axes."""
     import matplotlib.pyplot as plt
 
-    from ...plotting import heatmap
+    from ...ui.plotting import heatmap
     if axes is None:
         _fig, axes = plt.subplots(1, 4, figsize=(13, 3.4), layout="constrained")
     full = torch.ones(n, n)
@@ -142,7 +142,7 @@ def families_figure(n=6, *, axes=None):
 COMPARED = (N_("Bahdanau GRU (08)"), N_("Transformer (10)"))
 
 
-@_checks.arguments(axes=_checks.Optional(_checks.Items(_checks.Instance(Axes, "a matplotlib Axes"), min_len=2,
+@checks.arguments(axes=checks.Optional(checks.Items(checks.Instance(Axes, "a matplotlib Axes"), min_len=2,
                                                        max_len=2, kind=(list, tuple, np.ndarray))))
 def comparison_figure(*, axes=None):
     """Held-out exact match on 08's format while training from scratch, notebook 08's GRU against this

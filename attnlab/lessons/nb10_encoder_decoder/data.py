@@ -12,7 +12,7 @@ import re
 
 import torch
 
-from ... import _checks, data
+from ...core import checks, data
 from ...i18n import N_, explain
 
 __all__ = [
@@ -42,7 +42,7 @@ _SHAPES = {                                     # what each format looks like; g
 }
 
 
-@_checks.arguments(target=_checks.Text())
+@checks.arguments(target=checks.Text())
 def held_out(target):
     """Is the ISO date ``target`` in the held-out tenth (a fixed hash of the date)?"""
     if not is_date(target):
@@ -51,16 +51,16 @@ def held_out(target):
     return (y * 373 + m * 32 + d) % 10 == 3
 
 
-@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0))
+@checks.arguments(n=checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=checks.Int(0))
 def random_dates(n, *, seed=0):
     """n (source, target) pairs over all FORMATS (drawn uniformly), years 1950-2049."""
     return data.random_dates(n, seed=seed, formats=list(FORMATS))
 
 
-_FORMATS_SPEC = _checks.Items(_checks.Choice(FORMATS), min_len=1)       # a list or tuple of FORMATS' names
+_FORMATS_SPEC = checks.Items(checks.Choice(FORMATS), min_len=1)       # a list or tuple of FORMATS' names
 
 
-@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0),
+@checks.arguments(n=checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=checks.Int(0),
                    formats=_FORMATS_SPEC)
 def training_dates(n, seed, *, formats=FORMATS):
     """Up to n pairs whose date is not held out (about 0.9 n), in ``formats`` (default: all FORMATS;
@@ -77,10 +77,10 @@ def test_dates():
     return pairs[:TEST_SIZE]
 
 
-@_checks.arguments(source=_checks.Text())
+@checks.arguments(source=checks.Text())
 def format_of(source):
     """Which of FORMATS a source is in (by its shape); a source in none is a ValueError naming it."""
-    _checks.refuse(_problem(source), "source")
+    checks.refuse(_problem(source), "source")
     source = source.strip().lower()
     if "/" in source:
         return "mm/dd/yyyy"
@@ -119,36 +119,36 @@ def check_source(text):
     Anything else is a ValueError naming ``text``; it is never evaluated."""
     if not isinstance(text, str):
         raise TypeError(f"text: expected a str, got {type(text).__name__}")
-    _checks.refuse(_problem(text), "text")                          # the API's message: English
+    checks.refuse(_problem(text), "text")                          # the API's message: English
     return text.strip().lower()
 
 
-@_checks.arguments(text=_checks.Text())
+@checks.arguments(text=checks.Text())
 def source_problem(text):
     """Why ``check_source`` refuses ``text``, in the learner's language (for a panel), or None."""
     return explain(_problem(text))
 
 
-@_checks.arguments(texts=_checks.Items())
+@checks.arguments(texts=checks.Items())
 def encode_sources(texts):
     """Strings -> (ids (B, S) padded with PAD, S the longest, valid_lens (B,))."""
     return data.encode_chars([check_source(t) for t in texts], SOURCE_VOCAB, None)
 
 
-@_checks.arguments(texts=_checks.Items(_checks.Text()))
+@checks.arguments(texts=checks.Items(checks.Text()))
 def encode_targets(texts):
     """ISO strings -> (decoder inputs BOS + text, labels text + EOS), each (B, TARGET_LEN + 1): teacher
     forcing feeds the decoder the true previous character."""
     return data.encode_with_markers(texts, TARGET_VOCAB, BOS, EOS)
 
 
-@_checks.arguments(ids=_checks.Tensor(dims=2, integer=True))
+@checks.arguments(ids=checks.Tensor(dims=2, integer=True))
 def decode_targets(ids):
     """Target ids (B, T) -> strings, stopping at EOS."""
     return data.decode_chars(ids, TARGET_VOCAB, EOS)
 
 
-@_checks.arguments(iso=_checks.Text())
+@checks.arguments(iso=checks.Text())
 def is_date(iso):
     """Is ``iso`` a real calendar date written yyyy-mm-dd?"""
     try:

@@ -18,9 +18,9 @@ from torch import nn
 
 import attnlab as al
 
-from ... import _checks
-from ...trainer import one_thread
-from ...transformer import DecoderLayer, EncoderLayer, KVCache
+from ...core import checks
+from ...ui.trainer import one_thread
+from ...core.transformer import DecoderLayer, EncoderLayer, KVCache
 from . import data
 
 __all__ = [
@@ -39,8 +39,8 @@ class DateTransformer(nn.Module):
     """Encoder-decoder Transformer for dates. Args: num_hiddens D, num_heads H, num_layers L (each side),
     ffn_hiddens, norm_first (pre-norm), seed (initial weights, without touching the global generator)."""
 
-    @_checks.arguments(num_hiddens=_checks.Int(1, 1024), num_heads=_checks.Int(1), num_layers=_checks.Int(1, 12),
-                       ffn_hiddens=_checks.Int(1, 4096), norm_first=_checks.Flag(), seed=_checks.Int(0))
+    @checks.arguments(num_hiddens=checks.Int(1, 1024), num_heads=checks.Int(1), num_layers=checks.Int(1, 12),
+                       ffn_hiddens=checks.Int(1, 4096), norm_first=checks.Flag(), seed=checks.Int(0))
     def __init__(self, *, num_hiddens=48, num_heads=4, num_layers=2, ffn_hiddens=96, norm_first=True, seed=0):
         super().__init__()
         self.config = dict(num_hiddens=num_hiddens, num_heads=num_heads, num_layers=num_layers,
@@ -92,9 +92,9 @@ def _cross(model):
     return torch.stack([layer.cross_attention.attention_weights for layer in model.decoder], dim=1)  # (B, L, H, T, S)
 
 
-@_checks.arguments(model=_checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"),
-                   src=_checks.Tensor(dims=2, integer=True), valid_lens=_checks.Tensor(dims=1, integer=True),
-                   cache=_checks.Flag(), steps=_checks.Int(1, 64))
+@checks.arguments(model=checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"),
+                   src=checks.Tensor(dims=2, integer=True), valid_lens=checks.Tensor(dims=1, integer=True),
+                   cache=checks.Flag(), steps=checks.Int(1, 64))
 def greedy(model, src, valid_lens, *, cache=True, steps=MAX_STEPS):
     """Greedy decoding of a batch (src, valid_lens from data.encode_sources): (tokens (B, steps),
     logits (B, steps, V), cross-attention (B, L, H, steps, S)).
@@ -126,10 +126,10 @@ def greedy(model, src, valid_lens, *, cache=True, steps=MAX_STEPS):
     return tokens[:, 1:], torch.stack(logits, 1), torch.stack(cross, 3)
 
 
-_MODEL = _checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")
+_MODEL = checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")
 
 
-@_checks.arguments(model=_MODEL, texts=_checks.Items(min_len=1))
+@checks.arguments(model=_MODEL, texts=checks.Items(min_len=1))
 def translate(model, texts):
     """Dates as typed -> ISO strings (greedy decoding with the KV cache). A text the model cannot read
     is a ValueError naming ``text``."""
@@ -155,7 +155,7 @@ class Decoding:
     cache_sizes: list             # how many positions each step's KV cache held after the step (1, 2, ...)
 
 
-@_checks.arguments(model=_MODEL, cache=_checks.Flag())
+@checks.arguments(model=_MODEL, cache=checks.Flag())
 def decode(model, text, *, cache=True):
     """Greedy decoding of one date, stopping at EOS: a Decoding. ``cache=False`` recomputes every
     position at each step (same tokens, same logits to round-off). A text the model cannot read is a
@@ -175,7 +175,7 @@ def decode(model, text, *, cache=True):
                     logits[0, :n].clone(), cross[0, :, :, :n].clone(), list(range(1, n + 1)))
 
 
-@_checks.arguments(model=_checks.Instance(nn.Module, "a torch module (e.g. pretrained())"))
+@checks.arguments(model=checks.Instance(nn.Module, "a torch module (e.g. pretrained())"))
 def parameters(model):
     """How many trainable numbers the model has."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -15,11 +15,11 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 
-from ... import _checks
+from ...core import checks
 from ...i18n import gettext as _
-from ...panels import Panel, new_figure
-from ...plotting import heatmap, update_heatmap
-from ...trainer import Trainer
+from ...ui.panels import Panel, new_figure
+from ...ui.plotting import heatmap, update_heatmap
+from ...ui.trainer import Trainer
 from . import data, training
 from .model import MAX_STEPS, DateTransformer, decode, pretrained, translate
 
@@ -38,7 +38,7 @@ def _shown(token):
 class DecodingPlay:
     """The figure and ``update(text, step, layer)`` (returns the text under the figure)."""
 
-    @_checks.arguments(model=_checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"))
+    @checks.arguments(model=checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"))
     def __init__(self, model):
         self.model = model
         self.heads = model.config["num_heads"]
@@ -107,7 +107,7 @@ class DecodingPlay:
 
 
 
-@_checks.arguments(text=_checks.Text(), layers=_checks.Int(1, 12))
+@checks.arguments(text=checks.Text(), layers=checks.Int(1, 12))
 def controls(text=EXAMPLE, layers=2):
     """The Play section's controls: a text box, the decoding step and the decoder layer."""
     return {"text": widgets.Text(value=text, description=_("date"), continuous_update=False),
@@ -115,8 +115,8 @@ def controls(text=EXAMPLE, layers=2):
             "layer": widgets.IntSlider(value=layers, min=1, max=layers, description=_("layer"))}
 
 
-@_checks.arguments(model=_checks.Optional(_checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")),
-                   text=_checks.Text())
+@checks.arguments(model=checks.Optional(checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")),
+                   text=checks.Text())
 def play(model=None, *, text=EXAMPLE):
     """The Play panel: type a date, step through greedy decoding with the KV cache (the shipped model by
     default). Returns the Panel; a date it cannot read gets a message under the figure."""
@@ -129,7 +129,7 @@ def play(model=None, *, text=EXAMPLE):
 SHOWCASE = ("7 mar 1994", "march 7, 1994", "07.03.1994", "1994 mar 7", "03/07/1994")
 
 
-@_checks.arguments(steps=_checks.Int(100, 3000, why="the slider's range"))
+@checks.arguments(steps=checks.Int(100, 3000, why="the slider's range"))
 def trainer(*, steps=training.LIVE_STEPS):
     """Train the small live model (training.LIVE: one encoder and one decoder layer, width 32) behind a
     button: the loss and the held-out exact match as it learns; when done, the exact match per format,
@@ -157,11 +157,11 @@ def trainer(*, steps=training.LIVE_STEPS):
     return t
 
 
-@_checks.arguments(ax=_checks.Instance(Axes, "a matplotlib Axes"))
+@checks.arguments(ax=checks.Instance(Axes, "a matplotlib Axes"))
 def thumbnail(ax):
     """The index's small picture of this notebook: the last layer's cross-attention (mean of the heads)
     of the shipped model decoding "march 7, 1994", drawn into ``ax``."""
-    from ...plotting import heatmap as draw
+    from ...ui.plotting import heatmap as draw
     d = decode(pretrained(), EXAMPLE)
     w = d.cross_attention[-1].mean(0)                                     # (steps, S)
     draw(w, x_labels=list(d.source), y_labels=[_shown(c) for c in d.tokens], ax=ax, colorbar=False,

@@ -8,9 +8,9 @@ later position learns from a wrong prefix.
 
 import torch
 
-from ... import _checks
+from ...core import checks
 from ...i18n import N_
-from ...trainer import one_thread, run_to_end
+from ...ui.trainer import one_thread, run_to_end
 from . import data
 from .model import DateTransformer, greedy
 
@@ -26,8 +26,8 @@ SHIPPED_STEPS = 4000
 LIVE = dict(num_hiddens=32, num_heads=4, num_layers=1, ffn_hiddens=64, lr=1e-2, batch_size=128)
 LIVE_STEPS = 1600
 LIVE_SECONDS_PER_STEP = 0.052         # CPU seconds per step of the live model, evaluation included
-_STEPS = _checks.Int(1, 100_000)
-_OPTION_SPECS = {"batch_size": _checks.Int(1, 4096), "lr": _checks.Real(positive=True, at_most=1.0)}
+_STEPS = checks.Int(1, 100_000)
+_OPTION_SPECS = {"batch_size": checks.Int(1, 4096), "lr": checks.Real(positive=True, at_most=1.0)}
 _TEST = {}
 
 
@@ -40,8 +40,8 @@ def test_split():
     return _TEST["test"]
 
 
-@_checks.arguments(model=_checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"),
-                   pairs=_checks.Optional(_checks.Items(min_len=1)))
+@checks.arguments(model=checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"),
+                   pairs=checks.Optional(checks.Items(min_len=1)))
 def accuracy(model, pairs=None):
     """Exact match (the whole ISO string right) on ``pairs`` (default: the held-out split), overall
     and per format: {"all": fraction, format: fraction, ...}."""
@@ -63,7 +63,7 @@ def accuracy(model, pairs=None):
     return result
 
 
-@_checks.arguments(steps=_STEPS, teacher_forcing=_checks.Flag(), seed=_checks.Int(0), eval_every=_checks.Int(1),
+@checks.arguments(steps=_STEPS, teacher_forcing=checks.Flag(), seed=checks.Int(0), eval_every=checks.Int(1),
                    formats=data._FORMATS_SPEC)
 def run(steps=SHIPPED_STEPS, *, teacher_forcing=True, seed=0, eval_every=100, formats=data.FORMATS, **options):
     """Train a fresh DateTransformer; yield {"loss", "accuracy" (held-out exact match, measured every
@@ -107,13 +107,13 @@ def _train(model, steps, teacher_forcing, seed, eval_every, opts):
     return model.eval()
 
 
-@_checks.arguments(steps=_STEPS)
+@checks.arguments(steps=_STEPS)
 def train(steps=SHIPPED_STEPS, **options):
     """Run to the end: (model, history {name: [floats]}, {"wall": s, "cpu": s})."""
     return run_to_end(run(steps, **options))
 
 
-@_checks.arguments(steps=_STEPS, compare_steps=_STEPS)
+@checks.arguments(steps=_STEPS, compare_steps=_STEPS)
 def retrain_and_measure(steps=SHIPPED_STEPS, compare_steps=400):
     """Retrain the shipped checkpoint and measure: python -m attnlab.lessons.nb10_encoder_decoder"""
     import json
@@ -133,7 +133,7 @@ def retrain_and_measure(steps=SHIPPED_STEPS, compare_steps=400):
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
 
-@_checks.arguments(steps=_STEPS, every=_checks.Int(1))
+@checks.arguments(steps=_STEPS, every=checks.Int(1))
 def compare_teacher_forcing(steps=400, every=50):
     """Train two fresh models the same number of steps on the same batches, one with teacher forcing and
     one free running: {name: {"steps": [...], "accuracy": [held-out exact match...], "cpu seconds": s}}."""

@@ -29,8 +29,9 @@ import time
 import ipywidgets as widgets
 import torch
 
-from . import _checks, panels
-from .i18n import N_, gettext as _, get_language, language
+from ..core import checks
+from . import panels
+from ..i18n import N_, gettext as _, get_language, language
 
 TRAIN = N_("Train a fresh model")          # the button's default label
 # The curve names lessons commonly use, shown translated (a lesson marks any other name it uses with N_)
@@ -94,11 +95,11 @@ class Trainer:
     def __init__(self, run, *, steps=80, min_steps=10, max_steps=200, step=10, controls=None, curves=("loss",),
                  extra=None, done=None, seconds_per_step=None, redraws=16, figsize=(12, 3.6), name="training",
                  button=TRAIN):
-        _checks.function(run, "run", "a generator function run(steps, **values)")
-        _checks.Items(_checks.Text(), min_len=1)(curves, "curves")
+        checks.function(run, "run", "a generator function run(steps, **values)")
+        checks.Items(checks.Text(), min_len=1)(curves, "curves")
         for arg, value in (("steps", steps), ("min_steps", min_steps), ("max_steps", max_steps), ("step", step),
                            ("redraws", redraws)):
-            _checks.count(value, arg, low=1)
+            checks.count(value, arg, low=1)
         if not min_steps <= steps <= max_steps:
             raise ValueError(f"steps: expected a value in [{min_steps}, {max_steps}], got {steps}")
         self.run, self.extra, self.done = run, extra, done

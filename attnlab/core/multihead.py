@@ -5,14 +5,14 @@ Shape legend: B batch, H heads, Tq queries, Tk keys/values, D = num_hiddens (mod
 import torch
 from torch import nn
 
-from . import _checks
+from . import checks
 from .attention import combine_masks, scaled_dot_product_attention
 
 
 def split_heads(X, num_heads):
     """(..., T, D) -> (..., H, T, D/H): seed 000's ``transpose_qkv`` without folding heads into the batch."""
-    _checks.tensor(X, "X", min_dim=2, floating=False)
-    num_heads = _checks.count(num_heads, "num_heads", low=1)
+    checks.tensor(X, "X", min_dim=2, floating=False)
+    num_heads = checks.count(num_heads, "num_heads", low=1)
     *lead, T, D = X.shape
     if D % num_heads:
         raise ValueError(f"X: expected last dim divisible by num_heads={num_heads}, got {D}")
@@ -22,7 +22,7 @@ def split_heads(X, num_heads):
 
 def merge_heads(X):
     """(..., H, T, D/H) -> (..., T, D): the inverse of split_heads (seed 000's ``transpose_output``)."""
-    _checks.tensor(X, "X", min_dim=3, floating=False)
+    checks.tensor(X, "X", min_dim=3, floating=False)
     *lead, H, T, d = X.shape
     return X.transpose(-3, -2).reshape(*lead, T, H * d)           # (..., T, D)
 
@@ -44,14 +44,14 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, key_size, query_size, value_size, num_hiddens, num_heads, dropout=0.0, bias=False):
         super().__init__()
-        num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
-        self.num_heads = _checks.count(num_heads, "num_heads", low=1)
+        num_hiddens = checks.count(num_hiddens, "num_hiddens", low=1)
+        self.num_heads = checks.count(num_heads, "num_heads", low=1)
         if num_hiddens % self.num_heads:
             raise ValueError(f"num_hiddens: expected a multiple of num_heads={self.num_heads}, got {num_hiddens}")
         if not isinstance(bias, bool):
             raise TypeError(f"bias: expected a bool, got {type(bias).__name__}")
-        self.dropout = _checks.real(dropout, "dropout", low=0.0, high=1.0)
-        sizes = {n: _checks.count(v, n, low=1) for n, v in
+        self.dropout = checks.real(dropout, "dropout", low=0.0, high=1.0)
+        sizes = {n: checks.count(v, n, low=1) for n, v in
                  (("query_size", query_size), ("key_size", key_size), ("value_size", value_size))}
         self.sizes = sizes
         self.W_q = nn.Linear(sizes["query_size"], num_hiddens, bias=bias)
@@ -63,15 +63,15 @@ class MultiHeadAttention(nn.Module):
     def forward(self, queries, keys, values, valid_lens=None, *, mask=None, causal=False, temperature=1.0):
         for name, x, size in (("queries", queries, "query_size"), ("keys", keys, "key_size"),
                               ("values", values, "value_size")):
-            _checks.tensor(x, name, min_dim=3)
+            checks.tensor(x, name, min_dim=3)
             if x.shape[-1] != self.sizes[size]:
                 raise ValueError(f"{name}: expected last dim {size}={self.sizes[size]}, got {x.shape[-1]}")
-            _checks.module_kind(self, x, name)
+            checks.module_kind(self, x, name)
         if values.shape[-2] != keys.shape[-2]:
             raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
                              f"got {values.shape[-2]}")
-        batch = _checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
-        temperature = _checks.real(temperature, "temperature", positive=True)
+        batch = checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
+        temperature = checks.real(temperature, "temperature", positive=True)
         if isinstance(mask, torch.Tensor) and mask.dim() == 3:
             mask = mask.unsqueeze(1)                                    # (B, 1, Tq, Tk): same for every head
         shape = batch + (self.num_heads, queries.shape[-2], keys.shape[-2])   # (B, H, Tq, Tk)

@@ -5,7 +5,7 @@ import warnings
 
 import torch
 
-from . import _checks
+from . import checks
 from .attention import check_qkv
 from .masking import causal_mask, compute_dtype
 
@@ -30,7 +30,7 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
     is refused (a ValueError naming block_size, with the numbers).
     """
     shape = check_qkv(queries, keys, values)
-    block = _checks.count(block_size, "block_size", low=1)
+    block = checks.count(block_size, "block_size", low=1)
     Tq, Tk = shape[-2:]
     tiles = -(-Tq // block) * -(-Tk // block)
     if tiles > WARN_TILES:
@@ -41,7 +41,7 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
             raise ValueError(f"block_size: expected at most {MAX_TILES} tiles, got {message}")
         warnings.warn(f"tiled_attention is slow here: {message}", stacklevel=2)
     if mask is not None:
-        _checks.bool_mask(mask, "mask", shape)
+        checks.bool_mask(mask, "mask", shape)
         mask = mask.to(queries.device)
         if mask.dim() < 2:                                                        # (Tk,) or () -> (1, Tk|1)
             mask = mask.reshape((1,) * (2 - mask.dim()) + tuple(mask.shape))

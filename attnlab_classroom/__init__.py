@@ -75,8 +75,8 @@ from tornado import web
 from tornado.ioloop import IOLoop, PeriodicCallback
 from traitlets import Bool, Enum, Float, Integer, List, TraitError, Unicode, default, validate
 
-from .i18n import gettext as _
-from .i18n import language
+from attnlab.i18n import gettext as _
+from attnlab.i18n import language
 
 __all__ = ["ClassroomKernelManager", "ClassroomIdentityProvider", "page_language", "memory_available_mb",
            "is_loopback", "warm_up_line", "adopt_line", "learner_client", "ReadOnlyContentsManager"]

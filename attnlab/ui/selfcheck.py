@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 
-from . import _checks, panels
-from .i18n import N_, gettext as _, get_language, language
+from ..core import checks
+from . import panels
+from ..i18n import N_, gettext as _, get_language, language
 
 _OK = "<span style='color:#1b7f3b'><b>✓ {right}</b> {}</span>"
 _NO = "<span style='color:#b00020'><b>✗ {wrong}</b> {}</span>"
@@ -38,8 +39,8 @@ class _Check:
     """Common parts: a question, an answer control, a Check button, feedback and a solution toggle."""
 
     def __init__(self, question, control, solution):
-        _checks.Instance(str, "a str (HTML allowed)")(question, "question")
-        _checks.Instance(str, "a str (HTML allowed)")(solution, "solution")
+        checks.Instance(str, "a str (HTML allowed)")(question, "question")
+        checks.Instance(str, "a str (HTML allowed)")(solution, "solution")
         self.question = question
         self.language = get_language()     # its feedback stays in the language it was built in
         self.feedback = widgets.HTML()
@@ -77,7 +78,7 @@ class MultipleChoice(_Check):
         if not all(isinstance(o, str) and isinstance(f, str) for o, f in options.items()):
             raise TypeError("options: expected str options mapped to str feedback, got "
                             f"{[(type(o).__name__, type(f).__name__) for o, f in options.items()]}")
-        _checks.choice(answer, "answer", options, expected=f"one of the options {list(options)}")
+        checks.choice(answer, "answer", options, expected=f"one of the options {list(options)}")
         self.options, self.answer = dict(options), answer
         control = widgets.RadioButtons(options=list(self.options), value=None,
                                        layout=widgets.Layout(width="max-content"))
@@ -106,9 +107,9 @@ class MultipleChoice(_Check):
 
 class Numeric(_Check):
     def __init__(self, question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=None):
-        self.answer = _checks.real(answer, "answer")
-        self.tolerance = _checks.real(tolerance, "tolerance", low=0)
-        self.hint = _checks.string(hint, "hint")
+        self.answer = checks.real(answer, "answer")
+        self.tolerance = checks.real(tolerance, "tolerance", low=0)
+        self.hint = checks.string(hint, "hint")
         self.mistakes = _mistakes(mistakes, self.answer, self.tolerance)
         super().__init__(question, widgets.FloatText(value=0.0, description=_("answer:")), solution)
 
@@ -167,8 +168,8 @@ def _mistakes(mistakes, answer, tolerance):
                         f"got {type(mistakes).__name__}")
     checked = []
     for wrong, message in pairs:
-        wrong = _checks.real(wrong, "mistakes: a wrong value")
-        _checks.string(message, f"mistakes: the message for {wrong:g}", non_empty=True)
+        wrong = checks.real(wrong, "mistakes: a wrong value")
+        checks.string(message, f"mistakes: the message for {wrong:g}", non_empty=True)
         if abs(wrong - answer) <= tolerance:
             raise ValueError(f"mistakes: {wrong:g} is within the tolerance {tolerance:g} of the answer {answer:g}, "
                              f"so it would count as right; expected a wrong value")
@@ -214,9 +215,9 @@ class Hint:
     """
 
     def __init__(self, matches, message, *, label=N_("Hint")):
-        _checks.function(matches, "hint")
-        _checks.string(message, "message", non_empty=True)
-        _checks.string(label, "label", non_empty=True)
+        checks.function(matches, "hint")
+        checks.string(message, "message", non_empty=True)
+        checks.string(label, "label", non_empty=True)
         self.matches, self.message, self.label = matches, message, label
 
 
@@ -226,7 +227,7 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
     atol/rtol, NaN matching NaN. A ``wrong`` that raises on a case (say, on its shapes) is skipped there."""
     import torch
 
-    _checks.function(wrong, "wrong", "a function with the reference's arguments")
+    checks.function(wrong, "wrong", "a function with the reference's arguments")
     _tolerances(atol, rtol)
 
     def matches(got, args):
@@ -239,7 +240,7 @@ def mistake(wrong, message, *, atol=1e-6, rtol=1e-5):
 def symptom(predicate, message):
     """A Hint shown as "Hint: <message>" when ``predicate(output, *case)`` is True (e.g. rows that
     do not sum to 1)."""
-    _checks.function(predicate, "predicate", "a function (output, *case) -> bool")
+    checks.function(predicate, "predicate", "a function (output, *case) -> bool")
     return Hint(lambda got, args: bool(predicate(got, *args)), message)
 
 
@@ -343,14 +344,14 @@ def check_function(fn, reference, cases, *, name=None, atol=1e-6, rtol=1e-5, hin
 
 def _author_arguments(reference, cases, atol, rtol, hints):
     """The notebook author's arguments checked (a TypeError/ValueError naming one); the hints as Hints."""
-    _checks.function(reference, "reference")
-    _checks.Items(min_len=1)(cases, "cases")
+    checks.function(reference, "reference")
+    checks.Items(min_len=1)(cases, "cases")
     for i, args in enumerate(cases, 1):
         if not isinstance(args, tuple):
             raise TypeError(f"cases: expected each case to be a tuple of arguments, got "
                             f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)")
     _tolerances(atol, rtol)
-    _checks.Items()(hints, "hints")
+    checks.Items()(hints, "hints")
     return [_as_hint(h) for h in hints]
 
 
@@ -373,8 +374,8 @@ def _reference_outputs(reference, cases):
 
 
 def _tolerances(atol, rtol):
-    _checks.real(atol, "atol", low=0)
-    _checks.real(rtol, "rtol", low=0)
+    checks.real(atol, "atol", low=0)
+    checks.real(rtol, "rtol", low=0)
 
 
 def _run_case(fn, args, want, name, atol, rtol):

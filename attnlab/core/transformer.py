@@ -21,7 +21,7 @@ bottom-right aligned causal mask of a 1 x t block). Masks are bool with True = m
 import torch
 from torch import nn
 
-from . import _checks
+from . import checks
 from .attention import scaled_dot_product_attention
 from .masking import sequence_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads
@@ -38,8 +38,8 @@ class EncoderLayer(nn.Module):
     forward(X (B, T, D), valid_lens (B,) or None) -> (B, T, D); weights in ``self.attention.attention_weights``.
     """
 
-    @_checks.arguments(num_hiddens=_checks.Int(1, 4096), num_heads=_checks.Int(1), ffn_hiddens=_checks.Int(1, 16384),
-                       norm_first=_checks.Flag(), bias=_checks.Flag(), residual=_checks.Flag(), ffn=_checks.Flag())
+    @checks.arguments(num_hiddens=checks.Int(1, 4096), num_heads=checks.Int(1), ffn_hiddens=checks.Int(1, 16384),
+                       norm_first=checks.Flag(), bias=checks.Flag(), residual=checks.Flag(), ffn=checks.Flag())
     def __init__(self, num_hiddens, num_heads, ffn_hiddens, *, dropout=0.0, norm_first=True,
                  bias=True, residual=True, ffn=True):
         super().__init__()
@@ -100,8 +100,8 @@ class DecoderLayer(nn.Module):
     ``self.cross_attention.attention_weights`` (B, H, T, S) hold the weights.
     """
 
-    @_checks.arguments(num_hiddens=_checks.Int(1, 4096), num_heads=_checks.Int(1), ffn_hiddens=_checks.Int(1, 16384),
-                       norm_first=_checks.Flag(), bias=_checks.Flag())
+    @checks.arguments(num_hiddens=checks.Int(1, 4096), num_heads=checks.Int(1), ffn_hiddens=checks.Int(1, 16384),
+                       norm_first=checks.Flag(), bias=checks.Flag())
     def __init__(self, num_hiddens, num_heads, ffn_hiddens, *, dropout=0.0, norm_first=True, bias=True):
         super().__init__()
         self.norm_first = norm_first
@@ -118,7 +118,7 @@ class DecoderLayer(nn.Module):
     def _check(self, Y, memory, name="Y"):
         D = self.norm1.normalized_shape[0]
         for n, x in ((name, Y), ("memory", memory)):
-            _checks.tensor(x, n, min_dim=3)
+            checks.tensor(x, n, min_dim=3)
             if x.shape[-1] != D:
                 raise ValueError(f"{n}: expected last dim num_hiddens={D}, got {x.shape[-1]}")
         if memory.shape[0] != Y.shape[0]:
@@ -186,7 +186,7 @@ def _copy(pairs):
         theirs.bias.copy_(mine.bias)
 
 
-@_checks.arguments(layer=_checks.Instance(EncoderLayer, "an EncoderLayer"))
+@checks.arguments(layer=checks.Instance(EncoderLayer, "an EncoderLayer"))
 def torch_encoder_layer(layer):
     """``torch.nn.TransformerEncoderLayer`` with ``layer``'s weights copied in (batch-first, ReLU, same
     norm placement, dropout 0), in eval mode. Needs a full layer (residual, FFN) with biases."""
@@ -204,7 +204,7 @@ def torch_encoder_layer(layer):
     return ref.eval()
 
 
-@_checks.arguments(layer=_checks.Instance(DecoderLayer, "a DecoderLayer"))
+@checks.arguments(layer=checks.Instance(DecoderLayer, "a DecoderLayer"))
 def torch_decoder_layer(layer):
     """``torch.nn.TransformerDecoderLayer`` with ``layer``'s weights copied in (batch-first, ReLU, same
     norm placement, dropout 0), in eval mode. Needs a layer with biases. Call it with

@@ -27,8 +27,9 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
-from . import _checks, fonts  # noqa: F401  (the shipped CJK font, behind the default one)
-from .i18n import N_, gettext as _
+from ..core import checks
+from . import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
+from ..i18n import N_, gettext as _
 
 WEIGHT_CMAP = "viridis"
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax
@@ -147,13 +148,13 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
     _labels(x_labels, w.shape[1], "x_labels", "column (key)")
     _labels(y_labels, w.shape[0], "y_labels", "row (query)")
     _axes(ax)
-    vmin, vmax = _checks.real(vmin, "vmin"), _checks.real(vmax, "vmax")
+    vmin, vmax = checks.real(vmin, "vmin"), checks.real(vmax, "vmax")
     if not vmin < vmax:
         raise ValueError(f"vmin: expected a number below vmax={vmax:g}, got {vmin:g}")
     _cmap(cmap)
-    _checks.flag(annotate, "annotate", allow_none=True)
+    checks.flag(annotate, "annotate", allow_none=True)
     _fmt(fmt)
-    _checks.flag(colorbar, "colorbar")
+    checks.flag(colorbar, "colorbar")
     if ax is None:
         ax = plt.subplots(figsize=_figsize(1.2 + 0.55 * w.shape[1], 1.0 + 0.45 * w.shape[0]))[1]
     im = ax.imshow(w, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
@@ -234,7 +235,7 @@ def live_title(ax, text="", **text_kw):
     with ``set_text``. Leave the axes' own title empty. ``text_kw`` (e.g. fontsize) go to ``ax.text``."""
     if not isinstance(ax, Axes):
         raise TypeError(f"ax: expected a matplotlib Axes, got {type(ax).__name__}")
-    _checks.string(text, "text")
+    checks.string(text, "text")
     rc = matplotlib.rcParams
     style = dict(ha="center", va="baseline", fontsize=rc["axes.titlesize"], fontweight=rc["axes.titleweight"])
     # An annotation at the top middle of the axes, raised by the title's pad: where set_title writes.
@@ -253,7 +254,7 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
         raise ValueError(f"weights: expected at least one head, got shape {w.shape}")
     if titles is not None:
         _labels(titles, H, "titles", "head")
-    _checks.flag(annotate, "annotate", allow_none=True)
+    checks.flag(annotate, "annotate", allow_none=True)
     if axes is None:
         cols = min(H, 4) if H <= 16 else math.ceil(math.sqrt(H))
         rows = -(-H // cols)
@@ -283,7 +284,7 @@ def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
     w = _array(weights, "weights", 2, "a 2-D (Tq, Tk) matrix")
     _labels(x_labels, w.shape[1], "x_labels", "column (key)")
     _labels(y_labels, w.shape[0], "y_labels", "row (query)")
-    _checks.count(top, "top", low=1)
+    checks.count(top, "top", low=1)
     xs = list(x_labels) if x_labels is not None else [str(j) for j in range(w.shape[1])]
     ys = list(y_labels) if y_labels is not None else [str(i) for i in range(w.shape[0])]
     lines = []

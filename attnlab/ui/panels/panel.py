@@ -11,26 +11,27 @@ import asyncio
 import base64
 import html
 import io
-import struct
 import time
 import traceback
-import zlib
 
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from . import _checks, fonts  # noqa: F401  (the shipped CJK font, behind the default one)
-from ._blit import Blitter
-from .i18n import gettext as _, get_language, language
+from ...core import checks
+from .. import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
+from .png import PNG_SIGNATURE, PngEncoder
+from .renderer import Blitter
+from ...i18n import gettext as _, get_language, language
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # A panel where no widget runs (nbviewer, GitHub, nbconvert's HTML): its picture, and its text under it.
 _STATIC = ("<div class='attnlab-static-panel'><img alt=\"{alt}\" src='data:image/png;base64,{png}' "
            "style='max-width:100%;height:auto'><pre style='margin:4px 0;white-space:pre-wrap'>{text}</pre></div>")
 _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);"
          "white-space:pre'>{}</pre>")
+__all__ = ["Panel", "ShowsPanel", "new_figure", "widget_bundle"]
+
 PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
 # A panel whose kernel is gone (issue 28) in JupyterLab, with no front-end extension: when the
 # kernel dies (the server restarts it) or is restarted, ipywidgets' manager there (jupyterlab_widgets)
@@ -210,7 +211,7 @@ class Panel:
 
     def export(self, fmt):
         """The figure as bytes in ``fmt`` ("png" at 150 dpi, or "svg")."""
-        _checks.choice(fmt, "fmt", ("png", "svg"), expected="'png' or 'svg'")
+        checks.choice(fmt, "fmt", ("png", "svg"), expected="'png' or 'svg'")
         buf = io.BytesIO()
         self.figure.savefig(buf, format=fmt, dpi=150 if fmt == "png" else None)
         if self.blitter is not None:
@@ -244,68 +245,6 @@ class ShowsPanel:
         return self.panel._repr_mimebundle_(**kwargs)
 
 
-def png_bytes(rgba):
-    """A PNG file of an (height, width, 4) uint8 RGBA array, lossless, built for speed: every row
-    filtered "up" (its difference from the row above, which the plain backgrounds of a figure turn
-    into zeros) and compressed with zlib level 1 (the PNG specification: www.w3.org/TR/png/, filter
-    type 2). Measured by bench/bench_png.py on four Play panels (02, 06, 07 masks, 07 tiles; 2-core
-    machine under load, 2026-11-25): 3.0x to 3.6x faster than PIL's encoder at level 1 (median 3.4x;
-    e.g. 44 ms against 150 ms for 02's 1080 x 324 figure), and 2% to 5% larger (median +3.9%); PIL at
-    its default level 6 is smaller still and slower. ``PngEncoder`` makes the same bytes and, fed one
-    picture after another, compresses only the bands of rows that changed: the same picture again
-    took 1 to 24 ms."""
-    return PngEncoder().encode(rgba)
-
-
-class PngEncoder:
-    """``encode(rgba)`` as ``png_bytes``, remembering the last picture: the image data is one zlib
-    stream of bands of BAND rows, each compressed on its own (a full flush ends it, so no band
-    refers back to another: RFC 1950/1951), so a band whose filtered rows are the same as last time
-    reuses its compressed bytes. After a blit most bands are. The output does not depend on what
-    was encoded before."""
-
-    BAND = 16                      # rows per band
-
-    def __init__(self):
-        self._width = None
-        self._bands = []           # [(filtered bytes of the band, its compressed bytes)]
-
-    def encode(self, rgba):
-        if not isinstance(rgba, np.ndarray) or rgba.dtype != np.uint8 or rgba.ndim != 3 or rgba.shape[2] != 4:
-            got = f"{rgba.dtype} array of shape {rgba.shape}" if isinstance(rgba, np.ndarray) else type(rgba).__name__
-            raise TypeError(f"rgba: expected a uint8 array of shape (height, width, 4), got {got}")
-        height, width = rgba.shape[:2]
-        if height == 0 or width == 0:
-            raise ValueError(f"rgba: expected at least one pixel, got shape {rgba.shape}")
-        rows = rgba.reshape(height, width * 4)
-        filtered = np.empty((height, width * 4 + 1), np.uint8)
-        filtered[:, 0] = 2                                            # filter type "up"
-        filtered[0, 1:] = rows[0]                                     # the row above the first is zeros
-        np.subtract(rows[1:], rows[:-1], out=filtered[1:, 1:])        # modulo 256, as the format says
-        data = filtered.tobytes()
-        if width != self._width:
-            self._width, self._bands = width, []
-        step = self.BAND * (width * 4 + 1)
-        bands = []
-        for i, start in enumerate(range(0, len(data), step)):
-            band = data[start:start + step]
-            old = self._bands[i] if i < len(self._bands) else None
-            if old is None or old[0] != band:
-                z = zlib.compressobj(1, zlib.DEFLATED, -15)           # raw deflate: the zlib frame is ours
-                old = (band, z.compress(band) + z.flush(zlib.Z_FULL_FLUSH))
-            bands.append(old)
-        self._bands = bands
-        # zlib header (deflate, 32K window, fastest), the bands, an empty final block, the checksum.
-        stream = (b"\x78\x01" + b"".join(packed for _, packed in bands) + b"\x03\x00"
-                  + struct.pack(">I", zlib.adler32(data)))
-        header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)   # 8 bits, RGBA, no interlace
-        return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream) + _chunk(b"IEND", b"")
-
-
-def _chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
 def widget_bundle(widget, text, png=None):
     """The display bundle of ``widget`` as ipywidgets 7 and 8 both write it: the widget view
     (protocol 2, the widget's model id), ``text`` as text/plain for viewers without widgets, and
@@ -317,7 +256,7 @@ def widget_bundle(widget, text, png=None):
     ``self.widget._repr_mimebundle_()`` fails there (Colab)."""
     if not isinstance(widget, widgets.DOMWidget) or getattr(widget, "model_id", None) is None:
         raise TypeError(f"widget: expected a live ipywidgets widget (e.g. a VBox), got {type(widget).__name__}")
-    _checks.string(text, "text")
+    checks.string(text, "text")
     bundle = {"text/plain": text}
     if png is not None:
         if not isinstance(png, (bytes, bytearray, memoryview)):
@@ -346,14 +285,14 @@ def _check_arguments(figure, controls, update, name, columns, freeze_layout, bli
     if not isinstance(controls, dict):
         raise TypeError(f"controls: expected a dict {{name: widget}}, got {type(controls).__name__}")
     for key, control in controls.items():
-        _checks.string(key, "controls' names")
+        checks.string(key, "controls' names")
         if not key.isidentifier():
             raise ValueError(f"controls: expected names that are keyword arguments of update, got {key!r}")
         if not hasattr(control, "value") or not hasattr(control, "observe"):
             raise TypeError(f"controls: expected widgets with a .value, got {type(control).__name__} for {key!r}")
-    _checks.function(update, "update", "a function update(**values)")
-    if not _checks.string(name, "name").strip():
+    checks.function(update, "update", "a function update(**values)")
+    if not checks.string(name, "name").strip():
         raise ValueError(f"name: expected a non-empty file name stem, got {name!r}")
-    _checks.count(columns, "columns", low=1)
-    _checks.flag(freeze_layout, "freeze_layout")
-    _checks.flag(blit, "blit")
+    checks.count(columns, "columns", low=1)
+    checks.flag(freeze_layout, "freeze_layout")
+    checks.flag(blit, "blit")

@@ -15,7 +15,7 @@ from matplotlib import font_manager, rcParams
 
 __all__ = ["FONT_FILE", "BOLD_FILE", "FAMILY", "register"]
 
-FONT_FILE = Path(__file__).parent / "locale" / "fonts" / "attnlab-cjk-sc.otf"
+FONT_FILE = Path(__file__).parents[1] / "locale" / "fonts" / "attnlab-cjk-sc.otf"
 BOLD_FILE = FONT_FILE.with_name("attnlab-cjk-sc-bold.otf")      # the characters in use, for bold titles
 FAMILY = "attnlab CJK SC"
 

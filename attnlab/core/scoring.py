@@ -9,29 +9,29 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from . import _checks
+from . import checks
 from .masking import compute_dtype
 
 
 def check_pair(queries, keys):
     """Queries (..., Tq, d) and keys (..., Tk, d): float tensors of one dtype and device, one d,
     broadcastable batch dims; raises ValueError/TypeError naming the argument."""
-    _checks.tensor(queries, "queries", min_dim=2)
-    _checks.tensor(keys, "keys", min_dim=2)
-    _checks.same_kind(queries, "queries", keys, "keys")
+    checks.tensor(queries, "queries", min_dim=2)
+    checks.tensor(keys, "keys", min_dim=2)
+    checks.same_kind(queries, "queries", keys, "keys")
     if keys.shape[-1] != queries.shape[-1]:
         raise ValueError(f"keys: expected last dim {queries.shape[-1]} to match queries, "
                          f"got {keys.shape[-1]}")
     if queries.shape[-1] == 0:
         raise ValueError(f"queries: expected at least one feature (last dim d >= 1), got shape "
                          f"{tuple(queries.shape)}")
-    _checks.batch_shape(("queries", queries), ("keys", keys))
+    checks.batch_shape(("queries", queries), ("keys", keys))
 
 
 def check_scores_size(queries, keys, extra=1, what="scores (..., Tq, Tk)"):
     """Refuse (ValueError naming queries, keys) scores, times ``extra``, larger than 1 GiB."""
     batch = torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2])
-    _checks.fits((*batch, queries.shape[-2], keys.shape[-2], extra), queries.element_size(), "queries, keys", what)
+    checks.fits((*batch, queries.shape[-2], keys.shape[-2], extra), queries.element_size(), "queries, keys", what)
 
 
 def dot_scores(queries, keys):
@@ -52,7 +52,7 @@ def cosine_scores(queries, keys, eps=1e-8):
     """q · k / (|q| |k|), in [-1, 1]; a zero vector scores 0 against everything."""
     check_pair(queries, keys)
     check_scores_size(queries, keys)
-    eps = _checks.real(eps, "eps", positive=True)
+    eps = checks.real(eps, "eps", positive=True)
     return F.normalize(queries, dim=-1, eps=eps) @ F.normalize(keys, dim=-1, eps=eps).transpose(-2, -1)
 
 
@@ -64,9 +64,9 @@ def gaussian_scores(queries, keys, sigma=1.0):
     are computed in float32.
     1-D inputs (Tq,) and (Tk,) are read as scalar positions and give (Tq, Tk).
     """
-    sigma = _checks.real(sigma, "sigma", positive=True)
-    _checks.tensor(queries, "queries", min_dim=1)
-    _checks.tensor(keys, "keys", min_dim=1)
+    sigma = checks.real(sigma, "sigma", positive=True)
+    checks.tensor(queries, "queries", min_dim=1)
+    checks.tensor(keys, "keys", min_dim=1)
     if (queries.dim() == 1) != (keys.dim() == 1):
         raise ValueError(f"keys: expected 1-D like queries {tuple(queries.shape)} or both >= 2-D, "
                          f"got {tuple(keys.shape)}")
@@ -109,14 +109,14 @@ def additive_scores(queries, keys, W_q, W_k, w_v):
 
 def check_additive_inputs(queries, keys, query_size, key_size):
     """Checks for the additive score's inputs, whose sizes may differ."""
-    _checks.tensor(queries, "queries", min_dim=2)
-    _checks.tensor(keys, "keys", min_dim=2)
-    _checks.same_kind(queries, "queries", keys, "keys")
+    checks.tensor(queries, "queries", min_dim=2)
+    checks.tensor(keys, "keys", min_dim=2)
+    checks.same_kind(queries, "queries", keys, "keys")
     if queries.shape[-1] != query_size:
         raise ValueError(f"queries: expected last dim query_size={query_size}, got {queries.shape[-1]}")
     if keys.shape[-1] != key_size:
         raise ValueError(f"keys: expected last dim key_size={key_size}, got {keys.shape[-1]}")
-    _checks.batch_shape(("queries", queries), ("keys", keys))
+    checks.batch_shape(("queries", queries), ("keys", keys))
 
 
 class AdditiveScores(nn.Module):
@@ -130,9 +130,9 @@ class AdditiveScores(nn.Module):
 
     def __init__(self, query_size, key_size, num_hiddens):
         super().__init__()
-        self.query_size = _checks.count(query_size, "query_size", low=1)
-        self.key_size = _checks.count(key_size, "key_size", low=1)
-        num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
+        self.query_size = checks.count(query_size, "query_size", low=1)
+        self.key_size = checks.count(key_size, "key_size", low=1)
+        num_hiddens = checks.count(num_hiddens, "num_hiddens", low=1)
         self.W_q = nn.Linear(self.query_size, num_hiddens, bias=False)
         self.W_k = nn.Linear(self.key_size, num_hiddens, bias=False)
         self.w_v = nn.Linear(num_hiddens, 1, bias=False)
@@ -140,5 +140,5 @@ class AdditiveScores(nn.Module):
     def forward(self, queries, keys):
         check_additive_inputs(queries, keys, self.query_size, self.key_size)
         check_scores_size(queries, keys, self.W_q.out_features, "the hidden layer (..., Tq, Tk, num_hiddens)")
-        _checks.module_kind(self, queries, "queries")
+        checks.module_kind(self, queries, "queries")
         return additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)

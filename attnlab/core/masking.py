@@ -6,7 +6,7 @@ gives uniform weights there; a plain softmax over all -inf gives NaN.)
 """
 import torch
 
-from . import _checks
+from . import checks
 
 
 def causal_mask(num_queries, num_keys, *, device=None):
@@ -14,10 +14,10 @@ def causal_mask(num_queries, num_keys, *, device=None):
 
     A mask larger than 1 GiB (Tq * Tk entries) is refused before it is allocated.
     """
-    num_queries = _checks.count(num_queries, "num_queries")
-    num_keys = _checks.count(num_keys, "num_keys")
-    device = _checks.device(device, "device")
-    _checks.fits((num_queries, num_keys), 1, "num_queries, num_keys", "a bool mask")
+    num_queries = checks.count(num_queries, "num_queries")
+    num_keys = checks.count(num_keys, "num_keys")
+    device = checks.device(device, "device")
+    checks.fits((num_queries, num_keys), 1, "num_queries, num_keys", "a bool mask")
     return torch.ones(num_queries, num_keys, dtype=torch.bool, device=device).tril()
 
 
@@ -26,11 +26,11 @@ def local_mask(num_queries, num_keys, window, *, device=None):
 
     A mask larger than 1 GiB (Tq * Tk entries) is refused before it is allocated.
     """
-    num_queries = _checks.count(num_queries, "num_queries")
-    num_keys = _checks.count(num_keys, "num_keys")
-    window = _checks.count(window, "window")
-    device = _checks.device(device, "device")
-    _checks.fits((num_queries, num_keys), 1, "num_queries, num_keys", "a bool mask")
+    num_queries = checks.count(num_queries, "num_queries")
+    num_keys = checks.count(num_keys, "num_keys")
+    window = checks.count(window, "window")
+    device = checks.device(device, "device")
+    checks.fits((num_queries, num_keys), 1, "num_queries, num_keys", "a bool mask")
     window = min(window, max(num_queries, num_keys))                          # a wider band changes nothing
     band = torch.ones(num_queries, num_keys, dtype=torch.bool, device=device)
     return band.triu(-window).tril(window)                                    # i - window <= j <= i + window
@@ -47,7 +47,7 @@ def sequence_mask(valid_lens, num_keys):
     Raises:
         TypeError/ValueError for a non-integer tensor, other ranks, or negative lengths.
     """
-    num_keys = _checks.count(num_keys, "num_keys")
+    num_keys = checks.count(num_keys, "num_keys")
     if not isinstance(valid_lens, torch.Tensor):
         raise TypeError(f"valid_lens: expected an integer torch.Tensor, got {type(valid_lens).__name__}")
     if valid_lens.is_floating_point() or valid_lens.is_complex() or valid_lens.dtype == torch.bool:
@@ -56,7 +56,7 @@ def sequence_mask(valid_lens, num_keys):
         raise ValueError(f"valid_lens: expected shape (B,) or (B, Tq), got {tuple(valid_lens.shape)}")
     if valid_lens.numel() and int(valid_lens.min()) < 0:
         raise ValueError(f"valid_lens: expected lengths >= 0, got {int(valid_lens.min())}")
-    _checks.fits(tuple(valid_lens.shape) + (num_keys,), 1, "num_keys", "a bool mask (valid_lens.shape + (num_keys,))")
+    checks.fits(tuple(valid_lens.shape) + (num_keys,), 1, "num_keys", "a bool mask (valid_lens.shape + (num_keys,))")
     lens = valid_lens if valid_lens.dim() == 2 else valid_lens[:, None]        # (B, 1|Tq)
     positions = torch.arange(num_keys, device=valid_lens.device)               # (Tk,)
     return positions < lens[..., None]                                         # (B, 1|Tq, Tk)
@@ -74,10 +74,10 @@ def masked_softmax(scores, mask=None, *, temperature=1.0):
         are masked. Never NaN for finite scores, whatever the temperature: each row's largest visible
         score is subtracted before dividing, and float16/bfloat16 are computed in float32.
     """
-    _checks.tensor(scores, "scores", min_dim=1)
-    temperature = _checks.real(temperature, "temperature", positive=True)
+    checks.tensor(scores, "scores", min_dim=1)
+    temperature = checks.real(temperature, "temperature", positive=True)
     if mask is not None:
-        _checks.bool_mask(mask, "mask", scores.shape)
+        checks.bool_mask(mask, "mask", scores.shape)
     weights = stable_softmax(scores.to(compute_dtype(scores.dtype)), 1.0 / temperature, mask)
     return weights.to(scores.dtype)
 

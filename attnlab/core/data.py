@@ -5,12 +5,12 @@ from typing import NamedTuple
 
 import torch
 
-from . import _checks
+from . import checks
 
 
 def kernel_regression_target(x):
     """The function behind the toy set: f(x) = 2 sin(x) + x^0.8 (x a float tensor, >= 0 for a real f)."""
-    _checks.tensor(x, "x")
+    checks.tensor(x, "x")
     return 2 * torch.sin(x) + x ** 0.8
 
 
@@ -23,11 +23,11 @@ class KernelRegressionData(NamedTuple):
 
 def kernel_regression_data(n_train=50, *, noise=0.5, seed=0, dtype=torch.float64):
     """d2l's toy set: n sorted x in [0, 5), y = 2 sin x + x^0.8 + eps, eps ~ N(0, noise^2)."""
-    n_train = _checks.count(n_train, "n_train", low=1)
-    noise = _checks.real(noise, "noise", low=0.0)
-    dtype = _checks.float_dtype(dtype, "dtype")
-    _checks.fits((n_train,), 8, "n_train", "a training set")
-    g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
+    n_train = checks.count(n_train, "n_train", low=1)
+    noise = checks.real(noise, "noise", low=0.0)
+    dtype = checks.float_dtype(dtype, "dtype")
+    checks.fits((n_train,), 8, "n_train", "a training set")
+    g = torch.Generator().manual_seed(checks.count(seed, "seed"))
     x_train, _ = torch.sort(torch.rand(n_train, generator=g, dtype=dtype) * 5)
     y_train = kernel_regression_target(x_train) + noise * torch.randn(n_train, generator=g, dtype=dtype)
     x_test = torch.arange(0, 5, 0.1, dtype=dtype)
@@ -53,7 +53,7 @@ def cat_milk_it(sentence="sweet", vectors=None, *, dtype=torch.float64):
     """
     if not isinstance(sentence, str) or sentence not in SENTENCES:
         raise ValueError(f"sentence: expected one of {sorted(SENTENCES)}, got {sentence!r}")
-    dtype = _checks.float_dtype(dtype, "dtype")
+    dtype = checks.float_dtype(dtype, "dtype")
     table = {**WORD_VECTORS, **_word_vectors(vectors)}
     words = SENTENCES[sentence][1]
     return words, torch.tensor([table[w] for w in words], dtype=dtype)
@@ -71,15 +71,15 @@ def _word_vectors(vectors):
             raise ValueError(f"vectors: expected words among {sorted(WORD_VECTORS)}, got {word!r}")
         if isinstance(vec, (str, bytes)) or not isinstance(vec, (Sequence, torch.Tensor)) or len(vec) != 2:
             raise ValueError(f"vectors: expected two numbers (f1, f2) for {word!r}, got {vec!r}")
-        checked[word] = tuple(_checks.real(v, f"vectors[{word!r}]") for v in vec)
+        checked[word] = tuple(checks.real(v, f"vectors[{word!r}]") for v in vec)
     return checked
 
 
 def _generated(d_model, d_k, dtype, count):
-    d_model = _checks.count(d_model, "d_model", low=1)
-    d_k = _checks.count(d_k, "d_k", low=1)
-    dtype = _checks.float_dtype(dtype, "dtype")
-    _checks.fits((count, d_model, d_k), torch.finfo(dtype).bits // 8, "d_model, d_k",
+    d_model = checks.count(d_model, "d_model", low=1)
+    d_k = checks.count(d_k, "d_k", low=1)
+    dtype = checks.float_dtype(dtype, "dtype")
+    checks.fits((count, d_model, d_k), torch.finfo(dtype).bits // 8, "d_model, d_k",
                  f"{count} projections (d_model x d_k)")
     return d_model, d_k, dtype
 
@@ -91,7 +91,7 @@ def thinking_machines(d_model=512, d_k=64, *, seed=0, dtype=torch.float64):
     entries and q·k has variance d_k: the situation the ÷ sqrt(d_k) is for.
     """
     d_model, d_k, dtype = _generated(d_model, d_k, dtype, 3)
-    g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
+    g = torch.Generator().manual_seed(checks.count(seed, "seed"))
     X = torch.randn(2, d_model, generator=g, dtype=dtype)
     W = [torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(3)]
     return {"words": ("Thinking", "Machines"), "X": X, "W_Q": W[0], "W_K": W[1], "W_V": W[2]}
@@ -108,7 +108,7 @@ def toy_sentence(words=("The", "cat", "sat", "on", "the", "mat"), d_model=512, d
             or not all(isinstance(w, str) for w in words):
         raise TypeError(f"words: expected a non-empty sequence of str such as ('The', 'cat'), got {words!r}")
     d_model, d_k, dtype = _generated(d_model, d_k, dtype, 3 + len(words))
-    g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
+    g = torch.Generator().manual_seed(checks.count(seed, "seed"))
     W = [torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(3)]
     vocab = {}
     for w in words:
@@ -127,8 +127,8 @@ def translation_pair(d_model=64, d_k=16, *, noise=0.5, seed=0, dtype=torch.float
     "X_target" (4, d_model), "W_Q", "W_K", "W_V" (d_model, d_k)}.
     """
     d_model, d_k, dtype = _generated(d_model, d_k, dtype, 2)
-    noise = _checks.real(noise, "noise", low=0.0)
-    g = torch.Generator().manual_seed(_checks.count(seed, "seed"))
+    noise = checks.real(noise, "noise", low=0.0)
+    g = torch.Generator().manual_seed(checks.count(seed, "seed"))
     source, target = ("the", "black", "cat", "sleeps"), ("le", "chat", "noir", "dort")
     X_source = torch.randn(4, d_model, generator=g, dtype=dtype)
     X_target = X_source[[0, 2, 1, 3]] + noise * torch.randn(4, d_model, generator=g, dtype=dtype)
@@ -165,11 +165,11 @@ def format_date(year, month, day, fmt, *, zero_pad=False):
             "mm/dd/yyyy": f"{month:02d}/{day:02d}/{year}"}[fmt]
 
 
-_YEAR = _checks.Int(1, 9999, why="four-digit years")
+_YEAR = checks.Int(1, 9999, why="four-digit years")
 
 
-@_checks.arguments(n=_checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=_checks.Int(0),
-                   first_year=_YEAR, last_year=_YEAR, formats=_checks.Items(_checks.Choice(DATE_FORMATS), min_len=1))
+@checks.arguments(n=checks.Int(1, 1_000_000, why="a million dates is plenty"), seed=checks.Int(0),
+                   first_year=_YEAR, last_year=_YEAR, formats=checks.Items(checks.Choice(DATE_FORMATS), min_len=1))
 def random_dates(n, *, seed=0, first_year=1950, last_year=2049, formats=("d mon yyyy",)):
     """n (source, target) string pairs: a date in one of ``formats`` (drawn uniformly) and its ISO
     "yyyy-mm-dd". Days are drawn with and without a leading zero. With the default single format the

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from . import _checks
+from . import checks
 from .masking import causal_mask, compute_dtype, sequence_mask, softmax_unchecked, stable_softmax
 from .scoring import (AdditiveScores, additive_scores, check_additive_inputs, check_pair, check_scores_size,
                       squared_distances)
@@ -20,12 +20,12 @@ from .scoring import (AdditiveScores, additive_scores, check_additive_inputs, ch
 def check_qkv(queries, keys, values):
     """Check q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv); return the weights' shape (..., Tq, Tk)."""
     check_pair(queries, keys)
-    _checks.tensor(values, "values", min_dim=2)
-    _checks.same_kind(queries, "queries", values, "values")
+    checks.tensor(values, "values", min_dim=2)
+    checks.same_kind(queries, "queries", values, "values")
     if values.shape[-2] != keys.shape[-2]:
         raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
                          f"got {values.shape[-2]}")
-    batch = _checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
+    batch = checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
     return batch + (queries.shape[-2], keys.shape[-2])
 
 
@@ -38,7 +38,7 @@ def combine_masks(shape, device, mask=None, valid_lens=None, causal=False):
     Tq, Tk = shape[-2], shape[-1]
     combined = None
     if mask is not None:
-        combined = _checks.bool_mask(mask, "mask", shape).to(device)
+        combined = checks.bool_mask(mask, "mask", shape).to(device)
     if valid_lens is not None:
         if len(shape) < 3:
             raise ValueError(f"valid_lens: expected batched inputs (B, T, d), got weights of shape {tuple(shape)}")
@@ -78,9 +78,9 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
         (output (..., Tq, dv), weights (..., Tq, Tk) or None).
     """
     shape = check_qkv(queries, keys, values)
-    temperature = _checks.real(temperature, "temperature", positive=True)
-    scale = 1.0 / math.sqrt(queries.shape[-1]) if scale is None else _checks.real(scale, "scale")
-    dropout = _checks.real(dropout, "dropout", low=0.0, high=1.0)
+    temperature = checks.real(temperature, "temperature", positive=True)
+    scale = 1.0 / math.sqrt(queries.shape[-1]) if scale is None else checks.real(scale, "scale")
+    dropout = checks.real(dropout, "dropout", low=0.0, high=1.0)
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator: expected a torch.Generator or None, got {type(generator).__name__}")
     if not isinstance(need_weights, bool):
@@ -98,7 +98,7 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
     # The weights path (and the fallback when the fused kernel's logits could overflow): q·k in
     # float32 for halves, each row's top visible logit subtracted before scaling by scale/temperature.
     dtype = compute_dtype(queries.dtype)
-    _checks.fits(shape, torch.finfo(dtype).bits // 8, "queries, keys",
+    checks.fits(shape, torch.finfo(dtype).bits // 8, "queries, keys",
                  "attention weights (..., Tq, Tk) (pass need_weights=False, or use tiled_attention)")
     q, k = queries.to(dtype), keys.to(dtype)
     if _logits_fit(q, k, factor, dtype):                 # the usual case: scale q, then torch's softmax
@@ -138,25 +138,25 @@ def nadaraya_watson(x_queries, x_keys, y_values, sigma=1.0):
         inputs (the nearest key's score is subtracted before dividing by 2 sigma^2, float16 and
         bfloat16 are computed in float32).
     """
-    _checks.tensor(y_values, "y_values", min_dim=1)
-    _checks.tensor(x_keys, "x_keys", min_dim=1)
+    checks.tensor(y_values, "y_values", min_dim=1)
+    checks.tensor(x_keys, "x_keys", min_dim=1)
     if y_values.dim() > 2:
         raise ValueError(f"y_values: expected shape (Tk,) or (Tk, dv), got {tuple(y_values.shape)}")
     if y_values.shape[0] != x_keys.shape[0]:
         raise ValueError(f"y_values: expected {x_keys.shape[0]} rows to match x_keys, got {y_values.shape[0]}")
-    _checks.tensor(x_queries, "x_queries", min_dim=1)
+    checks.tensor(x_queries, "x_queries", min_dim=1)
     if x_queries.dim() > 2 or x_keys.dim() > 2:
         raise ValueError(f"x_queries, x_keys: expected (T,) or (T, d), got {tuple(x_queries.shape)} "
                          f"and {tuple(x_keys.shape)}")
-    _checks.same_kind(x_keys, "x_keys", y_values, "y_values")
-    _checks.same_kind(x_keys, "x_keys", x_queries, "x_queries")
+    checks.same_kind(x_keys, "x_keys", y_values, "y_values")
+    checks.same_kind(x_keys, "x_keys", x_queries, "x_queries")
     if x_queries.shape[1:] != x_keys.shape[1:]:
         raise ValueError(f"x_queries: expected rows shaped like x_keys' {tuple(x_keys.shape[1:])}, "
                          f"got {tuple(x_queries.shape[1:])}")
     if x_queries.dim() == 2 and x_queries.shape[1] == 0:
         raise ValueError(f"x_queries: expected at least one feature (d >= 1), got shape {tuple(x_queries.shape)}")
-    sigma = _checks.real(sigma, "sigma", positive=True)
-    _checks.fits((x_queries.shape[0], x_keys.shape[0]), 8, "x_queries, x_keys", "weights (Tq, Tk)")
+    sigma = checks.real(sigma, "sigma", positive=True)
+    checks.fits((x_queries.shape[0], x_keys.shape[0]), 8, "x_queries, x_keys", "weights (Tq, Tk)")
     q = x_queries[:, None] if x_queries.dim() == 1 else x_queries                   # (Tq, d)
     k = x_keys[:, None] if x_keys.dim() == 1 else x_keys                            # (Tk, d)
     sq = squared_distances(q, k)                                                    # (Tq, Tk), float32 for halves
@@ -175,7 +175,7 @@ class DotProductAttention(nn.Module):
 
     def __init__(self, dropout=0.0):
         super().__init__()
-        self.dropout = _checks.real(dropout, "dropout", low=0.0, high=1.0)
+        self.dropout = checks.real(dropout, "dropout", low=0.0, high=1.0)
         self.attention_weights = None
 
     def forward(self, queries, keys, values, valid_lens=None):
@@ -198,19 +198,19 @@ class AdditiveAttention(nn.Module):
         scores = AdditiveScores(query_size, key_size, num_hiddens)
         self.query_size, self.key_size = scores.query_size, scores.key_size
         self.W_q, self.W_k, self.w_v = scores.W_q, scores.W_k, scores.w_v
-        self.dropout = nn.Dropout(_checks.real(dropout, "dropout", low=0.0, high=1.0))
+        self.dropout = nn.Dropout(checks.real(dropout, "dropout", low=0.0, high=1.0))
         self.attention_weights = None
 
     def forward(self, queries, keys, values, valid_lens=None):
         check_additive_inputs(queries, keys, self.query_size, self.key_size)
         check_scores_size(queries, keys, self.W_q.out_features, "the hidden layer (..., Tq, Tk, num_hiddens)")
-        _checks.tensor(values, "values", min_dim=2)
-        _checks.same_kind(queries, "queries", values, "values")
-        _checks.module_kind(self, queries, "queries")
+        checks.tensor(values, "values", min_dim=2)
+        checks.same_kind(queries, "queries", values, "values")
+        checks.module_kind(self, queries, "queries")
         if values.shape[-2] != keys.shape[-2]:
             raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
                              f"got {values.shape[-2]}")
-        batch = _checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
+        batch = checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
         shape = batch + (queries.shape[-2], keys.shape[-2])                       # (B, Tq, Tk)
         mask = combine_masks(shape, queries.device, valid_lens=valid_lens)       # checked before any matmul
         scores = additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)    # (B, Tq, Tk)

@@ -5,7 +5,7 @@ P[i, 2j] = sin(i / base^(2j/D)),  P[i, 2j+1] = cos(i / base^(2j/D)), D = num_hid
 import torch
 from torch import nn
 
-from . import _checks
+from . import checks
 
 
 def sinusoidal_encoding(num_steps, num_hiddens, base=10000.0, *, dtype=None, device=None):
@@ -14,12 +14,12 @@ def sinusoidal_encoding(num_steps, num_hiddens, base=10000.0, *, dtype=None, dev
     Computed in float64, returned in ``dtype`` (a floating dtype; torch's default when None) on
     ``device``. A P larger than 1 GiB in float64 is refused before it is allocated.
     """
-    num_steps = _checks.count(num_steps, "num_steps")
-    num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
-    base = _checks.real(base, "base", positive=True)
-    dtype = _checks.float_dtype(dtype, "dtype")
-    device = _checks.device(device, "device")
-    _checks.fits((num_steps, num_hiddens), 8, "num_steps, num_hiddens", "an encoding P (computed in float64)")
+    num_steps = checks.count(num_steps, "num_steps")
+    num_hiddens = checks.count(num_hiddens, "num_hiddens", low=1)
+    base = checks.real(base, "base", positive=True)
+    dtype = checks.float_dtype(dtype, "dtype")
+    device = checks.device(device, "device")
+    checks.fits((num_steps, num_hiddens), 8, "num_steps, num_hiddens", "an encoding P (computed in float64)")
     i = torch.arange(num_steps, dtype=torch.float64, device=device)[:, None]          # (T, 1)
     two_j = torch.arange(0, num_hiddens, 2, dtype=torch.float64, device=device)       # (ceil(d/2),)
     angles = i / base ** (two_j / num_hiddens)                                          # (T, ceil(d/2))
@@ -37,17 +37,17 @@ class PositionalEncoding(nn.Module):
 
     def __init__(self, num_hiddens, dropout=0.0, max_len=1000):
         super().__init__()
-        self.num_hiddens = _checks.count(num_hiddens, "num_hiddens", low=1)
-        self.max_len = _checks.count(max_len, "max_len", low=1)
-        _checks.fits((self.max_len, self.num_hiddens), 8, "max_len, num_hiddens",
+        self.num_hiddens = checks.count(num_hiddens, "num_hiddens", low=1)
+        self.max_len = checks.count(max_len, "max_len", low=1)
+        checks.fits((self.max_len, self.num_hiddens), 8, "max_len, num_hiddens",
                      "a table P (max_len x num_hiddens, float64)")
-        self.dropout = nn.Dropout(_checks.real(dropout, "dropout", low=0.0, high=1.0))
+        self.dropout = nn.Dropout(checks.real(dropout, "dropout", low=0.0, high=1.0))
         # Kept in float64 so float64 inputs get P to full precision; cast to X's dtype in forward.
         self.register_buffer("P", sinusoidal_encoding(max_len, num_hiddens, dtype=torch.float64)[None],
                              persistent=False)                                     # (1, L, D)
 
     def forward(self, X):
-        _checks.tensor(X, "X", min_dim=2)
+        checks.tensor(X, "X", min_dim=2)
         T, D = X.shape[-2:]
         if D != self.num_hiddens:
             raise ValueError(f"X: expected last dim num_hiddens={self.num_hiddens}, got {D}")
