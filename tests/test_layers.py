@@ -196,20 +196,93 @@ def test_a_lesson_module_declares_its_public_names_once(path):
 LESSON_PACKAGES = sorted(p for p in (PACKAGE / "lessons").iterdir() if p.is_dir() and p.name.startswith("nb"))
 
 
+# What outside checks call (DESIGN.md's "Lesson 09" ... "Lesson 12" API blocks), beyond what the notebooks use
+DOCUMENTED = {
+    "nb09_transformer_block": {"VOCAB", "examples", "pretrained", "resolve"},
+    "nb10_encoder_decoder": {"random_dates", "pretrained", "translate", "decode"},
+    "nb11_induction_heads": {"VOCAB", "CONTEXT", "LENGTHS", "repeats", "pretrained", "scores", "ablate", "train"},
+    "nb12_gpt": {"pretrained", "generate", "vocab", "cache_bytes", "bits_per_char"},
+}
+NOTEBOOK_DIR = PACKAGE.parent / "notebooks"
+
+
+def notebook_uses(stem):
+    """The names the notebook ``stem`` (English and Chinese) reads as ``lesson.<name>`` in its code cells."""
+    import json
+    import re
+    used = set()
+    for path in (NOTEBOOK_DIR / f"{stem}.ipynb", NOTEBOOK_DIR / "zh" / f"{stem}.ipynb"):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                used |= set(re.findall(r"\blesson\.([A-Za-z_]\w*)", "".join(cell["source"])))
+    return used
+
+
+def surface_is_the_notebooks(package_name, declared, used, defines_thumbnail):
+    """What is wrong with a lesson package's ``__all__``: names no notebook (or outside check) uses, and names
+    the notebook uses that it leaves out. ``thumbnail`` (the index's picture, tools/make_thumbnails.py) counts
+    as used where the lesson has one."""
+    wanted = used | DOCUMENTED.get(package_name, set()) | ({"thumbnail"} if defines_thumbnail else set())
+    out = [f"{package_name}.__all__ exports {n!r}, which its notebooks do not use" for n in sorted(set(declared) - wanted)]
+    out += [f"{package_name}: the notebook uses lesson.{n}, which __all__ leaves out" for n in sorted(wanted - set(declared))]
+    return out
+
+
 @pytest.mark.parametrize("package", LESSON_PACKAGES, ids=lambda p: p.name)
-def test_a_lesson_package_is_the_union_of_its_modules_surfaces(package):
-    """The notebook sees one namespace, ``lesson.X``: the package's ``__all__`` is its modules' ``__all__``
-    put together (every module, none left out), and each name is the module's own object."""
+def test_a_lesson_exports_what_its_notebook_uses(package):
+    """``__all__`` of a lesson is its notebook's vocabulary (both languages), plus documented outside names;
+    tests import internals from the lesson's modules."""
     import importlib
     lesson = importlib.import_module(f"attnlab.lessons.{package.name}")
-    modules = [importlib.import_module(f"{lesson.__name__}.{p.stem}") for p in sorted(package.glob("*.py"))
-               if p.name not in ("__init__.py", "__main__.py")]
-    if not modules:                                  # a package whose only module is its __init__ (nb00)
-        return
-    assert sorted(lesson.__all__) == sorted(n for m in modules for n in m.__all__)
-    for m in modules:
-        for n in m.__all__:
-            assert getattr(lesson, n) is getattr(m, n), f"{package.name}.{n} is not {m.__name__}.{n}"
+    assert surface_is_the_notebooks(package.name, lesson.__all__, notebook_uses(package.name[2:]),
+                                    hasattr(lesson, "thumbnail")) == []
+    assert all(hasattr(lesson, n) for n in lesson.__all__)
+
+
+def test_the_notebook_surface_rule_can_fail():
+    assert surface_is_the_notebooks("nb99_x", ["play", "extra"], {"play", "figure"}, False) == [
+        "nb99_x.__all__ exports 'extra', which its notebooks do not use",
+        "nb99_x: the notebook uses lesson.figure, which __all__ leaves out"]
+    assert surface_is_the_notebooks("nb99_x", ["play"], {"play"}, True) == [
+        "nb99_x: the notebook uses lesson.thumbnail, which __all__ leaves out"]
+    assert surface_is_the_notebooks("nb10_encoder_decoder", ["play"], {"play"}, False)[0].endswith(
+        "the notebook uses lesson.decode, which __all__ leaves out")
+
+
+def play_contract_problems(name, function):
+    """A Play function's signature: keyword-only parameters (a real signature, no *args, no **kwargs)."""
+    import inspect
+    out = []
+    for p in inspect.signature(function).parameters.values():
+        if p.kind is not inspect.Parameter.KEYWORD_ONLY:
+            out.append(f"{name}: parameter {p.name!r} is {p.kind.description}, expected keyword-only")
+    return out
+
+
+@pytest.mark.parametrize("package", LESSON_PACKAGES, ids=lambda p: p.name)
+def test_every_play_function_takes_keyword_starting_values(package):
+    """One Play contract: ``lesson.play(*, <starting values>)``; a second panel is ``lesson.play_<name>(*, ...)``,
+    never a string; no module named ``play`` for the function to shadow."""
+    import importlib
+    lesson = importlib.import_module(f"attnlab.lessons.{package.name}")
+    plays = [n for n in lesson.__all__ if n == "play" or n.startswith("play_")]
+    assert "play" in plays
+    assert not (package / "play.py").exists() and not (package / "play").is_dir()
+    for n in plays:
+        assert callable(getattr(lesson, n)) and play_contract_problems(n, getattr(lesson, n)) == []
+
+
+def test_the_play_contract_rule_can_fail():
+    def old(which, *args, **kwargs):
+        pass
+
+    def new(*, sigma=0.3, n_train=50):
+        pass
+    assert play_contract_problems("play", new) == []
+    assert play_contract_problems("play", old) == [
+        "play: parameter 'which' is positional or keyword, expected keyword-only",
+        "play: parameter 'args' is variadic positional, expected keyword-only",
+        "play: parameter 'kwargs' is variadic keyword, expected keyword-only"]
 
 
 def test_the_surface_rule_can_fail():

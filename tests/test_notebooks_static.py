@@ -1,5 +1,6 @@
 """What every stored notebook must be, read from its JSON (nothing executed): thin, importing its
 lesson, and deterministic on any machine (no round-off-level number in any output)."""
+import ast
 import json
 import re
 from pathlib import Path
@@ -97,10 +98,12 @@ def test_the_thinness_rules_can_fail():
     assert len(code_lines("# a comment\n\nx = 1\n  # indented comment\ny = 2\n")) == 2
 
 
-# docs/architecture.md: "a Play cell is controls plus one call into the lesson", and STYLE.md 11: every Play
-# section is entered one way, lesson.play(...). A code cell that calls selfcheck is an exercise, not a Play cell
-# (00's warm-up exercise sits under its Play heading).
-PLAY_HEADING = re.compile(r"^## (?:\d+ · )?(?:Play|动手试一试)\s*$", re.M)
+# docs/architecture.md, the one Play contract: a Play cell is one call into the lesson,
+# `lesson.play(<starting values>)` or a second panel's `lesson.play_<name>(...)`, every argument a keyword; the
+# controls are declared in the lesson, not built in the cell. The call may be named and shown
+# (`explorer = lesson.play(...)` then `explorer`). A code cell that calls selfcheck is an exercise, not a
+# Play cell (00's warm-up exercise sits under its Play heading).
+PLAY_HEADING = re.compile(r"^## (?:\d+ · )?(?:Play|动手试一试)(?:\s*[:：].*)?\s*$", re.M)
 EXERCISE = re.compile(r"\bselfcheck\.\w+\(")
 
 
@@ -118,30 +121,57 @@ def play_cells(path):
     return out
 
 
+def _play_call(node):
+    """The name `play` / `play_x` if ``node`` is a call ``lesson.play...(...)`` with keyword arguments only."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "lesson" and re.fullmatch(r"play(_[a-z]\w*)?", node.func.attr)
+            and not node.args and all(k.arg is not None for k in node.keywords)):
+        return node.func.attr
+    return None
+
+
 def play_problems(sources):
-    """The Play code cells that are not controls plus one call of lesson.play (none at all is a problem too);
-    exercises (cells calling selfcheck) are left out."""
+    """The Play code cells that are not one keyword-only call of lesson.play / lesson.play_<name> (none at all is
+    a problem too); exercises (cells calling selfcheck) are left out."""
     sources = [s for s in sources if not EXERCISE.search(s)]
     if not sources:
         return ["no Play section with a code cell"]
-    calls = re.compile(r"\blesson\.(?!play\()[A-Za-z_]\w*\(")
-    return [s for s in sources if "lesson.play(" not in s or len(re.findall(r"\blesson\.play\(", s)) > 1
-            or any(line.lstrip().startswith(m.group(0)) or re.match(r"\s*\w+\s*=\s*" + re.escape(m.group(0)), line)
-                   for line in s.splitlines() for m in calls.finditer(line))]
+    bad = []
+    for source in sources:
+        body = ast.parse(source).body
+        named = None
+        if body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
+                and isinstance(body[0].targets[0], ast.Name):
+            named, call = body[0].targets[0].id, body[0].value
+        elif body and isinstance(body[0], ast.Expr):
+            call = body[0].value
+        else:
+            call = None
+        shown = body[1:] == [] if named is None else (
+            len(body) == 2 and isinstance(body[1], ast.Expr) and ast.unparse(body[1].value) == named)
+        if _play_call(call) is None or not shown:
+            bad.append(source)
+    return bad
 
 
-@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if PLAY_HEADING.search(
-    "\n".join("".join(c["source"]) for c in cells(p, "markdown")))], ids=lambda p: ("zh-" if p.parent.name == "zh" else "") + p.stem)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: ("zh-" if p.parent.name == "zh" else "") + p.stem)
 def test_every_play_cell_is_one_call_of_lesson_play(path):
     assert play_problems(play_cells(path)) == []
 
 
 def test_the_play_rule_can_fail():
     assert play_problems([]) == ["no Play section with a code cell"]
-    assert play_problems(['lesson.play("masks", w=2)    # controls: w', 'controls = {"a": lesson.X}\nlesson.play(controls)']) == []
-    bad = ["lesson.MaskExplorer(kind='local')", "play = lesson.ScoringPlay(n=8)\nplay", "lesson.play(1)\nlesson.play(2)"]
+    good = ['lesson.play(kind="local", w=2)    # controls: w', "explorer = lesson.play(sigma=0.3)\nexplorer",
+            "lesson.play_trainer(explorer=explorer, steps=80)", "lesson.play()"]
+    assert play_problems(good) == []
+    bad = ["lesson.MaskExplorer(kind='local')", "play = lesson.ScoringPlay(n=8)\nplay", "lesson.play(n=1)\nlesson.play(n=2)",
+           'lesson.play("masks", w=2)', 'controls = {"a": widgets.IntSlider()}\nlesson.play(controls=controls)',
+           "lesson.play(controls)", "lesson.play(**start)", "x = lesson.play(n=1)\ny", "lesson.playground(n=1)",
+           "al.play(n=1)"]
     assert play_problems(bad) == bad
     assert play_problems(["explorer"]) == ["explorer"]                               # a bare name is no call
     exercise = "def f(x):\n    raise NotImplementedError\nselfcheck.check_function(f, g, cases=[(1,)]);"
     assert play_problems(["lesson.play(n=2)", exercise]) == []
     assert play_problems([exercise]) == ["no Play section with a code cell"]
+    assert PLAY_HEADING.search("## Play: decode a date step by step") and PLAY_HEADING.search("## 动手试一试：一个日期")
+    assert PLAY_HEADING.search("## 7 · Play") and not PLAY_HEADING.search("## Playing with masks")
