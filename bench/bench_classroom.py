@@ -45,10 +45,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import (  # noqa: E402
-    ARGS, chromium_path, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels,
-    HUB_PROXY, LearnerAccounts)
-from dashboard_helpers import Hub as HelperHub  # noqa: E402
+from dashboard_helpers import (
+    ARGS,
+    HUB_PROXY,
+    LOCAL,
+    NOTEBOOKS,
+    PANELS_READY,
+    PROBLEMS,
+    Hub as HelperHub,
+    LearnerAccounts,
+    VoilaServer,
+    chromium_path,
+    expected_panels,
+    settle,
+)
 
 HUB_PASSWORD = "class-rehearsal-password"
 # The live page is complete: progressive rendering has replaced every stored output (as test_hub.py).

@@ -11,9 +11,9 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from attnlab.lessons import nb00_index  # noqa: E402
+from attnlab.lessons import nb00_index
 
 
 def render(name):
