@@ -79,7 +79,7 @@ dashboard: setup
 
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
 # the class (started at once, never refilled; late arrivals get a fresh kernel in ~6 s).
-# Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (see README).
+# Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (docs/teaching.md).
 # MAX_KERNELS caps the kernels (pool included; 0: from the memory available, attnlab_classroom/);
 # MAX_PER_CLIENT caps one learner's open pages. Past either, a page says "This lesson is full" (503).
 # With IP other than 127.0.0.1 a class token is required: it is printed at start inside the address
@@ -96,7 +96,7 @@ lesson: setup
 	  --VoilaKernelManager.kernel_pools_config='{"$(LESSON_NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
 	  --ClassroomKernelManager.refill_pool=False
 
-# A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README),
+# A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (docs/benchmarks.md),
 # arriving over ARRIVE seconds (0: all in the same second).
 DURATION ?= 60
 ARRIVE ?= 0

@@ -275,8 +275,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     check_interval = Float(2.0, config=True, help="Seconds between two looks at the page kernels.")
     max_kernels = Integer(0, config=True, help=f"""At most this many kernels, pool included
         (environment {MAX_KERNELS_ENV}); 0: memory available at start (less reserve_mb) / kernel_mb.""")
-    kernel_mb = Float(400.0, config=True, help="""Memory of one lesson kernel in MB: README's
-        rehearsal measured a median of 263 MB PSS (ten notebooks' imports and figures), 400 leaves
+    kernel_mb = Float(400.0, config=True, help="""Memory of one lesson kernel in MB: the classroom
+        rehearsal (docs/benchmarks.md) measured a median of 263 MB PSS (ten notebooks' imports and figures), 400 leaves
         room for the largest notebooks.""")
     reserve_mb = Float(1024.0, config=True, help="MB of memory never given to kernels (the server, the system).")
     max_per_client = Integer(6, config=True, help=f"""At most this many page kernels per client

@@ -17,7 +17,7 @@ move its sliders for DURATION seconds, then close their tabs. Two ways (--mode):
     .venv/bin/python bench/bench_classroom.py [--mode lesson|hub] [--learners 20] [--duration 60] [--after 60]
         [--notebook 01_kernel_regression.ipynb | --spread] [--pool N] [--cull 180]
 
-The 30-learner rehearsals (a quiet machine; ~10 min lesson, ~20 min hub; results in README's teacher section):
+The 30-learner rehearsals (a quiet machine; ~10 min lesson, ~20 min hub; results in docs/benchmarks.md):
     make classroom LEARNERS=30                       # = bench_classroom.py --mode lesson --learners 30
     .venv/bin/python bench/bench_classroom.py --mode hub --learners 30 --duration 60 --cull 180 --after 900
 Ports: any free ones, or the range in ATTNLAB_TEST_PORTS ("LOW-HIGH"): the hub, its API, the proxy's
