@@ -2,7 +2,7 @@
 
     python tools/make_thumbnails.py          # rewrite attnlab/lessons/nb00_index/thumbnails/*.png
 
-Run it after changing a lesson's ``thumbnail(ax)``; tests/test_thumbnails.py fails until you do.
+Run it after changing a lesson's ``thumbnail(ax)``; tests/test_nb00_index.py fails until you do.
 """
 import importlib
 import io
