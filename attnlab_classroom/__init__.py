@@ -75,8 +75,7 @@ from tornado import web
 from tornado.ioloop import IOLoop, PeriodicCallback
 from traitlets import Bool, Enum, Float, Integer, List, TraitError, Unicode, default, validate
 
-from attnlab.i18n import gettext as _
-from attnlab.i18n import language
+from attnlab.i18n import gettext as _, language
 
 __all__ = ["ClassroomKernelManager", "ClassroomIdentityProvider", "page_language", "memory_available_mb",
            "is_loopback", "warm_up_line", "adopt_line", "learner_client", "ReadOnlyContentsManager"]
@@ -255,7 +254,7 @@ def _handler():
     """The request handler being served in this call (jupyter_server's CallContext), or None."""
     try:
         return CallContext.get(CallContext.JUPYTER_HANDLER)
-    except Exception:  # noqa: BLE001 - no request in progress
+    except Exception:  # no request in progress
         return None
 
 
@@ -276,8 +275,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     check_interval = Float(2.0, config=True, help="Seconds between two looks at the page kernels.")
     max_kernels = Integer(0, config=True, help=f"""At most this many kernels, pool included
         (environment {MAX_KERNELS_ENV}); 0: memory available at start (less reserve_mb) / kernel_mb.""")
-    kernel_mb = Float(400.0, config=True, help="""Memory of one lesson kernel in MB: README's
-        rehearsal measured a median of 263 MB PSS (ten notebooks' imports and figures), 400 leaves
+    kernel_mb = Float(400.0, config=True, help="""Memory of one lesson kernel in MB: the classroom
+        rehearsal (docs/benchmarks.md) measured a median of 263 MB PSS (ten notebooks' imports and figures), 400 leaves
         room for the largest notebooks.""")
     reserve_mb = Float(1024.0, config=True, help="MB of memory never given to kernels (the server, the system).")
     max_per_client = Integer(6, config=True, help=f"""At most this many page kernels per client
@@ -479,7 +478,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self._spares.append(task)
             try:
                 await asyncio.shield(task)      # shutdown_all waits for a starting spare, then shuts it down
-            except Exception as exc:  # noqa: BLE001 - say so; a page then starts its own kernel
+            except Exception as exc:  # say so; a page then starts its own kernel
                 self.log.warning("attnlab classroom: a spare kernel failed to start: %s", exc)
                 if task in self._spares:
                     self._spares.remove(task)
@@ -514,18 +513,18 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         arguments), or None when it cannot be: the page then starts its own kernel."""
         try:
             kernel_id = await task
-        except Exception as exc:  # noqa: BLE001 - a spare that failed to start
+        except Exception as exc:  # a spare that failed to start
             self.log.warning("attnlab classroom: a spare kernel failed to start: %s", exc)
             return None
         try:
             await self._adopt(kernel_id, start)
-        except Exception as exc:  # noqa: BLE001 - dead or unresponsive: drop it
+        except Exception as exc:  # dead or unresponsive: drop it
             self.log.warning("attnlab classroom: spare kernel %s not usable (%s): shut down", kernel_id, exc)
             self._spare_ids.discard(kernel_id)
             if kernel_id in self:
                 try:
                     await ensure_async(self.shutdown_kernel(kernel_id, now=True))
-                except Exception:  # noqa: BLE001 - gone already
+                except Exception:  # gone already
                     pass
             return None
         self._spare_ids.discard(kernel_id)
@@ -573,7 +572,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         for task in list(self._spares):
             try:
                 await task
-            except BaseException:  # noqa: BLE001 - failed or cancelled: nothing to shut down
+            except BaseException:  # failed or cancelled: nothing to shut down
                 pass
         self._spares = []
         return await ensure_async(super().shutdown_all(*args, **kwargs))
@@ -635,7 +634,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.log.info("attnlab classroom: shutting down kernel %s: %s", kernel_id, why)
             try:
                 await self.shutdown_kernel(kernel_id)
-            except Exception as exc:  # noqa: BLE001 - already gone; keep reaping the others
+            except Exception as exc:  # already gone; keep reaping the others
                 self.log.warning("attnlab classroom: could not shut down %s: %s", kernel_id, exc)
                 self._page_kernels.pop(kernel_id, None)
 

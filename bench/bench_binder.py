@@ -43,8 +43,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import (ARGS, BINDER_CONFIG, chromium_path, NOTEBOOKS, JupyterServer, VoilaServer,  # noqa: E402
-                               close_like_a_learner, postbuild_server_config, settle)
+from dashboard_helpers import (
+    ARGS,
+    BINDER_CONFIG,
+    NOTEBOOKS,
+    JupyterServer,
+    VoilaServer,
+    chromium_path,
+    close_like_a_learner,
+    postbuild_server_config,
+    settle,
+)
 
 # A page kernel's warm imports (attnlab_classroom.ClassroomKernelManager.warm_imports) turned off:
 # the "-nowarm" modes measure the same server as before issue 24 item 6, side by side with it.
@@ -153,7 +162,7 @@ def main():
                             settle(server, quiet=3, min_kernels=1 if m in SPARE_MODES else 0)
                         try:
                             runs.append(open_once(browser, servers[mode], p))
-                        except Exception as exc:  # noqa: BLE001 - a timeout on a loaded machine: say so, go on
+                        except Exception as exc:  # a timeout on a loaded machine: say so, go on
                             failed.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
                     if not runs:
                         results[mode][p.name] = {"failed": failed}

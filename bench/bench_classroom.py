@@ -17,7 +17,7 @@ move its sliders for DURATION seconds, then close their tabs. Two ways (--mode):
     .venv/bin/python bench/bench_classroom.py [--mode lesson|hub] [--learners 20] [--duration 60] [--after 60]
         [--notebook 01_kernel_regression.ipynb | --spread] [--pool N] [--cull 180]
 
-The 30-learner rehearsals (a quiet machine; ~10 min lesson, ~20 min hub; results in README's teacher section):
+The 30-learner rehearsals (a quiet machine; ~10 min lesson, ~20 min hub; results in docs/benchmarks.md):
     make classroom LEARNERS=30                       # = bench_classroom.py --mode lesson --learners 30
     .venv/bin/python bench/bench_classroom.py --mode hub --learners 30 --duration 60 --cull 180 --after 900
 Ports: any free ones, or the range in ATTNLAB_TEST_PORTS ("LOW-HIGH"): the hub, its API, the proxy's
@@ -45,10 +45,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import (  # noqa: E402
-    ARGS, chromium_path, LOCAL, NOTEBOOKS, VoilaServer, settle, PANELS_READY, PROBLEMS, expected_panels,
-    HUB_PROXY, LearnerAccounts)
-from dashboard_helpers import Hub as HelperHub  # noqa: E402
+from dashboard_helpers import (
+    ARGS,
+    HUB_PROXY,
+    LOCAL,
+    NOTEBOOKS,
+    PANELS_READY,
+    PROBLEMS,
+    Hub as HelperHub,
+    LearnerAccounts,
+    VoilaServer,
+    chromium_path,
+    expected_panels,
+    settle,
+)
 
 HUB_PASSWORD = "class-rehearsal-password"
 # The live page is complete: progressive rendering has replaced every stored output (as test_hub.py).

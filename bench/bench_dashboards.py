@@ -34,10 +34,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import (  # noqa: E402
-    ARGS, chromium_path, NOTEBOOKS, VoilaServer, close_like_a_learner, settle, PANELS_READY, expected_panels,
-    pool_per_notebook)
-
+from dashboard_helpers import (
+    ARGS,
+    NOTEBOOKS,
+    PANELS_READY,
+    VoilaServer,
+    chromium_path,
+    close_like_a_learner,
+    expected_panels,
+    pool_per_notebook,
+    settle,
+)
 
 LATENCY_PROBE = """() => {
   window.__attnlab_lat = []; window.__attnlab_split = [];

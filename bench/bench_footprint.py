@@ -33,7 +33,7 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import ARGS, chromium_path, close_like_a_learner, free_port, pool_per_notebook  # noqa: E402
+from dashboard_helpers import ARGS, chromium_path, close_like_a_learner, free_port, pool_per_notebook
 
 PAGES = {"en": ["00_index.ipynb", "05_cat_milk_it.ipynb", "03_multi_head_attention.ipynb"],
          "zh": ["zh/00_index.ipynb", "zh/05_cat_milk_it.ipynb", "zh/03_multi_head_attention.ipynb"]}

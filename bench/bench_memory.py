@@ -15,8 +15,7 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import NOTEBOOKS  # noqa: E402
-
+from dashboard_helpers import NOTEBOOKS
 
 MEASURE = ("import psutil\nm = psutil.Process().memory_full_info()\n"
            "print('ATTNLAB_MEM', m.rss / 2**20, m.pss / 2**20)")

@@ -24,10 +24,9 @@ import platform
 import time
 
 import torch
-
-from attnlab.lessons import nb08_bahdanau_attention as nb08
-from attnlab.lessons import nb10_encoder_decoder as nb10
 from attnlab.trainer import one_thread
+
+from attnlab.lessons import nb08_bahdanau_attention as nb08, nb10_encoder_decoder as nb10
 
 FORMAT = "d mon yyyy"             # 08's format
 EVERY = 25                        # steps between two measurements of held-out exact match

@@ -27,7 +27,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
-from attnlab import panels, plotting  # noqa: E402
+from attnlab import panels, plotting
 
 
 def median_ms(fn, repeats):
@@ -86,7 +86,7 @@ def main():
             p2, s2 = heatmap_panel(annotate=annotate, moving=moving)
             vals = iter([0.1 + 0.05 * (i % 80) for i in range(10_000)])
 
-            def mv():
+            def mv(s2=s2, vals=vals):
                 s2.value = next(vals)
             median_ms(mv, a.repeats)
             r = statistics.median(t[1] for t in p2.timings[-a.repeats:]) * 1e3
@@ -135,7 +135,6 @@ def notebook_drags(moves, only):
     """Render time (draw + PNG) per move of a drag, with the panel's declarations (blitted) vs with
     nothing declared (every move drawn in full), for each notebook control."""
     from _notebook_panels import notebook_panels
-
     from attnlab.ui.panels.renderer import Blitter
     print(f"\nnotebook panels: render (draw + PNG) per move over a drag of {moves} moves (median; first move "
           "of a drag excluded), as declared vs every move drawn in full; blit = moves that blitted")

@@ -11,23 +11,26 @@ import argparse
 import io
 import statistics
 import sys
+from functools import partial
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from PIL import Image  # noqa: E402
+import numpy as np
+import torch
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_panel import median_ms  # noqa: E402  (one timing rule for the panel benches)
-from attnlab import panels  # noqa: E402
-from attnlab.lessons import (  # noqa: E402
-    nb02_scoring_functions as nb02, nb03_multi_head_attention as nb03, nb06_positional_encoding as nb06,
-    nb07_masks_and_efficient_attention as nb07)
+from attnlab import panels
+from attnlab.lessons import (
+    nb02_scoring_functions as nb02,
+    nb06_positional_encoding as nb06,
+    nb07_masks_and_efficient_attention as nb07,
+)
+from bench_panel import median_ms  # one timing rule for the panel benches
 
 
 def pil_png(rgba, level):
@@ -58,12 +61,12 @@ def main():
         ours = panels.png_bytes(rgba)
         assert np.array_equal(np.asarray(Image.open(io.BytesIO(ours))), rgba)       # lossless
         p1, p6 = pil_png(rgba, 1), pil_png(rgba, 6)
-        t_ours = median_ms(lambda: panels.png_bytes(rgba), args.repeats)
-        t_p1 = median_ms(lambda: pil_png(rgba, 1), args.repeats)
-        t_p6 = median_ms(lambda: pil_png(rgba, 6), args.repeats)
+        t_ours = median_ms(partial(panels.png_bytes, rgba), args.repeats)
+        t_p1 = median_ms(partial(pil_png, rgba, 1), args.repeats)
+        t_p6 = median_ms(partial(pil_png, rgba, 6), args.repeats)
         encoder = panels.PngEncoder()
         encoder.encode(rgba)
-        t_again = median_ms(lambda: encoder.encode(rgba), args.repeats)
+        t_again = median_ms(partial(encoder.encode, rgba), args.repeats)
         ratios.append(t_p1 / t_ours)
         sizes.append(len(ours) / len(p1))
         print(f"{name:14} {rgba.shape[1]}x{rgba.shape[0]:<5} | {t_ours:8.1f} {t_p1:8.1f} {t_p6:8.1f} {t_again:8.1f} | "

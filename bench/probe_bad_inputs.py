@@ -31,12 +31,12 @@ from collections import Counter
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
 
-import attnlab as al  # noqa: E402
-from attnlab import data, plotting, selfcheck  # noqa: E402
+import attnlab as al
+from attnlab import data, plotting, selfcheck
 
 try:   # helpers that moved from plotting into their lessons (issue 10): probed where they live
     from attnlab.lessons import nb01_kernel_regression as _nb01, nb06_positional_encoding as _nb06
@@ -56,7 +56,7 @@ try:
     torch.broadcast_shapes((2,), (3,))
 except RuntimeError:
     pass
-import sympy  # noqa: E402,F401
+import sympy  # noqa: F401  (imported now, before any alarm can interrupt it)
 
 TIMEOUT = 5.0                    # seconds per case
 MAX_PIXELS = 4000                # a figure side beyond this counts as a huge allocation
@@ -483,7 +483,7 @@ case(SC, "MultipleChoice.check('c')", "report", "choice", _mc_check_bad, lambda 
 # ---------------------------------------------------------------- lessons (nb00-nb09)
 # Every public callable a lesson re-exports that takes arguments: one good call each (bench/probe_lessons.py),
 # and the bad variants made from it one argument at a time.
-import probe_lessons  # noqa: E402
+import probe_lessons
 
 probe_lessons.add_cases(lambda group, *rest: case("lessons", *rest))
 
@@ -514,7 +514,7 @@ def classify(kind, arg, thunk, check):
             if arg in msg.split(":")[0]:
                 return "clear", msg[:160]
             return "torch", f"{type(e).__name__}: {msg}"[:160]
-        except Exception as e:  # noqa: BLE001 - counted
+        except Exception as e:  # counted
             return "other", f"{type(e).__name__}: {e}"[:160]
         finally:
             plt.close("all")
@@ -522,7 +522,7 @@ def classify(kind, arg, thunk, check):
         return "silent", "accepted"
     try:
         good = check(result) if check else finite(result)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         good, why = False, f"check failed: {type(e).__name__}: {e}"
     else:
         why = "ok" if good else "wrong or non-finite result"

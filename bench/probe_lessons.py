@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from _lesson_calls import GOOD, call, variants  # noqa: E402
-
+from _lesson_calls import GOOD, call, variants
 
 # Variants that are valid inputs, not counted: (lesson, name, argument, label)
 _BATCHED = [("nb02", "centre_rows", "scores_"), ("nb02", "row_entropy", "weights"), ("nb02", "scores", "queries"),

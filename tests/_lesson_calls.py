@@ -15,17 +15,23 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import torch  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import torch
+from matplotlib.figure import Figure
 
-from attnlab import plotting  # noqa: E402
-
-from attnlab.lessons import (  # noqa: E402
-    nb00_index as nb00, nb01_kernel_regression as nb01, nb02_scoring_functions as nb02,
-    nb03_multi_head_attention as nb03, nb04_self_attention_walkthrough as nb04, nb05_cat_milk_it as nb05,
-    nb06_positional_encoding as nb06, nb07_masks_and_efficient_attention as nb07,
-    nb08_bahdanau_attention as nb08, nb09_transformer_block as nb09, nb10_encoder_decoder as nb10)
+from attnlab import plotting
+from attnlab.lessons import (
+    nb00_index as nb00,
+    nb01_kernel_regression as nb01,
+    nb02_scoring_functions as nb02,
+    nb03_multi_head_attention as nb03,
+    nb04_self_attention_walkthrough as nb04,
+    nb05_cat_milk_it as nb05,
+    nb06_positional_encoding as nb06,
+    nb07_masks_and_efficient_attention as nb07,
+    nb08_bahdanau_attention as nb08,
+    nb09_transformer_block as nb09,
+    nb10_encoder_decoder as nb10,
+)
 
 
 def _g(seed=0):

@@ -7,7 +7,7 @@ import torch
 from torch.nn import functional as F
 
 import attnlab as al
-from _refs import DEVICES, DTYPES, TOL, Untouched, call_untouched, lens_mask_loop, randn, torch_sdpa, no_matmul
+from _refs import DEVICES, DTYPES, TOL, Untouched, call_untouched, lens_mask_loop, no_matmul, randn, torch_sdpa
 
 # (q batch, k/v batch, Tq, Tk, d, dv): size-1 dims, Tq != Tk, broadcast batch dims
 SHAPES = [((), (), 1, 1, 1, 1), ((2,), (2,), 3, 5, 4, 6), ((2,), (2,), 5, 3, 8, 1),

@@ -6,14 +6,14 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+from matplotlib.figure import Figure
 
-import attnlab as al  # noqa: E402
-from attnlab import data, plotting, selfcheck  # noqa: E402
+import attnlab as al
+from attnlab import data, plotting, selfcheck
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import chromium  # noqa: E402
+import chromium
 
 DEBIAN_WRAPPER = b"#!/bin/sh\n# Chromium launcher\nexec /usr/lib/chromium/chromium \"$@\"\n"
 UBUNTU_STUB = (b"#! /bin/sh\n# transitional package\nif ! [ -x /snap/bin/chromium ]; then\n"

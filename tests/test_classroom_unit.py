@@ -7,10 +7,10 @@ from types import SimpleNamespace
 import pytest
 
 pytest.importorskip("voila")
-from traitlets import Integer, Unicode  # noqa: E402
-from traitlets.config import Configurable  # noqa: E402
+from traitlets import Integer, Unicode
+from traitlets.config import Configurable
 
-import attnlab_classroom as classroom  # noqa: E402
+import attnlab_classroom as classroom
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -247,6 +247,7 @@ def test_a_kernel_started_through_the_rest_api_counts_against_the_ceiling(monkey
     """JupyterLab's kernels and a POST to /api/kernels (no VOILA_PREHEAT) are not a page's, but they take
     memory: past the ceiling they are refused too (the hub's learners could start them without limit)."""
     import asyncio
+
     from jupyter_server.base.call_context import CallContext
     from tornado.web import Finish
     km = classroom.ClassroomKernelManager(max_kernels=2, max_per_client=1)
@@ -271,6 +272,7 @@ def test_dashboards_only_kernels_take_widget_messages_and_no_code():
 
 def test_the_read_only_contents_refuse_every_change(tmp_path):
     import asyncio
+
     from tornado.web import HTTPError
     (tmp_path / "a.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
     cm = classroom.ReadOnlyContentsManager(root_dir=str(tmp_path))
@@ -398,6 +400,7 @@ def test_adopt_line_carries_a_hostile_request_as_data(tmp_path):
     """What the request held (the query string, the path) arrives as the exact string; nothing runs."""
     import subprocess
     import sys
+
     from IPython.core.inputtransformer2 import TransformerManager
     from voila.utils import ENV_VARIABLE
     marker = tmp_path / "pwned"
@@ -597,6 +600,7 @@ def test_a_page_refused_by_the_per_client_limit_leaves_the_spare_for_the_next(tm
     """The 503 of the per-client limit comes before the spare is taken: it still waits, for the next page."""
     import asyncio
     import os
+
     from tornado import web
     handler = SimpleNamespace(request=SimpleNamespace(remote_ip="10.0.0.7", path="/voila/render/01.ipynb", headers={}),
                               set_status=lambda s: None, set_header=lambda k, v: None)

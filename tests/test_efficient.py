@@ -5,7 +5,7 @@ import torch
 from torch.nn import functional as F
 
 import attnlab as al
-from _refs import DEVICES, Untouched, call_untouched, randn, torch_sdpa, no_matmul
+from _refs import DEVICES, Untouched, call_untouched, no_matmul, randn, torch_sdpa
 
 
 def _mask(shape, seed=0, p=0.35):
@@ -84,7 +84,7 @@ def test_linear_attention_against_direct_computation(Tq, Tk):
     q, k, v = randn(2, Tq, 5), randn(2, Tk, 5, seed=1), randn(2, Tk, 3, seed=2)
     out = call_untouched(al.linear_attention, q, k, v)
     torch.testing.assert_close(out, _linear_direct(q, k, v, lambda x: F.elu(x) + 1), atol=1e-12, rtol=1e-12)
-    square = lambda x: x * x + 0.1                                                          # noqa: E731
+    square = lambda x: x * x + 0.1
     torch.testing.assert_close(al.linear_attention(q, k, v, feature_map=square),
                                _linear_direct(q, k, v, square), atol=1e-12, rtol=1e-12)
 

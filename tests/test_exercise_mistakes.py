@@ -7,12 +7,14 @@ import math
 import pytest
 import torch
 
-from attnlab.lessons import nb03_multi_head_attention as nb03
-from attnlab.lessons import nb04_self_attention_walkthrough as nb04
-from attnlab.lessons import nb05_cat_milk_it as nb05
-from attnlab.lessons import nb06_positional_encoding as nb06
-from attnlab.lessons import nb07_masks_and_efficient_attention as nb07
-from attnlab.lessons import nb08_bahdanau_attention as nb08
+from attnlab.lessons import (
+    nb03_multi_head_attention as nb03,
+    nb04_self_attention_walkthrough as nb04,
+    nb05_cat_milk_it as nb05,
+    nb06_positional_encoding as nb06,
+    nb07_masks_and_efficient_attention as nb07,
+    nb08_bahdanau_attention as nb08,
+)
 
 
 # ---- learner-style implementations, right unless a switch says which mistake to make

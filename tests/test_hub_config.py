@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("traitlets")
 pytest.importorskip("jupyterhub")
-from traitlets.config import Config  # noqa: E402
+from traitlets.config import Config
 
 CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "jupyterhub" / "jupyterhub_config.py"
 

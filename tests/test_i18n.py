@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from fontTools.ttLib import TTFont  # noqa: E402
+import matplotlib.pyplot as plt
+from fontTools.ttLib import TTFont
 
-import attnlab  # noqa: E402
-from attnlab import fonts, i18n  # noqa: E402
+import attnlab
+from attnlab import fonts, i18n
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import catalog  # noqa: E402
+import catalog
 
 PO = i18n.catalog_path("zh", ".po")
 HAN = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")

@@ -68,6 +68,7 @@ def test_a_panel_displays_updates_and_exports_under_ipywidgets_7():
 def test_the_picture_equals_a_full_draw_under_ipywidgets_7():
     import numpy as np
     from PIL import Image
+
     from test_panels import full_draw
     panel = _panel()
     for value in (0.1, 0.3, 0.7):
@@ -103,9 +104,8 @@ def test_a_numeric_self_check_names_a_known_mistake_under_ipywidgets_7():
 
 
 def test_a_trainer_displays_under_ipywidgets_7():
-    from IPython.core.formatters import DisplayFormatter
-
     from attnlab.trainer import Trainer
+    from IPython.core.formatters import DisplayFormatter
     t = Trainer(lambda steps: iter([{"loss": 1.0}]), steps=10)
     data, _ = DisplayFormatter().format(t)
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == t.widget.model_id

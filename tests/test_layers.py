@@ -300,6 +300,7 @@ def test_the_surface_rule_can_fail():
 
 def test_surface_gathers_names_and_refuses_a_clash_or_a_module_without_all():
     import types
+
     from attnlab.lessons import surface
     a, b, c = types.ModuleType("a"), types.ModuleType("b"), types.ModuleType("c")
     a.__all__, a.x, a.y = ["x", "y"], 1, 2

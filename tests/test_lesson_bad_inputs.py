@@ -12,21 +12,23 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+from matplotlib.figure import Figure
 
-from _lesson_calls import GOOD, Lazy, call, resolve, variants  # noqa: E402
-from attnlab.core import checks as _checks  # noqa: E402
-from attnlab.lessons import nb01_kernel_regression as nb01  # noqa: E402
-from attnlab.lessons import nb04_self_attention_walkthrough as nb04  # noqa: E402
-from attnlab.lessons import nb06_positional_encoding as nb06  # noqa: E402
-from attnlab.lessons import nb07_masks_and_efficient_attention as nb07  # noqa: E402
-from attnlab.lessons import nb08_bahdanau_attention as nb08  # noqa: E402
-from attnlab.lessons import nb09_transformer_block as nb09  # noqa: E402
-from attnlab.lessons import nb10_encoder_decoder as nb10  # noqa: E402
+from _lesson_calls import GOOD, Lazy, call, resolve, variants
+from attnlab.core import checks as _checks
+from attnlab.lessons import (
+    nb01_kernel_regression as nb01,
+    nb04_self_attention_walkthrough as nb04,
+    nb06_positional_encoding as nb06,
+    nb07_masks_and_efficient_attention as nb07,
+    nb08_bahdanau_attention as nb08,
+    nb09_transformer_block as nb09,
+    nb10_encoder_decoder as nb10,
+)
 
 X = torch.linspace(0, 5, 5)
 BY_NAME = {(lesson, name): (fn, args, kwargs) for lesson, name, fn, args, kwargs in GOOD}
@@ -794,7 +796,7 @@ def rule_violations(entries, skip=frozenset()):
                 try:
                     call(fn, a, k)
                     got = None
-                except Exception as exc:  # noqa: BLE001  (any other exception breaks the rule too)
+                except Exception as exc:  # any other exception breaks the rule too
                     got = exc
                 plt.close("all")
                 n += 1
@@ -810,7 +812,7 @@ def test_every_bad_variant_gets_the_exception_type_of_the_rule(lesson):
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-    from probe_lessons import SKIP                       # variants that are valid inputs
+    from probe_lessons import SKIP  # variants that are valid inputs
     wrong, n = rule_violations([g for g in GOOD if g[0] == lesson], SKIP)
     assert n > 0 and wrong == []
 

@@ -4,8 +4,7 @@ import pytest
 import torch
 
 import attnlab as al
-from _refs import DEVICES, DTYPES, TOL, Untouched, call_untouched, lens_mask_loop, np_softmax_rows, randn, no_matmul
-
+from _refs import DEVICES, DTYPES, TOL, Untouched, call_untouched, lens_mask_loop, no_matmul, np_softmax_rows, randn
 
 # --- masks -------------------------------------------------------------------------------------
 

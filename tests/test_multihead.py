@@ -4,7 +4,7 @@ import torch
 from torch import nn
 
 import attnlab as al
-from _refs import DEVICES, DTYPES, TOL, Untouched, call_untouched, randn, no_matmul
+from _refs import DEVICES, DTYPES, TOL, Untouched, call_untouched, no_matmul, randn
 
 
 def _pair(D, H, kdim=None, vdim=None, dtype=torch.float64, seed=0):

@@ -14,8 +14,8 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import notebook_links  # noqa: E402
-import repo_links  # noqa: E402
+import notebook_links
+import repo_links
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 

@@ -10,18 +10,20 @@ import pathlib
 
 import pytest
 import torch
+from attnlab.data import cat_milk_it
 from torch.nn.attention.bias import causal_lower_right
 
 import attnlab as al
 from attnlab import selfcheck
 from attnlab.i18n import N_, gettext
-from attnlab.data import cat_milk_it
-from attnlab.lessons import nb02_scoring_functions as nb02
-from attnlab.lessons import nb03_multi_head_attention as nb03
-from attnlab.lessons import nb04_self_attention_walkthrough as nb04
-from attnlab.lessons import nb05_cat_milk_it as nb05
-from attnlab.lessons import nb06_positional_encoding as nb06
-from attnlab.lessons import nb07_masks_and_efficient_attention as nb07
+from attnlab.lessons import (
+    nb02_scoring_functions as nb02,
+    nb03_multi_head_attention as nb03,
+    nb04_self_attention_walkthrough as nb04,
+    nb05_cat_milk_it as nb05,
+    nb06_positional_encoding as nb06,
+    nb07_masks_and_efficient_attention as nb07,
+)
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 

@@ -6,17 +6,15 @@ import pickle
 import re
 
 import ipywidgets as widgets
+import matplotlib
 import numpy as np
 import pytest
-import matplotlib
 from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
 from attnlab import panels, plotting
-from attnlab.ui.panels import panel as panel_module
-from attnlab.ui.panels import png as png_module
-from attnlab.ui.panels import renderer as panels_blit
+from attnlab.ui.panels import panel as panel_module, png as png_module, renderer as panels_blit
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -882,8 +880,8 @@ def test_fingerprints_compare_by_identity_then_equality_and_look_one_level_down(
     """What counts as a change of an undeclared artist: another value (an equal copy of a plain
     value is no change), a value whose equality cannot say (an array) that is not the same object,
     a list or helper object changed in place."""
-    from matplotlib.lines import Line2D
     from matplotlib.font_manager import FontProperties
+    from matplotlib.lines import Line2D
 
     line = Line2D([0, 1], [0, 1])
     line.extra, line.items, line.font = np.arange(3.0), [1, 2], FontProperties(size=10)

@@ -2,13 +2,12 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
 
-import attnlab as al  # noqa: E402
-from attnlab import data, plotting  # noqa: E402
+from attnlab import plotting
 
 
 @pytest.fixture(autouse=True)

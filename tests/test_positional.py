@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import attnlab as al
-from _refs import DEVICES, call_untouched, randn, no_matmul
+from _refs import DEVICES, call_untouched, no_matmul, randn
 
 
 def numpy_P(T, d, base=10000.0):
@@ -31,7 +31,7 @@ def test_default_dtype_and_seed_000_facts():
     assert torch.equal(P[0, 0::2], torch.zeros(16)) and torch.equal(P[0, 1::2], torch.ones(16))
     assert (P.abs() <= 1).all()
     # column 6 oscillates faster than column 8 (frequency falls with the column index)
-    sign_changes = lambda c: int((torch.diff(torch.sign(P[:, c])) != 0).sum())   # noqa: E731
+    sign_changes = lambda c: int((torch.diff(torch.sign(P[:, c])) != 0).sum())
     assert sign_changes(6) > sign_changes(8)
 
 

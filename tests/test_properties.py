@@ -1,8 +1,7 @@
 """Invariants checked with hypothesis (docs/api.md, "What works means")."""
 import numpy as np
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attnlab as al

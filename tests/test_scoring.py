@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import attnlab as al
-from _refs import DEVICES, DTYPES, call_untouched, randn, no_matmul
+from _refs import DEVICES, DTYPES, call_untouched, no_matmul, randn
 
 
 def _np(x):

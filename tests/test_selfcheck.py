@@ -224,7 +224,7 @@ def test_check_function_passes_what_cannot_be_copied_as_it_is(capsys):
     model = torch.nn.Linear(2, 2)
     model.cache = model.weight * 2                                   # a non-leaf tensor: deepcopy refuses
     x = torch.ones(2, requires_grad=True)
-    ref = lambda m, x: m(x).detach()                                 # noqa: E731
+    ref = lambda m, x: m(x).detach()
     assert selfcheck.check_function(lambda m, x: m(x).detach(), ref, [(model, x)], name="f") is True
     assert selfcheck.check_function(lambda m, x: torch.autograd.grad(m(x).sum(), x)[0] * 0 + m(x).detach(), ref,
                                     [(model, x)], name="g") is True   # requires_grad kept on the copy

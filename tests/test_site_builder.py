@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import build_site  # noqa: E402
+import build_site
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * 20).decode()
 VIEW = "application/vnd.jupyter.widget-view+json"

@@ -18,7 +18,7 @@ from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import static_panels  # noqa: E402
+import static_panels
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 VIEW = "application/vnd.jupyter.widget-view+json"

@@ -10,11 +10,11 @@ import nbformat
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import stored_figures as sf  # noqa: E402
+import stored_figures as sf
 
 
 def png(ys, label="x", dpi=60):

@@ -4,11 +4,10 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-import ipywidgets as widgets  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-from attnlab.trainer import Trainer  # noqa: E402
+import ipywidgets as widgets
+import pytest
+import torch
+from attnlab.trainer import Trainer
 
 
 def run(steps, scale=1.0):

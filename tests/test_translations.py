@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import translations  # noqa: E402
+import translations
 
 EN = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -87,7 +87,7 @@ def test_a_removed_english_cell_leaves_an_orphan(pair):
 
 
 def test_a_changed_code_cell_differs_until_synced(pair):
-    last = lambda nb: [c for c in nb.cells if c.cell_type == "code"][-1]      # noqa: E731
+    last = lambda nb: [c for c in nb.cells if c.cell_type == "code"][-1]
     edit(pair[0], lambda nb: setattr(last(nb), "source", last(nb).source + "\nprint(1)"))
     assert kinds(pair[0]) == ["code"]
     translations.sync(pair[0])

@@ -4,7 +4,7 @@
 
 Matplotlib's default font (DejaVu Sans) has no Chinese glyphs, and Binder's image and Colab have no CJK
 font, so a Chinese label would draw as empty boxes. attnlab ships this subset and registers it behind
-the default font (attnlab/fonts.py): matplotlib falls back to it per glyph, so English text is drawn by
+the default font (attnlab/ui/fonts.py): matplotlib falls back to it per glyph, so English text is drawn by
 DejaVu Sans exactly as before.
 
 What it covers: every Han character and CJK punctuation mark in the catalog (attnlab/locale/*/*.po),

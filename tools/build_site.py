@@ -28,7 +28,7 @@ import nbformat
 from nbconvert import HTMLExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repo_links import ROOT, repo  # noqa: E402
+from repo_links import ROOT, repo
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"

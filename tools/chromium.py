@@ -20,7 +20,6 @@ import os
 import shutil
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 ENV = "ATTNLAB_CHROMIUM"
 DEBIAN_LAUNCHER = "/usr/bin/chromium"
@@ -68,7 +67,7 @@ def playwright_chromium():
     try:
         with ThreadPoolExecutor(1) as pool:
             path = pool.submit(_playwright_path).result(timeout=60)
-    except Exception:  # noqa: BLE001 - Playwright not installed, or a broken driver: "not installed"
+    except Exception:  # Playwright not installed, or a broken driver: "not installed"
         return None
     return path if _executable(path) else None
 

@@ -2,7 +2,7 @@
 
     python tools/make_thumbnails.py          # rewrite attnlab/lessons/nb00_index/thumbnails/*.png
 
-Run it after changing a lesson's ``thumbnail(ax)``; tests/test_thumbnails.py fails until you do.
+Run it after changing a lesson's ``thumbnail(ax)``; tests/test_nb00_index.py fails until you do.
 """
 import importlib
 import io
@@ -11,9 +11,9 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from attnlab.lessons import nb00_index  # noqa: E402
+from attnlab.lessons import nb00_index
 
 
 def render(name):

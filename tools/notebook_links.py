@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repo_links import ROOT, repo  # noqa: E402
+from repo_links import ROOT, repo
 
 LINKS_ID, INSTALL_ID = "attnlab-links", "attnlab-colab"
 README_START, README_END = "<!-- links: start (tools/notebook_links.py writes this block) -->", "<!-- links: end -->"

@@ -6,9 +6,10 @@ A fork changes those two lines in pyproject.toml and runs `python tools/notebook
 (rewrites the notebooks' link cells and the README badges); `make site` picks it up by itself.
 """
 import re
-import tomllib
 from pathlib import Path
 from urllib.parse import quote
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+?)(?:\.git)?/?$")

@@ -13,8 +13,14 @@ from torch.nn import functional as F
 
 from . import checks
 from .masking import causal_mask, compute_dtype, sequence_mask, softmax_unchecked, stable_softmax
-from .scoring import (AdditiveScores, additive_scores, check_additive_inputs, check_pair, check_scores_size,
-                      squared_distances)
+from .scoring import (
+    AdditiveScores,
+    additive_scores,
+    check_additive_inputs,
+    check_pair,
+    check_scores_size,
+    squared_distances,
+)
 
 
 def check_qkv(queries, keys, values):

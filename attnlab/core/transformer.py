@@ -105,7 +105,7 @@ class DecoderLayer(nn.Module):
     def __init__(self, num_hiddens, num_heads, ffn_hiddens, *, dropout=0.0, norm_first=True, bias=True):
         super().__init__()
         self.norm_first = norm_first
-        mha = lambda: MultiHeadAttention(num_hiddens, num_hiddens, num_hiddens, num_hiddens, num_heads,  # noqa: E731
+        mha = lambda: MultiHeadAttention(num_hiddens, num_hiddens, num_hiddens, num_hiddens, num_heads,
                                          dropout=dropout, bias=bias)
         self.self_attention = mha()
         self.cross_attention = mha()

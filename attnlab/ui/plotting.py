@@ -28,8 +28,8 @@ from matplotlib.colors import Colormap
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
 from ..core import checks
-from . import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 from ..i18n import N_, gettext as _
+from . import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 
 WEIGHT_CMAP = "viridis"
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax

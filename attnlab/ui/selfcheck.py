@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 
 from ..core import checks
+from ..i18n import N_, get_language, gettext as _, language
 from . import panels
-from ..i18n import N_, gettext as _, get_language, language
 
 _OK = "<span style='color:#1b7f3b'><b>✓ {right}</b> {}</span>"
 _NO = "<span style='color:#b00020'><b>✗ {wrong}</b> {}</span>"
@@ -46,7 +46,7 @@ class _Check:
         self.feedback = widgets.HTML()
         self.check_button = widgets.Button(description=_("Check"), button_style="primary",
                                            layout=widgets.Layout(width="auto"))
-        self.check_button.on_click(lambda _: self.check())
+        self.check_button.on_click(lambda _button: self.check())
         self.solution = widgets.HTML(f"<div style='margin:4px 0'>{solution}</div>")
         self.solution.layout.display = "none"
         self.reveal = widgets.ToggleButton(description=_("Show solution"), layout=widgets.Layout(width="auto"))
@@ -173,7 +173,7 @@ def _mistakes(mistakes, answer, tolerance):
         if abs(wrong - answer) <= tolerance:
             raise ValueError(f"mistakes: {wrong:g} is within the tolerance {tolerance:g} of the answer {answer:g}, "
                              f"so it would count as right; expected a wrong value")
-        for other, _ in checked:
+        for other, _message in checked:
             if abs(wrong - other) <= tolerance:
                 raise ValueError(f"mistakes: {other:g} and {wrong:g} are within the tolerance {tolerance:g} of each "
                                  f"other, so a typed number could be either; give them one message")
@@ -206,6 +206,9 @@ def numeric(question, answer, *, tolerance=1e-6, solution="", hint="", mistakes=
     return Numeric(question, answer, tolerance=tolerance, solution=solution, hint=hint, mistakes=mistakes)
 
 
+HINT = N_("Hint")          # the label a Hint is printed under by default
+
+
 class Hint:
     """A common mistake that ``check_function`` recognises in a wrong answer, and what to say.
 
@@ -214,7 +217,7 @@ class Hint:
     as "Hint: ...").
     """
 
-    def __init__(self, matches, message, *, label=N_("Hint")):
+    def __init__(self, matches, message, *, label=HINT):
         checks.function(matches, "hint")
         checks.string(message, "message", non_empty=True)
         checks.string(label, "label", non_empty=True)

@@ -30,8 +30,8 @@ import ipywidgets as widgets
 import torch
 
 from ..core import checks
+from ..i18n import N_, get_language, gettext as _, language
 from . import panels
-from ..i18n import N_, gettext as _, get_language, language
 
 TRAIN = N_("Train a fresh model")          # the button's default label
 # The curve names lessons commonly use, shown translated (a lesson marks any other name it uses with N_)

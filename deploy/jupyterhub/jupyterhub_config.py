@@ -64,9 +64,8 @@ c = get_config()  # noqa: F821 - JupyterHub's config loader provides it
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from learners_python import learners_python, runs_for_others, unreadable_for_learners  # noqa: E402
-
-from attnlab_classroom import is_loopback  # noqa: E402 - the classroom server's own test, one definition
+from attnlab_classroom import is_loopback  # the classroom server's own test, one definition
+from learners_python import learners_python, runs_for_others, unreadable_for_learners
 
 env = os.environ.get
 # The Python learners' servers run (they are other Unix users): tools/learners_python.py
@@ -242,7 +241,7 @@ if choice not in ("auto", "local", "systemd"):
     _refuse(f"ATTNLAB_HUB_SPAWNER: expected auto, local or systemd, got {choice!r}")
 if choice == "auto":
     try:
-        import systemdspawner  # noqa: F401
+        import systemdspawner  # noqa: F401  (only: is it installed?)
         choice = "systemd" if os.geteuid() == 0 and Path("/run/systemd/system").is_dir() else "local"
     except ImportError:
         choice = "local"

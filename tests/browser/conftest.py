@@ -4,8 +4,19 @@ from pathlib import Path
 
 import pytest
 
-from dashboard_helpers import (ARGS, ChromiumNotFound, NOTEBOOK_DIR, NOTEBOOKS, PREHEATED, PageWatch, VoilaServer,
-                               close_like_a_learner, chromium_path, pool_per_notebook, settle)
+from dashboard_helpers import (
+    ARGS,
+    NOTEBOOK_DIR,
+    NOTEBOOKS,
+    PREHEATED,
+    ChromiumNotFound,
+    PageWatch,
+    VoilaServer,
+    chromium_path,
+    close_like_a_learner,
+    pool_per_notebook,
+    settle,
+)
 
 
 def pytest_collection_modifyitems(items):

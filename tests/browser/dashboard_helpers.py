@@ -34,7 +34,8 @@ SCREENSHOTS = ROOT / "screenshots"
 # Which Chromium to launch is decided in one place, tools/chromium.py (ATTNLAB_CHROMIUM, then
 # Debian's, then Playwright's own): tests, tools and benches call chromium_path().
 sys.path.insert(0, str(ROOT / "tools"))
-from chromium import ChromiumNotFound, chromium_path  # noqa: E402,F401
+from chromium import ChromiumNotFound, chromium_path  # noqa: F401  (re-exported: conftest.py imports them from here)
+
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")
@@ -202,10 +203,11 @@ class Hub:
         self.proc = None
 
     def start(self, timeout=180):
-        import psutil
         import ssl
         import urllib.error
         import urllib.request
+
+        import psutil
         self._log = open(self.log_path, "a")
         self.proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HUB_CONFIG)], cwd=self.state,
                                      env=self.env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -390,7 +392,7 @@ def save_artefacts(name, page, watch, server=None):
     try:
         (folder / "page.html").write_text(page.content())
         page.screenshot(path=str(folder / "page.png"), full_page=True)
-    except Exception as exc:  # noqa: BLE001 - a closed or crashed page: say so and keep the rest
+    except Exception as exc:  # a closed or crashed page: say so and keep the rest
         (folder / "page.html").write_text(f"(could not read the page: {exc})")
     if server is not None:
         (folder / "server.log").write_text(server.log())
@@ -487,7 +489,7 @@ def wait_for_panels(page, n_panels, timeout, watch=None, server=None):
                     continue
             try:
                 state = page.evaluate(PAGE_STATE)
-            except Exception as inner:  # noqa: BLE001 - say that too
+            except Exception as inner:  # say that too
                 state = f"(could not read the page: {inner})"
             log = server.log()[-3000:] if server is not None else "(no server log)"
             errors = watch.errors if watch is not None else []
@@ -495,7 +497,8 @@ def wait_for_panels(page, n_panels, timeout, watch=None, server=None):
                                  f"page: {state}\npage errors: {errors}\nserver log, last lines:\n{log}") from None
     if watch is not None and watch.reloads:
         warnings.warn(f"{page.url}: the page reloaded itself {len(watch.reloads)} time(s) (a widget lost to "
-                      f"ipywidgets#4026; the attnlab template reloads once); errors before: {watch.reloads}")
+                      f"ipywidgets#4026; the attnlab template reloads once); errors before: {watch.reloads}",
+                      stacklevel=2)
 
 
 # Text a learner must not see: a traceback, Voila's "error when executing cell" notice, a

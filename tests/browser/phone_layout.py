@@ -15,7 +15,6 @@ figure. Screenshots of each panel: screenshots/phone/ (ignored by git).
 import time
 
 from attnlab.i18n import page_messages
-
 from dashboard_helpers import SCREENSHOTS, figure_changed
 
 UPDATE_TIMEOUT = 20_000      # ms for a drag to reach the figure
@@ -96,7 +95,7 @@ def touch_drag(page, panel):
     if abs(to - x) < 20:
         to = track["x"] + (track["width"] * 0.2 if x > track["x"] + track["width"] / 2 else track["width"] * 0.8)
     cdp = page.context.new_cdp_session(page)
-    touch = lambda kind, px: cdp.send("Input.dispatchTouchEvent", {  # noqa: E731
+    touch = lambda kind, px: cdp.send("Input.dispatchTouchEvent", {
         "type": kind, "touchPoints": [] if kind == "touchEnd" else [{"x": px, "y": y}]})
     touch("touchStart", x)
     for k in range(1, 9):

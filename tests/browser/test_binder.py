@@ -24,12 +24,21 @@ import time
 import nbformat
 import pytest
 
-from dashboard_helpers import (BINDER_CONFIG, NOTEBOOKS, PROBLEMS, ROOT, TYPESET, JupyterServer, expected_panels,
-                               postbuild_server_config, wait_for_panels)
+from dashboard_helpers import (
+    BINDER_CONFIG,
+    NOTEBOOKS,
+    PROBLEMS,
+    ROOT,
+    TYPESET,
+    JupyterServer,
+    expected_panels,
+    postbuild_server_config,
+    wait_for_panels,
+)
 from test_dashboards import RENDER_TIMEOUT, SLIDERS, UPDATE_TIMEOUT, slider_step
 
 sys.path.insert(0, str(ROOT / "tools"))
-import stored_figures  # noqa: E402
+import stored_figures
 
 FIRST_LOOK = """() => {
   const seen = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.offsetParent !== null; };

@@ -21,9 +21,17 @@ import pytest
 
 import attnlab
 from attnlab.i18n import gettext as _
-from dashboard_helpers import slider_step as helpers_slider_step
-from dashboard_helpers import (NOTEBOOK_DIR, NOTEBOOKS, PROBLEMS, SCREENSHOTS, close_like_a_learner,
-                               expected_panels, save_artefacts, wait_for_panels)
+from dashboard_helpers import (
+    NOTEBOOK_DIR,
+    NOTEBOOKS,
+    PROBLEMS,
+    SCREENSHOTS,
+    close_like_a_learner,
+    expected_panels,
+    save_artefacts,
+    slider_step as helpers_slider_step,
+    wait_for_panels,
+)
 from phone_layout import PHONE, TABLET, check_layout, shoot_panels, touch_drag
 
 RENDER_TIMEOUT = 120_000     # ms; the machine may be busy

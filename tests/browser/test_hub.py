@@ -78,7 +78,7 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
         page.fill("input[name=otp]", PASSWORD)              # and, the first time, the class password
         page.click("[type=submit]")
         pages[name] = (ctx, page, watch)
-    for name, (ctx, page, watch) in pages.items():    # each lands on its own server's Voila index
+    for name, (_ctx, page, watch) in pages.items():    # each lands on its own server's Voila index
         page.wait_for_url(f"**/user/{name}/voila/render/notebooks/00_index.ipynb", timeout=400_000)
         page.wait_for_function(DONE, timeout=300_000, polling=500)
         assert "attnlab" in page.inner_text("body")

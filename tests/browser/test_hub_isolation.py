@@ -41,7 +41,7 @@ DONE = """() => document.querySelector('[cell-index]') && window.themeLoaded
 
 
 sys.path.insert(0, str(ROOT / "tools"))
-from learners_python import learners_python, runs_for_others, unreadable_for_learners  # noqa: E402
+from learners_python import learners_python, runs_for_others, unreadable_for_learners
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the hub creates Unix users: run as root"),

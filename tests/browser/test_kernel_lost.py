@@ -17,8 +17,17 @@ import time
 
 import pytest
 
-from dashboard_helpers import (NOTEBOOK_DIR, ROOT, SCREENSHOTS, VoilaServer, expected_panels, pool_per_notebook, settle,
-                               slider_step, wait_for_panels)
+from dashboard_helpers import (
+    NOTEBOOK_DIR,
+    ROOT,
+    SCREENSHOTS,
+    VoilaServer,
+    expected_panels,
+    pool_per_notebook,
+    settle,
+    slider_step,
+    wait_for_panels,
+)
 
 NAME = "02_scoring_functions.ipynb"
 RENDER_TIMEOUT = 120_000     # ms

@@ -3,7 +3,7 @@
 JupyterLab has no attnlab extension (the panel is matplotlib in the kernel; Colab, static viewers
 and nbval must keep working), so the state comes from ipywidgets itself: when the kernel dies or
 restarts, its JupyterLab manager marks every view of the old widgets `jupyter-widgets-disconnected`,
-and the panel's own style (attnlab/panels.py, _GONE_STYLE) then shows a note and greys its controls.
+and the panel's own style (attnlab/ui/panels/panel.py, _GONE_STYLE) then shows a note and greys its controls.
 A real JupyterLab (this tree's attnlab in its kernels) opens one small notebook with one panel:
 its kernel killed with SIGKILL (the server restarts it, as after the out-of-memory killer), and
 restarted from JupyterLab; each time the panel shows the state within 5 s, and after the cell

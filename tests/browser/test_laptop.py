@@ -9,8 +9,15 @@ import signal
 import subprocess
 import time
 
-from dashboard_helpers import (NOTEBOOK_DIR, ROOT, expected_panels, free_port, kernel_processes, voila_env,
-                               wait_for_panels)
+from dashboard_helpers import (
+    NOTEBOOK_DIR,
+    ROOT,
+    expected_panels,
+    free_port,
+    kernel_processes,
+    voila_env,
+    wait_for_panels,
+)
 
 RENDER_TIMEOUT = 120_000
 

@@ -15,7 +15,7 @@ import pytest
 from dashboard_helpers import LOCAL, ROOT, SCREENSHOTS, free_port
 
 sys.path.insert(0, str(ROOT / "tools"))
-import build_site  # noqa: E402
+import build_site
 
 pytestmark = pytest.mark.site
 KATEX = ROOT / "build" / "katex" / "package" / "dist"       # fetched by `make site` (npm pack katex)

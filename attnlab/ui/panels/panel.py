@@ -20,10 +20,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ...core import checks
+from ...i18n import get_language, gettext as _, language
 from .. import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 from .png import PNG_SIGNATURE, PngEncoder
 from .renderer import Blitter
-from ...i18n import gettext as _, get_language, language
 
 # A panel where no widget runs (nbviewer, GitHub, nbconvert's HTML): its picture, and its text under it.
 _STATIC = ("<div class='attnlab-static-panel'><img alt=\"{alt}\" src='data:image/png;base64,{png}' "
@@ -118,7 +118,7 @@ class Panel:
             b = widgets.Button(description=_("Download {format}").format(format=fmt.upper()), icon="download",
                                layout=widgets.Layout(width="auto"),
                                tooltip=_("Save the figure as {format}").format(format=fmt.upper()))
-            b.on_click(lambda _, fmt=fmt: self._offer_download(fmt))
+            b.on_click(lambda _button, fmt=fmt: self._offer_download(fmt))
             buttons.append(b)
         items = list(self.controls.values())
         rows = [widgets.HBox(items[i:i + columns]) for i in range(0, len(items), columns)]
@@ -188,7 +188,7 @@ class Panel:
         self._ahead = None
         try:
             self.blitter.plan_ahead()
-        except Exception:  # noqa: BLE001 - the next refresh draws in full and shows any error
+        except Exception:  # the next refresh draws in full and shows any error
             self.blitter.reset()
 
     def png(self):

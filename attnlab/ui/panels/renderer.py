@@ -29,16 +29,15 @@ whole (the title's height moves it), and legends of an axes with moving artists 
 import enum
 import functools
 import types
-from operator import is_
 
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.cbook import CallbackRegistry
-from matplotlib.transforms import TransformNode
 from matplotlib.axes import Axes
+from matplotlib.cbook import CallbackRegistry
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.legend import Legend
 from matplotlib.text import Annotation, Text
+from matplotlib.transforms import TransformNode
 
 _IMMUTABLE = (str, int, float, bool, bytes, type(None), complex)
 # Not looked into: other artists (watched themselves), transforms (their changes show as moved or
@@ -580,7 +579,7 @@ def _unchanged(artist, print_):
     attrs, inner = print_
     try:
         return vars(artist) == attrs and all(_contents(h) == c for h, c in inner)
-    except Exception:  # noqa: BLE001 - e.g. numpy's "truth value of an array is ambiguous"
+    except Exception:  # e.g. numpy's "truth value of an array is ambiguous"
         pass
     if not _same_items(vars(artist), attrs):
         return False
