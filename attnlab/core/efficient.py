@@ -45,8 +45,7 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
         mask = mask.to(queries.device)
         if mask.dim() < 2:                                                        # (Tk,) or () -> (1, Tk|1)
             mask = mask.reshape((1,) * (2 - mask.dim()) + tuple(mask.shape))
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal: expected a bool, got {type(causal).__name__}")
+    checks.flag(causal, "causal")
     batch = shape[:-2]
     dtype = compute_dtype(queries.dtype)
     q = queries.to(dtype).expand(*batch, Tq, queries.shape[-1]) * (1.0 / math.sqrt(queries.shape[-1]))

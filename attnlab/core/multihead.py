@@ -48,9 +48,8 @@ class MultiHeadAttention(nn.Module):
         self.num_heads = checks.count(num_heads, "num_heads", low=1)
         if num_hiddens % self.num_heads:
             raise ValueError(f"num_hiddens: expected a multiple of num_heads={self.num_heads}, got {num_hiddens}")
-        if not isinstance(bias, bool):
-            raise TypeError(f"bias: expected a bool, got {type(bias).__name__}")
-        self.dropout = checks.real(dropout, "dropout", low=0.0, high=1.0)
+        checks.flag(bias, "bias")
+        self.dropout = checks.real(dropout, "dropout", low=0.0, below=1.0)
         sizes = {n: checks.count(v, n, low=1) for n, v in
                  (("query_size", query_size), ("key_size", key_size), ("value_size", value_size))}
         self.sizes = sizes

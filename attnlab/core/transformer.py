@@ -146,8 +146,7 @@ class DecoderLayer(nn.Module):
         self._check(y, memory, "y")
         if y.shape[-2] != 1:
             raise ValueError(f"y: expected one new position (B, 1, D), got {tuple(y.shape)}")
-        if not isinstance(cache, KVCache):
-            raise TypeError(f"cache: expected a KVCache, got {type(cache).__name__}")
+        checks.instance(cache, "cache", KVCache, "a KVCache")
         return self._blocks(y, lambda x: self._cached_self(x, cache),
                             lambda x: self._cached_cross(x, memory, cache, memory_valid_lens))
 
