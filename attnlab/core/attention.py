@@ -12,7 +12,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from . import checks
-from .masking import causal_mask, compute_dtype, sequence_mask, softmax_unchecked, stable_softmax
+from .masking import causal_unchecked, compute_dtype, sequence_mask, softmax_unchecked, stable_softmax
 from .scoring import (AdditiveScores, additive_scores, check_additive_inputs, check_pair, check_scores_size,
                       squared_distances)
 
@@ -52,7 +52,7 @@ def combine_masks(shape, device, mask=None, valid_lens=None, causal=False):
         combined = pad if combined is None else combined & pad
     checks.flag(causal, "causal")
     if causal:
-        tri = causal_mask(Tq, Tk, device=device)                                 # (Tq, Tk)
+        tri = causal_unchecked(Tq, Tk, device)                                   # (Tq, Tk)
         combined = tri if combined is None else combined & tri
     return combined
 
@@ -83,8 +83,14 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
     checks.instance(generator, "generator", torch.Generator, "a torch.Generator or None", optional=True)
     checks.flag(need_weights, "need_weights")
     combined = combine_masks(shape, queries.device, mask, valid_lens, causal)
-    factor = scale / temperature                       # a Python float: may be 0 or inf past float64
+    return attend_unchecked(queries, keys, values, combined, scale / temperature, dropout, generator, need_weights)
 
+
+def attend_unchecked(queries, keys, values, combined, factor, dropout=0.0, generator=None, need_weights=True):
+    """The unchecked core of scaled_dot_product_attention: ``combined`` is the bool mask (or None),
+    ``factor`` = scale / temperature (a Python float: may be 0 or inf past float64). For callers
+    that have checked their inputs (MultiHeadAttention)."""
+    shape = torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2]) + (queries.shape[-2], keys.shape[-2])
     if not need_weights and (dropout == 0.0 or generator is None) and _logits_fit(queries, keys, factor, queries.dtype):
         output = F.scaled_dot_product_attention(queries, keys, values, attn_mask=combined,
                                                 dropout_p=dropout, scale=factor)

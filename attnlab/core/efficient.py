@@ -7,7 +7,7 @@ import torch
 
 from . import checks
 from .attention import check_qkv
-from .masking import causal_mask, compute_dtype
+from .masking import causal_unchecked, compute_dtype
 
 WARN_TILES = 10_000        # tiles (one Python step each) past which tiled_attention warns
 MAX_TILES = 1_000_000      # ... and past which it refuses: minutes of Python loop
@@ -81,7 +81,7 @@ def _tile_mask(mask, causal, q0, q1, k0, k1, device):
         rows = mask if mask.shape[-2] == 1 else mask[..., q0:q1, :]
         visible = rows if rows.shape[-1] == 1 else rows[..., k0:k1]
     if causal and k1 - 1 > q0:
-        tri = causal_mask(q1, k1, device=device)[q0:q1, k0:k1]
+        tri = causal_unchecked(q1, k1, device)[q0:q1, k0:k1]
         visible = tri if visible is None else visible & tri
     return visible
 

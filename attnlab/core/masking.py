@@ -18,6 +18,11 @@ def causal_mask(num_queries, num_keys, *, device=None):
     num_keys = checks.count(num_keys, "num_keys")
     device = checks.device(device, "device")
     checks.fits((num_queries, num_keys), 1, "num_queries, num_keys", "a bool mask")
+    return causal_unchecked(num_queries, num_keys, device)
+
+
+def causal_unchecked(num_queries, num_keys, device=None):
+    """The unchecked core of causal_mask, for sizes the caller has checked (or read off tensors)."""
     return torch.ones(num_queries, num_keys, dtype=torch.bool, device=device).tril()
 
 

@@ -104,8 +104,7 @@ def _cmap(cmap, name="cmap"):
 
 
 def _fmt(fmt):
-    if not isinstance(fmt, str):
-        raise TypeError(f"fmt: expected a format string such as '{{:.2f}}', got {type(fmt).__name__}")
+    checks.instance(fmt, "fmt", str, "a format string such as '{:.2f}'")
     try:
         fmt.format(0.5)
     except (ValueError, IndexError, KeyError) as exc:
