@@ -112,7 +112,7 @@ q3, k3, v3 = torch.ones(2, 3, 4), torch.ones(2, 5, 4), torch.ones(2, 5, 6)
 @pytest.mark.parametrize("call,exc,match", [
     (lambda: al.tiled_attention(q3, k3, v3, block_size=0), ValueError, r"block_size: expected an int >= 1, got 0"),
     (lambda: al.tiled_attention(q3, k3, v3, block_size=2.5), TypeError, r"block_size: expected an int, got float"),
-    (lambda: al.tiled_attention(q3, k3, v3, causal=None), TypeError, r"causal: expected a bool, got NoneType"),
+    (lambda: al.tiled_attention(q3, k3, v3, causal=None), TypeError, r"causal: expected True or False, got NoneType None"),
     (lambda: al.tiled_attention(q3, k3, v3, torch.ones(3, 5)), TypeError, r"mask: expected dtype torch.bool"),
     (lambda: al.tiled_attention(q3, k3, v3, torch.ones(3, 4, dtype=torch.bool)), ValueError, r"mask: expected a shape that broadcasts to \(2, 3, 5\)"),
     (lambda: al.tiled_attention(q3, torch.ones(2, 5, 3), v3), ValueError, r"keys: expected last dim 4 to match queries, got 3"),

@@ -652,7 +652,7 @@ def test_a_generator_checks_when_called_not_at_the_first_step():
 def test_the_specs_name_argument_expected_and_given():
     cases = [(_checks.Int(1, 9, why="nine at most"), 10, "n: expected an int <= 9 (nine at most), got 10"),
              (_checks.Real(positive=True), 0, "n: expected a number > 0, got 0.0"),
-             (_checks.Real(at_most=5), 6, "n: expected a number <= 5, got 6"),
+             (_checks.Real(high=5), 6, "n: expected a number <= 5, got 6"),
              (_checks.Tensor(2), torch.zeros(3), "n: expected a 2-D tensor, got shape (3,)"),
              (_checks.Tensor(1, integer=True), torch.zeros(3), "n: expected an integer tensor, got dtype torch.float32"),
              (_checks.Choice(("a", "b")), "c", "n: expected one of ['a', 'b'], got 'c'"),

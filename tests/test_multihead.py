@@ -163,7 +163,7 @@ x4 = torch.ones(2, 3, 4)
 @pytest.mark.parametrize("call,exc,match", [
     (lambda: al.MultiHeadAttention(4, 4, 4, 10, 3), ValueError, r"num_hiddens: expected a multiple of num_heads=3, got 10"),
     (lambda: al.MultiHeadAttention(4, 4, 4, 8, 0), ValueError, r"num_heads: expected an int >= 1, got 0"),
-    (lambda: al.MultiHeadAttention(4, 4, 4, 8, 2, bias=1), TypeError, r"bias: expected a bool, got int"),
+    (lambda: al.MultiHeadAttention(4, 4, 4, 8, 2, bias=1), TypeError, r"bias: expected True or False, got int 1"),
     (lambda: al.MultiHeadAttention(4, 4, 4, 8, 2, dropout=1.0), ValueError, r"dropout: expected a number < 1.0, got 1.0"),
     (lambda: al.MultiHeadAttention(4, 0, 4, 8, 2), ValueError, r"query_size: expected an int >= 1, got 0"),
     (lambda: M(torch.ones(2, 3, 5), x4, x4), ValueError, r"queries: expected last dim query_size=4, got 5"),
@@ -174,7 +174,7 @@ x4 = torch.ones(2, 3, 4)
     (lambda: M(x4, x4, x4, temperature=0), ValueError, r"temperature: expected a number > 0, got 0.0"),
     (lambda: M(x4, x4, x4, mask=torch.ones(3, 4, dtype=torch.bool)), ValueError, r"mask: expected a shape that broadcasts to \(2, 2, 3, 3\), got \(3, 4\)"),
     (lambda: M(x4, x4, x4, torch.tensor([1, 2, 3])), ValueError, r"valid_lens: expected first dim 2 \(the batch\), got \(3,\)"),
-    (lambda: M(x4, x4, x4, causal="yes"), TypeError, r"causal: expected a bool, got str"),
+    (lambda: M(x4, x4, x4, causal="yes"), TypeError, r"causal: expected True or False, got str 'yes'"),
     (lambda: al.split_heads(torch.ones(2, 3, 10), 3), ValueError, r"X: expected last dim divisible by num_heads=3, got 10"),
     (lambda: al.split_heads(torch.ones(10), 2), ValueError, r"X: expected at least 2 dims, got shape \(10,\)"),
     (lambda: al.split_heads(torch.ones(2, 10), 2.0), TypeError, r"num_heads: expected an int, got float"),

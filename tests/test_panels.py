@@ -670,10 +670,10 @@ def test_a_best_placed_legend_follows_the_moving_line():
 @pytest.mark.parametrize("kwargs,error,message", [
     ({"figure": "fig"}, TypeError, "figure: expected a matplotlib Figure (see panels.new_figure), got str"),
     ({"controls": [1]}, TypeError, "controls: expected a dict {name: widget}, got list"),
-    ({"controls": {"a b": None}}, ValueError, "controls: expected names that are keyword arguments of update, got 'a b'"),
-    ({"controls": {"x": 3}}, TypeError, "controls: expected widgets with a .value, got int for 'x'"),
+    ({"controls": {"a b": None}}, ValueError, "controls' names: expected names that are keyword arguments of update, got 'a b'"),
+    ({"controls": {"x": 3}}, TypeError, "controls['x']: expected a widget with a .value, got int"),
     ({"update": None}, TypeError, "update: expected a function update(**values), got NoneType"),
-    ({"name": ""}, ValueError, "name: expected a non-empty file name stem, got ''"),
+    ({"name": ""}, ValueError, "name: expected a non-empty str, got ''"),
     ({"name": 3}, TypeError, "name: expected a str, got int"),
     ({"controls": {3: None}}, TypeError, "controls' names: expected a str, got int"),
     ({"columns": 0}, ValueError, "columns: expected an int >= 1, got 0"),

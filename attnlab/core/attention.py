@@ -12,7 +12,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from . import checks
-from .masking import causal_mask, compute_dtype, sequence_mask, softmax_unchecked, stable_softmax
+from .masking import causal_unchecked, compute_dtype, sequence_mask, softmax_unchecked, stable_softmax
 from .scoring import (
     AdditiveScores,
     additive_scores,
@@ -56,10 +56,9 @@ def combine_masks(shape, device, mask=None, valid_lens=None, causal=False):
         pad = sequence_mask(valid_lens, Tk).to(device)                           # (B, 1|Tq, Tk)
         pad = pad.reshape(pad.shape[:1] + (1,) * (len(shape) - 3) + pad.shape[1:])  # (B, 1.., 1|Tq, Tk)
         combined = pad if combined is None else combined & pad
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal: expected a bool, got {type(causal).__name__}")
+    checks.flag(causal, "causal")
     if causal:
-        tri = causal_mask(Tq, Tk, device=device)                                 # (Tq, Tk)
+        tri = causal_unchecked(Tq, Tk, device)                                   # (Tq, Tk)
         combined = tri if combined is None else combined & tri
     return combined
 
@@ -86,14 +85,18 @@ def scaled_dot_product_attention(queries, keys, values, mask=None, *, valid_lens
     shape = check_qkv(queries, keys, values)
     temperature = checks.real(temperature, "temperature", positive=True)
     scale = 1.0 / math.sqrt(queries.shape[-1]) if scale is None else checks.real(scale, "scale")
-    dropout = checks.real(dropout, "dropout", low=0.0, high=1.0)
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator: expected a torch.Generator or None, got {type(generator).__name__}")
-    if not isinstance(need_weights, bool):
-        raise TypeError(f"need_weights: expected a bool, got {type(need_weights).__name__}")
+    dropout = checks.real(dropout, "dropout", low=0.0, below=1.0)
+    checks.instance(generator, "generator", torch.Generator, "a torch.Generator or None", optional=True)
+    checks.flag(need_weights, "need_weights")
     combined = combine_masks(shape, queries.device, mask, valid_lens, causal)
-    factor = scale / temperature                       # a Python float: may be 0 or inf past float64
+    return attend_unchecked(queries, keys, values, combined, scale / temperature, dropout, generator, need_weights)
 
+
+def attend_unchecked(queries, keys, values, combined, factor, dropout=0.0, generator=None, need_weights=True):
+    """The unchecked core of scaled_dot_product_attention: ``combined`` is the bool mask (or None),
+    ``factor`` = scale / temperature (a Python float: may be 0 or inf past float64). For callers
+    that have checked their inputs (MultiHeadAttention)."""
+    shape = torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2]) + (queries.shape[-2], keys.shape[-2])
     if not need_weights and (dropout == 0.0 or generator is None) and _logits_fit(queries, keys, factor, queries.dtype):
         output = F.scaled_dot_product_attention(queries, keys, values, attn_mask=combined,
                                                 dropout_p=dropout, scale=factor)
@@ -181,7 +184,7 @@ class DotProductAttention(nn.Module):
 
     def __init__(self, dropout=0.0):
         super().__init__()
-        self.dropout = checks.real(dropout, "dropout", low=0.0, high=1.0)
+        self.dropout = checks.real(dropout, "dropout", low=0.0, below=1.0)
         self.attention_weights = None
 
     def forward(self, queries, keys, values, valid_lens=None):
@@ -204,7 +207,7 @@ class AdditiveAttention(nn.Module):
         scores = AdditiveScores(query_size, key_size, num_hiddens)
         self.query_size, self.key_size = scores.query_size, scores.key_size
         self.W_q, self.W_k, self.w_v = scores.W_q, scores.W_k, scores.w_v
-        self.dropout = nn.Dropout(checks.real(dropout, "dropout", low=0.0, high=1.0))
+        self.dropout = nn.Dropout(checks.real(dropout, "dropout", low=0.0, below=1.0))
         self.attention_weights = None
 
     def forward(self, queries, keys, values, valid_lens=None):

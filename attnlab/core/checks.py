@@ -1,12 +1,26 @@
-"""Input checks shared by the public functions: each raises a message that names the argument,
-what was expected and what was given, before any arithmetic runs.
+"""The one vocabulary of argument checks: each raises a message that names the argument, what was
+expected and what was given, before any arithmetic runs. No other module writes its own checks.
 
 The one rule (docs/api.md): a TypeError when the argument's type is wrong (a str for a number, a
 float for an int, an int for a str, a list for a tensor, an integer dtype for a float tensor), a
 ValueError when its type is right and its value is not (NaN, -1, a str that is not an option, a
-tensor with the wrong number of dims). Every module checks its arguments with these functions."""
+tensor with the wrong number of dims).
+
+Each check comes in two forms with the same keywords:
+    a function, called in a body, returning the checked value   checks.real(x, "x", positive=True)
+    a spec, for the ``@checks.arguments(x=...)`` decorator       checks.Real(positive=True)
+    count/Int  real/Real  tensor/Tensor  choice/Choice  string/Text  flag/Flag  instance/Instance
+    axes/Axes  function/Function  items/Items  dictionary/Dict  array/Array  (Optional, Generator)
+Bounds are inclusive: ``low <= x <= high``. An exclusive bound has its own name: ``positive=True``
+(x > 0) or ``below=b`` (x < b), e.g. a dropout probability in [0, 1) is ``real(p, "p", low=0.0, below=1.0)``.
+
+Checks run once, at the public boundary; internal calls between modules go to unchecked kernels
+(``softmax_unchecked``, ...). Core never imports matplotlib: ``axes`` recognises a matplotlib Axes
+only through an already imported ``matplotlib.axes`` (no Axes can exist before it is imported).
+"""
 import math
 import numbers
+import sys
 
 import torch
 
@@ -16,16 +30,21 @@ FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 _DTYPE_NAMES = "torch.float16, torch.bfloat16, torch.float32 or torch.float64"
 
 
-def tensor(x, name, *, min_dim=0, floating=True):
-    """Check that ``x`` is a tensor with at least ``min_dim`` dims (and a floating dtype)."""
+def tensor(x, name, *, dims=None, min_dim=0, floating=True, integer=False):
+    """Check that ``x`` is a tensor with ``dims`` dims (an int or a tuple of allowed) or at least
+    ``min_dim``; a supported float dtype when ``floating``, an integer one when ``integer``."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name}: expected a torch.Tensor, got {type(x).__name__}")
     if x.dim() < min_dim:
         raise ValueError(f"{name}: expected at least {min_dim} dims, got shape {tuple(x.shape)}")
-    if floating and not x.is_floating_point():
+    if integer:
+        if x.is_floating_point() or x.is_complex() or x.dtype == torch.bool:
+            raise TypeError(f"{name}: expected an integer tensor, got dtype {x.dtype}")
+    elif floating and not x.is_floating_point():
         raise TypeError(f"{name}: expected a floating-point tensor, got dtype {x.dtype}")
-    if floating and x.dtype not in FLOAT_DTYPES:
+    elif floating and x.dtype not in FLOAT_DTYPES:
         raise TypeError(f"{name}: expected dtype {_DTYPE_NAMES}, got {x.dtype}")
+    _dims(dims, x.shape, name, "tensor")
     return x
 
 
@@ -102,8 +121,14 @@ def batch_shape(*named):
         raise ValueError(f"batch dims: expected broadcastable leading dims, got {given}") from None
 
 
-def real(x, name, *, positive=False, finite=True, low=None, high=None):
-    """Check that ``x`` is a real number (not bool) and return it as a float."""
+def _why(why):
+    return f" ({why})" if why else ""
+
+
+def real(x, name, *, positive=False, finite=True, low=None, high=None, below=None, why=None):
+    """Check that ``x`` is a real number (not bool) and return it as a float: finite (when ``finite``),
+    > 0 (when ``positive``), low <= x <= high (both inclusive) and x < ``below`` (exclusive);
+    ``why`` says where an upper limit comes from."""
     if isinstance(x, torch.Tensor) and x.dim() == 0 and not x.dtype == torch.bool:
         x = x.item()
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
@@ -115,19 +140,24 @@ def real(x, name, *, positive=False, finite=True, low=None, high=None):
         raise ValueError(f"{name}: expected a number > 0, got {x}")
     if low is not None and x < low:
         raise ValueError(f"{name}: expected a number >= {low}, got {x}")
-    if high is not None and x >= high:
-        raise ValueError(f"{name}: expected a number < {high}, got {x}")
+    if high is not None and x > high:
+        raise ValueError(f"{name}: expected a number <= {high:g}{_why(why)}, got {x:g}")
+    if below is not None and x >= below:
+        raise ValueError(f"{name}: expected a number < {below}{_why(why)}, got {x}")
     return x
 
 
-def count(x, name, *, low=0):
-    """Check that ``x`` is an int (not bool) >= ``low``."""
+def count(x, name, *, low=0, high=None, why=None):
+    """Check that ``x`` is an int (not bool) with low <= x <= high (both inclusive) and return it;
+    ``why`` says where the upper limit comes from."""
     if isinstance(x, torch.Tensor) and x.dim() == 0 and not x.is_floating_point() and x.dtype != torch.bool:
         x = int(x)
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         raise TypeError(f"{name}: expected an int, got {type(x).__name__}")
     if x < low:
         raise ValueError(f"{name}: expected an int >= {low}, got {x}")
+    if high is not None and x > high:
+        raise ValueError(f"{name}: expected an int <= {high}{_why(why)}, got {x}")
     return int(x)
 
 
@@ -139,12 +169,14 @@ def flag(x, name, *, allow_none=False):
     return x
 
 
-def string(x, name, *, non_empty=False):
-    """Check that ``x`` is a str (not blank when ``non_empty``)."""
+def string(x, name, *, non_empty=False, max_len=None):
+    """Check that ``x`` is a str (not blank when ``non_empty``) of at most ``max_len`` characters."""
     if not isinstance(x, str):
         raise TypeError(f"{name}: expected a str, got {_kind(x)}")
     if non_empty and not x.strip():
         raise ValueError(f"{name}: expected a non-empty str, got {x!r}")
+    if max_len is not None and len(x) > max_len:
+        raise ValueError(f"{name}: expected at most {max_len} characters, got {len(x)}")
     return x
 
 
@@ -153,6 +185,93 @@ def function(x, name, what="a function"):
     if not callable(x):
         raise TypeError(f"{name}: expected {what}, got {_kind(x)}")
     return x
+
+
+def instance(x, name, cls, expected, *, optional=False):
+    """Check that ``x`` is an instance of ``cls`` (a class or a tuple), or None when ``optional``;
+    ``expected`` describes it to the reader (e.g. "a KVCache")."""
+    if not (isinstance(x, cls) or (optional and x is None)):
+        raise TypeError(f"{name}: expected {expected}, got {_kind(x)}")
+    return x
+
+
+def has(x, name, attributes, expected):
+    """Check that ``x`` has each of ``attributes`` (a duck type: "a widget with a .value")."""
+    if not all(hasattr(x, a) for a in attributes):
+        raise TypeError(f"{name}: expected {expected}, got {_kind(x)}")
+    return x
+
+
+def identifier(x, name, expected="a Python name"):
+    """Check that ``x`` is a str that is a Python identifier (e.g. a keyword argument's name)."""
+    string(x, name)
+    if not x.isidentifier():
+        raise ValueError(f"{name}: expected {expected}, got {x!r}")
+    return x
+
+
+def axes(x, name, *, optional=False):
+    """Check that ``x`` is a matplotlib Axes (or None when ``optional``), without importing matplotlib:
+    an Axes exists only once ``matplotlib.axes`` is imported, so an unimported module means "not one"."""
+    if optional and x is None:
+        return x
+    module = sys.modules.get("matplotlib.axes")
+    if module is None or not isinstance(x, module.Axes):
+        raise TypeError(f"{name}: expected a matplotlib Axes{' or None' if optional else ''}, got {_kind(x)}")
+    return x
+
+
+def items(x, name, *, item=None, min_len=0, max_len=None, kind=(list, tuple)):
+    """Check that ``x`` is a list or tuple (``kind``) of ``min_len``..``max_len`` entries (inclusive),
+    each checked by the spec ``item`` (named ``name[i]``)."""
+    if not isinstance(x, kind) or isinstance(x, str):
+        raise TypeError(f"{name}: expected a {' or '.join(k.__name__ for k in kind)}, got {_kind(x)}")
+    if len(x) < min_len:
+        raise ValueError(f"{name}: expected at least {min_len} entries, got {len(x)}")
+    if max_len is not None and len(x) > max_len:
+        raise ValueError(f"{name}: expected at most {max_len} entries, got {len(x)}")
+    if item is not None:
+        for i, v in enumerate(x):
+            item(v, f"{name}[{i}]")
+    return x
+
+
+def dictionary(x, name, *, min_len=1, max_len=None):
+    """Check that ``x`` is a dict of ``min_len``..``max_len`` entries (inclusive)."""
+    if not isinstance(x, dict):
+        raise TypeError(f"{name}: expected a dict, got {_kind(x)}")
+    if len(x) < min_len:
+        raise ValueError(f"{name}: expected at least {min_len} entries, got {len(x)}")
+    if max_len is not None and len(x) > max_len:
+        raise ValueError(f"{name}: expected at most {max_len} entries, got {len(x)}")
+    return x
+
+
+def array(x, name, *, dims=None):
+    """Check that ``x`` is a tensor or an array (numpy, list) of real numbers with ``dims`` dims (an
+    int or a tuple of allowed)."""
+    import numpy as np
+    if isinstance(x, torch.Tensor):
+        if x.dtype == torch.bool or x.is_complex():
+            raise TypeError(f"{name}: expected real numbers, got dtype {x.dtype}")
+        shape = tuple(x.shape)
+    else:
+        if isinstance(x, (str, bytes)) or not isinstance(x, (list, tuple, np.ndarray)):
+            raise TypeError(f"{name}: expected a tensor or an array of numbers, got {_kind(x)}")
+        try:
+            shape = np.asarray(x, dtype=float).shape
+        except (TypeError, ValueError):
+            raise TypeError(f"{name}: expected a tensor or an array of numbers, got {_kind(x)} "
+                            f"that is not one") from None
+    _dims(dims, shape, name, "array")
+    return x
+
+
+def _dims(dims, shape, name, what):
+    allowed = (dims,) if isinstance(dims, int) else dims
+    if allowed is not None and len(shape) not in allowed:
+        want = " or ".join(f"{d}-D" for d in allowed)
+        raise ValueError(f"{name}: expected a {want} {what}, got shape {tuple(shape)}")
 
 
 def _same_type(x, option):
@@ -239,104 +358,70 @@ def _kind(x):
     return type(x).__name__
 
 
+def _spec(check, **fixed):
+    """The spec form of the function ``check``: (value, name) -> None, the keywords fixed."""
+    def spec(x, name):
+        check(x, name, **fixed)
+    spec.check, spec.fixed = check, fixed
+    return spec
+
+
 def Int(low=0, high=None, why=None):
-    """An int (not bool) in [low, high]; ``why`` says where an upper limit comes from."""
-    def spec(x, name):
-        x = count(x, name, low=low)
-        if high is not None and x > high:
-            raise ValueError(f"{name}: expected an int <= {high}{f' ({why})' if why else ''}, got {x}")
-    return spec
+    """``count``: an int (not bool) with low <= x <= high, both inclusive."""
+    return _spec(count, low=low, high=high, why=why)
 
 
-def Real(positive=False, low=None, high=None, at_most=None, why=None):
-    """A finite real number (not bool), > 0 if ``positive``, in [low, high) and <= ``at_most``."""
-    def spec(x, name):
-        x = real(x, name, positive=positive, low=low, high=high)
-        if at_most is not None and x > at_most:
-            raise ValueError(f"{name}: expected a number <= {at_most:g}{f' ({why})' if why else ''}, got {x:g}")
-    return spec
+def Real(positive=False, low=None, high=None, below=None, why=None):
+    """``real``: a finite real number (not bool), > 0 if ``positive``, low <= x <= high (inclusive),
+    x < ``below`` (exclusive)."""
+    return _spec(real, positive=positive, low=low, high=high, below=below, why=why)
 
 
 def Tensor(dims=None, min_dim=0, floating=True, integer=False):
-    """A torch.Tensor with ``dims`` (an int or a tuple of allowed) or at least ``min_dim`` dims;
-    a supported float dtype when ``floating``, an integer one when ``integer``."""
-    def spec(x, name):
-        tensor(x, name, min_dim=min_dim, floating=floating and not integer)
-        if integer and (x.is_floating_point() or x.is_complex() or x.dtype == torch.bool):
-            raise TypeError(f"{name}: expected an integer tensor, got dtype {x.dtype}")
-        allowed = (dims,) if isinstance(dims, int) else dims
-        if allowed is not None and x.dim() not in allowed:
-            want = " or ".join(f"{d}-D" for d in allowed)
-            raise ValueError(f"{name}: expected a {want} tensor, got shape {tuple(x.shape)}")
-    return spec
+    """``tensor``: a torch.Tensor with ``dims`` (an int or a tuple of allowed) or at least ``min_dim``
+    dims; a supported float dtype when ``floating``, an integer one when ``integer``."""
+    return _spec(tensor, dims=dims, min_dim=min_dim, floating=floating, integer=integer)
 
 
 def Choice(options):
-    """One of ``options`` (see ``choice``: a TypeError for another kind of value, a ValueError for
-    a value of the right kind that is not among them)."""
-    options = tuple(options)
-
-    def spec(x, name):
-        choice(x, name, options)
-    return spec
+    """``choice``: one of ``options`` (a TypeError for another kind of value, a ValueError for a
+    value of the right kind that is not among them)."""
+    return _spec(choice, options=tuple(options))
 
 
 def Text(max_len=None):
-    """A str of at most ``max_len`` characters."""
-    def spec(x, name):
-        string(x, name)
-        if max_len is not None and len(x) > max_len:
-            raise ValueError(f"{name}: expected at most {max_len} characters, got {len(x)}")
-    return spec
+    """``string``: a str of at most ``max_len`` characters."""
+    return _spec(string, max_len=max_len)
 
 
 def Flag():
-    """True or False."""
-    def spec(x, name):
-        flag(x, name)
-    return spec
+    """``flag``: True or False."""
+    return _spec(flag)
 
 
 def Instance(cls, what):
-    """An instance of ``cls`` (a class or a tuple), described to the reader as ``what``."""
-    def spec(x, name):
-        if not isinstance(x, cls):
-            raise TypeError(f"{name}: expected {what}, got {_kind(x)}")
-    return spec
+    """``instance``: an instance of ``cls`` (a class or a tuple), described to the reader as ``what``."""
+    return _spec(instance, cls=cls, expected=what)
+
+
+def Axes():
+    """``axes``: a matplotlib Axes."""
+    return _spec(axes)
 
 
 def Function():
-    """A callable (the learner's function)."""
-    def spec(x, name):
-        function(x, name)
-    return spec
+    """``function``: a callable (the learner's function)."""
+    return _spec(function)
 
 
 def Items(item=None, min_len=0, max_len=None, kind=(list, tuple)):
-    """A list or tuple (``kind``) of ``min_len``..``max_len`` entries, each checked by ``item``."""
-    def spec(x, name):
-        if not isinstance(x, kind) or isinstance(x, str):
-            raise TypeError(f"{name}: expected a {' or '.join(k.__name__ for k in kind)}, got {_kind(x)}")
-        if len(x) < min_len:
-            raise ValueError(f"{name}: expected at least {min_len} entries, got {len(x)}")
-        if max_len is not None and len(x) > max_len:
-            raise ValueError(f"{name}: expected at most {max_len} entries, got {len(x)}")
-        if item is not None:
-            for i, v in enumerate(x):
-                item(v, f"{name}[{i}]")
-    return spec
+    """``items``: a list or tuple (``kind``) of ``min_len``..``max_len`` entries, each checked by ``item``."""
+    return _spec(items, item=item, min_len=min_len, max_len=max_len, kind=kind)
 
 
 def Dict(min_len=1, max_len=None):
-    """A dict of ``min_len``..``max_len`` entries."""
-    def spec(x, name):
-        if not isinstance(x, dict):
-            raise TypeError(f"{name}: expected a dict, got {_kind(x)}")
-        if len(x) < min_len:
-            raise ValueError(f"{name}: expected at least {min_len} entries, got {len(x)}")
-        if max_len is not None and len(x) > max_len:
-            raise ValueError(f"{name}: expected at most {max_len} entries, got {len(x)}")
-    return spec
+    """``dictionary``: a dict of ``min_len``..``max_len`` entries."""
+    return _spec(dictionary, min_len=min_len, max_len=max_len)
 
 
 def Optional(spec):
@@ -353,23 +438,5 @@ def Generator():
 
 
 def Array(dims=None):
-    """A tensor or an array (numpy, list) of real numbers with ``dims`` dims (an int or a tuple)."""
-    def spec(x, name):
-        import numpy as np
-        if isinstance(x, torch.Tensor):
-            if x.dtype == torch.bool or x.is_complex():
-                raise TypeError(f"{name}: expected real numbers, got dtype {x.dtype}")
-            shape = tuple(x.shape)
-        else:
-            if isinstance(x, (str, bytes)) or not isinstance(x, (list, tuple, np.ndarray)):
-                raise TypeError(f"{name}: expected a tensor or an array of numbers, got {_kind(x)}")
-            try:
-                shape = np.asarray(x, dtype=float).shape
-            except (TypeError, ValueError):
-                raise TypeError(f"{name}: expected a tensor or an array of numbers, got {_kind(x)} "
-                                f"that is not one") from None
-        allowed = (dims,) if isinstance(dims, int) else dims
-        if allowed is not None and len(shape) not in allowed:
-            want = " or ".join(f"{d}-D" for d in allowed)
-            raise ValueError(f"{name}: expected a {want} array, got shape {shape}")
-    return spec
+    """``array``: a tensor or an array (numpy, list) of real numbers with ``dims`` dims (an int or a tuple)."""
+    return _spec(array, dims=dims)

@@ -63,8 +63,7 @@ def _word_vectors(vectors):
     """Check {word: (f1, f2)}: known words, two finite numbers each."""
     if vectors is None:
         return {}
-    if not isinstance(vectors, Mapping):
-        raise TypeError(f"vectors: expected a dict {{word: (f1, f2)}}, got {type(vectors).__name__}")
+    checks.instance(vectors, "vectors", Mapping, "a dict {word: (f1, f2)}")
     checked = {}
     for word, vec in vectors.items():
         if word not in WORD_VECTORS:
@@ -104,9 +103,7 @@ def toy_sentence(words=("The", "cat", "sat", "on", "the", "mat"), d_model=512, d
     Drawn like ``thinking_machines``. One vector per word ignoring case, so "The" and "the" share
     a row of X (there are no positions here). "<pad>" is a word like any other; mask it.
     """
-    if isinstance(words, str) or not isinstance(words, Sequence) or not words \
-            or not all(isinstance(w, str) for w in words):
-        raise TypeError(f"words: expected a non-empty sequence of str such as ('The', 'cat'), got {words!r}")
+    checks.items(words, "words", item=checks.Text(), min_len=1)
     d_model, d_k, dtype = _generated(d_model, d_k, dtype, 3 + len(words))
     g = torch.Generator().manual_seed(checks.count(seed, "seed"))
     W = [torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(3)]

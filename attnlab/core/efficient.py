@@ -7,7 +7,7 @@ import torch
 
 from . import checks
 from .attention import check_qkv
-from .masking import causal_mask, compute_dtype
+from .masking import causal_unchecked, compute_dtype
 
 WARN_TILES = 10_000        # tiles (one Python step each) past which tiled_attention warns
 MAX_TILES = 1_000_000      # ... and past which it refuses: minutes of Python loop
@@ -45,8 +45,7 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
         mask = mask.to(queries.device)
         if mask.dim() < 2:                                                        # (Tk,) or () -> (1, Tk|1)
             mask = mask.reshape((1,) * (2 - mask.dim()) + tuple(mask.shape))
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal: expected a bool, got {type(causal).__name__}")
+    checks.flag(causal, "causal")
     batch = shape[:-2]
     dtype = compute_dtype(queries.dtype)
     q = queries.to(dtype).expand(*batch, Tq, queries.shape[-1]) * (1.0 / math.sqrt(queries.shape[-1]))
@@ -82,7 +81,7 @@ def _tile_mask(mask, causal, q0, q1, k0, k1, device):
         rows = mask if mask.shape[-2] == 1 else mask[..., q0:q1, :]
         visible = rows if rows.shape[-1] == 1 else rows[..., k0:k1]
     if causal and k1 - 1 > q0:
-        tri = causal_mask(q1, k1, device=device)[q0:q1, k0:k1]
+        tri = causal_unchecked(q1, k1, device)[q0:q1, k0:k1]
         visible = tri if visible is None else visible & tri
     return visible
 

@@ -18,6 +18,11 @@ def causal_mask(num_queries, num_keys, *, device=None):
     num_keys = checks.count(num_keys, "num_keys")
     device = checks.device(device, "device")
     checks.fits((num_queries, num_keys), 1, "num_queries, num_keys", "a bool mask")
+    return causal_unchecked(num_queries, num_keys, device)
+
+
+def causal_unchecked(num_queries, num_keys, device=None):
+    """The unchecked core of causal_mask, for sizes the caller has checked (or read off tensors)."""
     return torch.ones(num_queries, num_keys, dtype=torch.bool, device=device).tril()
 
 
@@ -48,10 +53,7 @@ def sequence_mask(valid_lens, num_keys):
         TypeError/ValueError for a non-integer tensor, other ranks, or negative lengths.
     """
     num_keys = checks.count(num_keys, "num_keys")
-    if not isinstance(valid_lens, torch.Tensor):
-        raise TypeError(f"valid_lens: expected an integer torch.Tensor, got {type(valid_lens).__name__}")
-    if valid_lens.is_floating_point() or valid_lens.is_complex() or valid_lens.dtype == torch.bool:
-        raise TypeError(f"valid_lens: expected an integer dtype, got {valid_lens.dtype}")
+    checks.tensor(valid_lens, "valid_lens", integer=True)
     if valid_lens.dim() not in (1, 2):
         raise ValueError(f"valid_lens: expected shape (B,) or (B, Tq), got {tuple(valid_lens.shape)}")
     if valid_lens.numel() and int(valid_lens.min()) < 0:

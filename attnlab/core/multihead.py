@@ -2,20 +2,27 @@
 
 Shape legend: B batch, H heads, Tq queries, Tk keys/values, D = num_hiddens (model width).
 """
+import math
+
 import torch
 from torch import nn
 
 from . import checks
-from .attention import combine_masks, scaled_dot_product_attention
+from .attention import attend_unchecked, combine_masks
 
 
 def split_heads(X, num_heads):
     """(..., T, D) -> (..., H, T, D/H): seed 000's ``transpose_qkv`` without folding heads into the batch."""
     checks.tensor(X, "X", min_dim=2, floating=False)
     num_heads = checks.count(num_heads, "num_heads", low=1)
+    if X.shape[-1] % num_heads:
+        raise ValueError(f"X: expected last dim divisible by num_heads={num_heads}, got {X.shape[-1]}")
+    return split_unchecked(X, num_heads)
+
+
+def split_unchecked(X, num_heads):
+    """The unchecked core of split_heads."""
     *lead, T, D = X.shape
-    if D % num_heads:
-        raise ValueError(f"X: expected last dim divisible by num_heads={num_heads}, got {D}")
     X = X.reshape(*lead, T, num_heads, D // num_heads)           # (..., T, H, D/H)
     return X.transpose(-3, -2)                                    # (..., H, T, D/H)
 
@@ -23,6 +30,11 @@ def split_heads(X, num_heads):
 def merge_heads(X):
     """(..., H, T, D/H) -> (..., T, D): the inverse of split_heads (seed 000's ``transpose_output``)."""
     checks.tensor(X, "X", min_dim=3, floating=False)
+    return merge_unchecked(X)
+
+
+def merge_unchecked(X):
+    """The unchecked core of merge_heads."""
     *lead, H, T, d = X.shape
     return X.transpose(-3, -2).reshape(*lead, T, H * d)           # (..., T, D)
 
@@ -48,9 +60,8 @@ class MultiHeadAttention(nn.Module):
         self.num_heads = checks.count(num_heads, "num_heads", low=1)
         if num_hiddens % self.num_heads:
             raise ValueError(f"num_hiddens: expected a multiple of num_heads={self.num_heads}, got {num_hiddens}")
-        if not isinstance(bias, bool):
-            raise TypeError(f"bias: expected a bool, got {type(bias).__name__}")
-        self.dropout = checks.real(dropout, "dropout", low=0.0, high=1.0)
+        checks.flag(bias, "bias")
+        self.dropout = checks.real(dropout, "dropout", low=0.0, below=1.0)
         sizes = {n: checks.count(v, n, low=1) for n, v in
                  (("query_size", query_size), ("key_size", key_size), ("value_size", value_size))}
         self.sizes = sizes
@@ -76,10 +87,11 @@ class MultiHeadAttention(nn.Module):
             mask = mask.unsqueeze(1)                                    # (B, 1, Tq, Tk): same for every head
         shape = batch + (self.num_heads, queries.shape[-2], keys.shape[-2])   # (B, H, Tq, Tk)
         mask = combine_masks(shape, queries.device, mask, valid_lens, causal)  # checked before any matmul
-        q = split_heads(self.W_q(queries), self.num_heads)             # (B, H, Tq, D/H)
-        k = split_heads(self.W_k(keys), self.num_heads)                # (B, H, Tk, D/H)
-        v = split_heads(self.W_v(values), self.num_heads)              # (B, H, Tk, D/H)
-        out, self.attention_weights = scaled_dot_product_attention(
-            q, k, v, mask, temperature=temperature,
+        q = split_unchecked(self.W_q(queries), self.num_heads)         # (B, H, Tq, D/H)
+        k = split_unchecked(self.W_k(keys), self.num_heads)            # (B, H, Tk, D/H)
+        v = split_unchecked(self.W_v(values), self.num_heads)          # (B, H, Tk, D/H)
+        factor = 1.0 / math.sqrt(q.shape[-1]) / temperature            # checked once, above: no second pass
+        out, self.attention_weights = attend_unchecked(
+            q, k, v, mask, factor,
             dropout=self.dropout if self.training else 0.0)            # (B, H, Tq, D/H), (B, H, Tq, Tk)
-        return self.W_o(merge_heads(out))                              # (B, Tq, D)
+        return self.W_o(merge_unchecked(out))                          # (B, Tq, D)

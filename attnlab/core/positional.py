@@ -41,7 +41,7 @@ class PositionalEncoding(nn.Module):
         self.max_len = checks.count(max_len, "max_len", low=1)
         checks.fits((self.max_len, self.num_hiddens), 8, "max_len, num_hiddens",
                      "a table P (max_len x num_hiddens, float64)")
-        self.dropout = nn.Dropout(checks.real(dropout, "dropout", low=0.0, high=1.0))
+        self.dropout = nn.Dropout(checks.real(dropout, "dropout", low=0.0, below=1.0))
         # Kept in float64 so float64 inputs get P to full precision; cast to X's dtype in forward.
         self.register_buffer("P", sinusoidal_encoding(max_len, num_hiddens, dtype=torch.float64)[None],
                              persistent=False)                                     # (1, L, D)

@@ -18,13 +18,15 @@ change, so ``DecoderLayer.step`` keeps them (projected, per head) in a ``KVCache
 new position's query, key and value; the query of the newest position sees every cached key (the
 bottom-right aligned causal mask of a 1 x t block). Masks are bool with True = may attend.
 """
+import math
+
 import torch
 from torch import nn
 
 from . import checks
-from .attention import scaled_dot_product_attention
+from .attention import attend_unchecked, scaled_dot_product_attention
 from .masking import sequence_mask
-from .multihead import MultiHeadAttention, merge_heads, split_heads
+from .multihead import MultiHeadAttention, merge_unchecked, split_unchecked
 
 
 def _ffn(num_hiddens, ffn_hiddens):
@@ -87,7 +89,7 @@ class KVCache:
 
 
 def _heads(linear, X, num_heads):
-    return split_heads(linear(X), num_heads)                                      # (B, H, T, D/H)
+    return split_unchecked(linear(X), num_heads)                                      # (B, H, T, D/H)
 
 
 class DecoderLayer(nn.Module):
@@ -146,8 +148,7 @@ class DecoderLayer(nn.Module):
         self._check(y, memory, "y")
         if y.shape[-2] != 1:
             raise ValueError(f"y: expected one new position (B, 1, D), got {tuple(y.shape)}")
-        if not isinstance(cache, KVCache):
-            raise TypeError(f"cache: expected a KVCache, got {type(cache).__name__}")
+        checks.instance(cache, "cache", KVCache, "a KVCache")
         return self._blocks(y, lambda x: self._cached_self(x, cache),
                             lambda x: self._cached_cross(x, memory, cache, memory_valid_lens))
 
@@ -157,8 +158,9 @@ class DecoderLayer(nn.Module):
         cache.keys = k if cache.keys is None else torch.cat([cache.keys, k], dim=-2)     # (B, H, t, D/H)
         cache.values = v if cache.values is None else torch.cat([cache.values, v], dim=-2)
         q = _heads(att.W_q, x, att.num_heads)                                          # (B, H, 1, D/H)
-        out, att.attention_weights = scaled_dot_product_attention(q, cache.keys, cache.values)  # newest sees all
-        return att.W_o(merge_heads(out))                                               # (B, 1, D)
+        out, att.attention_weights = attend_unchecked(q, cache.keys, cache.values, None,
+                                                      1.0 / math.sqrt(q.shape[-1]))   # newest sees all
+        return att.W_o(merge_unchecked(out))                                               # (B, 1, D)
 
     def _cached_cross(self, x, memory, cache, memory_valid_lens):
         att = self.cross_attention
@@ -170,7 +172,7 @@ class DecoderLayer(nn.Module):
             mask = sequence_mask(memory_valid_lens, memory.shape[-2])[:, None]         # (B, 1, 1, S)
         q = _heads(att.W_q, x, att.num_heads)
         out, att.attention_weights = scaled_dot_product_attention(q, cache.memory_keys, cache.memory_values, mask)
-        return att.W_o(merge_heads(out))
+        return att.W_o(merge_unchecked(out))
 
 
 def _copy_attention(mine, theirs):

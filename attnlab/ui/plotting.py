@@ -23,7 +23,6 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from matplotlib.axes import Axes
 from matplotlib.colors import Colormap
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
@@ -86,12 +85,6 @@ def _array(x, name, ndim, what):
     return a
 
 
-def _axes(ax, name="ax"):
-    if ax is not None and not isinstance(ax, Axes):
-        raise TypeError(f"{name}: expected a matplotlib Axes or None, got {type(ax).__name__}")
-    return ax
-
-
 def _labels(labels, n, name, what):
     if labels is None:
         return None
@@ -111,8 +104,7 @@ def _cmap(cmap, name="cmap"):
 
 
 def _fmt(fmt):
-    if not isinstance(fmt, str):
-        raise TypeError(f"fmt: expected a format string such as '{{:.2f}}', got {type(fmt).__name__}")
+    checks.instance(fmt, "fmt", str, "a format string such as '{:.2f}'")
     try:
         fmt.format(0.5)
     except (ValueError, IndexError, KeyError) as exc:
@@ -147,7 +139,7 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
     w = _array(weights, "weights", 2, "a 2-D (Tq, Tk) matrix")
     _labels(x_labels, w.shape[1], "x_labels", "column (key)")
     _labels(y_labels, w.shape[0], "y_labels", "row (query)")
-    _axes(ax)
+    checks.axes(ax, "ax", optional=True)
     vmin, vmax = checks.real(vmin, "vmin"), checks.real(vmax, "vmax")
     if not vmin < vmax:
         raise ValueError(f"vmin: expected a number below vmax={vmax:g}, got {vmin:g}")
@@ -157,20 +149,29 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
     checks.flag(colorbar, "colorbar")
     if ax is None:
         ax = plt.subplots(figsize=_figsize(1.2 + 0.55 * w.shape[1], 1.0 + 0.45 * w.shape[0]))[1]
+    return _draw_heatmap(ax, w, x_labels, y_labels, title, xlabel, ylabel, vmin, vmax, cmap, annotate, fmt,
+                         colorbar)
+
+
+def _draw_heatmap(ax, w, x_labels, y_labels, title, xlabel, ylabel, vmin, vmax, cmap, annotate, fmt, colorbar):
+    """``heatmap``'s drawing, its arguments already checked (``heads_grid`` draws each head with it)."""
     im = ax.imshow(w, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
     ax.set_xlabel(_(KEYS) if xlabel == KEYS else xlabel)       # the caller translates a label it gives
     ax.set_ylabel(_(QUERIES) if ylabel == QUERIES else ylabel)
     if title:
         ax.set_title(title)
-    _HEATMAPS[ax] = HeatmapState(im, x_labels, y_labels, annotate, fmt, vmin, vmax)
-    _set_ticks_and_text(ax, w)
+    state = _HEATMAPS[ax] = HeatmapState(im, x_labels, y_labels, annotate, fmt, vmin, vmax)
+    _set_ticks_and_text(ax, state, w, stacklevel=4)
     if colorbar:
         ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     return ax
 
 
 def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
-    """Put new values (and, if given, labels) into a heatmap drawn by ``heatmap``; returns the Axes."""
+    """Put new values (and, if given, labels) into a heatmap drawn by ``heatmap``; returns the Axes.
+
+    Called on every move of a live panel's control: each argument is checked once here, and what
+    follows (ticks, cell texts) is unchecked."""
     state = heatmap_state(ax)
     w = _array(weights, "weights", 2, "a 2-D (Tq, Tk) matrix")
     _labels(x_labels if x_labels is not None else state.x_labels, w.shape[1], "x_labels", "column (key)")
@@ -185,7 +186,7 @@ def update_heatmap(ax, weights, *, x_labels=None, y_labels=None, title=None):
     im.set_data(w)
     if title is not None and title != ax.get_title():   # an unchanged title stays untouched (live panels)
         ax.set_title(title)
-    _set_ticks_and_text(ax, w)
+    _set_ticks_and_text(ax, state, w)
     return ax
 
 
@@ -193,8 +194,7 @@ def _tuple(labels):
     return None if labels is None else tuple(map(str, labels))
 
 
-def _set_ticks_and_text(ax, w):
-    state = heatmap_state(ax)
+def _set_ticks_and_text(ax, state, w, stacklevel=3):
     rows, cols = w.shape
     ticks = (rows, cols, _tuple(state.x_labels), _tuple(state.y_labels))
     if state.ticks != ticks:     # unchanged ticks stay untouched, so a live panel need not redraw them
@@ -215,7 +215,7 @@ def _set_ticks_and_text(ax, w):
     annotate = state.annotate if state.annotate is not None else _annotate_default(w)
     if annotate and rows * cols > MAX_ANNOTATED:
         warnings.warn(f"annotate: {rows} x {cols} = {rows * cols} cells is more than the {MAX_ANNOTATED} "
-                      f"that can be written out legibly; annotation switched off", stacklevel=3)
+                      f"that can be written out legibly; annotation switched off", stacklevel=stacklevel)
         annotate = False
     if not annotate or len(state.cells) != rows * cols:
         for t in state.cells:
@@ -233,8 +233,7 @@ def live_title(ax, text="", **text_kw):
     A panel can declare it and redraw it alone; a changed axes title moves its axes (matplotlib places
     it at draw time), so changing ``set_title`` redraws the whole figure. Returns the Text; change it
     with ``set_text``. Leave the axes' own title empty. ``text_kw`` (e.g. fontsize) go to ``ax.text``."""
-    if not isinstance(ax, Axes):
-        raise TypeError(f"ax: expected a matplotlib Axes, got {type(ax).__name__}")
+    checks.axes(ax, "ax")
     checks.string(text, "text")
     rc = matplotlib.rcParams
     style = dict(ha="center", va="baseline", fontsize=rc["axes.titlesize"], fontweight=rc["axes.titleweight"])
@@ -262,9 +261,8 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
                                  layout="constrained")
     else:
         flat = np.asarray(axes, dtype=object).ravel()
-        if not all(isinstance(a, Axes) for a in flat):
-            raise TypeError("axes: expected matplotlib Axes (e.g. from plt.subplots), got "
-                            f"{sorted({type(a).__name__ for a in flat if not isinstance(a, Axes)})}")
+        for i, a in enumerate(flat):
+            checks.axes(a, f"axes[{i}]")
         if len(flat) < H:
             raise ValueError(f"axes: expected at least {H} Axes (one per head), got {len(flat)}")
     axes = np.asarray(axes).ravel()
@@ -273,8 +271,8 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
             ax.set_visible(False)
             continue
         ax.set_visible(True)
-        heatmap(w[h], x_labels=x_labels, y_labels=y_labels, ax=ax, colorbar=False, annotate=annotate,
-                title=titles[h] if titles else _("head {h}").format(h=h + 1))
+        _draw_heatmap(ax, w[h], x_labels, y_labels, titles[h] if titles else _("head {h}").format(h=h + 1),
+                      KEYS, QUERIES, 0.0, 1.0, WEIGHT_CMAP, annotate, "{:.2f}", False)
     axes[0].figure.colorbar(axes[0].images[0], ax=list(axes[:H]), shrink=0.8, label=_("weight"))
     return axes
 

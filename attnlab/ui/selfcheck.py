@@ -39,8 +39,8 @@ class _Check:
     """Common parts: a question, an answer control, a Check button, feedback and a solution toggle."""
 
     def __init__(self, question, control, solution):
-        checks.Instance(str, "a str (HTML allowed)")(question, "question")
-        checks.Instance(str, "a str (HTML allowed)")(solution, "solution")
+        checks.instance(question, "question", str, "a str (HTML allowed)")
+        checks.instance(solution, "solution", str, "a str (HTML allowed)")
         self.question = question
         self.language = get_language()     # its feedback stays in the language it was built in
         self.feedback = widgets.HTML()

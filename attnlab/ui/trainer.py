@@ -58,8 +58,7 @@ def run_to_end(steps):
 
     CPU seconds (this process) are what an idle core would take; wall seconds grow when other programs
     share the machine."""
-    if not isinstance(steps, collections.abc.Generator):
-        raise TypeError(f"steps: expected a generator (a lesson's run(steps, ...)), got {type(steps).__name__}")
+    checks.instance(steps, "steps", collections.abc.Generator, "a generator (a lesson's run(steps, ...))")
     history = {}
     t0, c0 = time.perf_counter(), time.process_time()
     while True:

@@ -118,7 +118,7 @@ class SoftmaxWarmUp(panels.ShowsPanel):
     ``.controls`` (s1, s2, s3, T), ``.bars`` (the three bars), ``.panel``; displayable.
     """
 
-    @checks.arguments(scores=checks.Items(checks.Real(low=-5, at_most=5)), temperature=checks.Real(low=0.01, at_most=100))
+    @checks.arguments(scores=checks.Items(checks.Real(low=-5, high=5)), temperature=checks.Real(low=0.01, high=100))
     def __init__(self, scores=(1.0, 2.0, 3.0), temperature=1.0):
         if len(scores) != 3:
             raise ValueError(f"scores: expected three numbers, got {len(scores)}")

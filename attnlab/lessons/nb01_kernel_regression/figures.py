@@ -8,7 +8,6 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
 import torch
 from matplotlib.patches import Rectangle
 
@@ -25,7 +24,7 @@ __all__ = [
     "Explorer", "SIGMAS", "TrainingView", "PLAY_PANELS", "play", "thumbnail", "weight_maps"
 ]
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 _LINE = checks.Array(1)
 _PREDICTION = N_("prediction")          # the fit's default legend label, shown translated
 
@@ -117,9 +116,9 @@ class Explorer(panels.ShowsPanel):
     ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.panels.Panel); displayable.
     """
 
-    @checks.arguments(sigma=checks.Real(low=0.01, at_most=10 ** 1.5, why="the σ slider's range"),
+    @checks.arguments(sigma=checks.Real(low=0.01, high=10 ** 1.5, why="the σ slider's range"),
                        n_train=checks.Int(5, 200, why="the n slider's range"),
-                       query=checks.Real(low=0.0, at_most=4.9, why="the query slider's range"))
+                       query=checks.Real(low=0.0, high=4.9, why="the query slider's range"))
     def __init__(self, *, sigma=0.3, n_train=50, query=4.0):
         self.controls = {
             "sigma": widgets.FloatLogSlider(value=sigma, base=10, min=-2, max=1.5, step=0.02, description="σ",

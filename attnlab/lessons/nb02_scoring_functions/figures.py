@@ -6,7 +6,6 @@ import math
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
 import torch
 
 from ...core import checks
@@ -22,7 +21,7 @@ __all__ = [
     "play_edges", "ScoringPlay", "play", "thumbnail"
 ]
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 
 
 @checks.arguments(keys=checks.Tensor(2), picks=checks.Dict(0), ax=checks.Optional(_AX))
@@ -131,7 +130,7 @@ class ScoringPlay(panels.ShowsPanel):
     shortest key). ``.controls``, ``.panel``; displayable.
     """
 
-    @checks.arguments(temperature=checks.Real(low=0.01, at_most=100, why="the T slider's range"),
+    @checks.arguments(temperature=checks.Real(low=0.01, high=100, why="the T slider's range"),
                        n=checks.Int(2, 32, why="the n slider's range"), num_queries=checks.Int(5, 100_000),
                        seed=checks.Int(0))
     def __init__(self, *, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0):

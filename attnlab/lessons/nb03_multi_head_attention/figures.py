@@ -2,7 +2,6 @@
 hatching over padded keys. ``head_blocks_plot`` takes data and an optional ``ax`` and returns the
 Axes; ``mark_padding`` returns its hatch, which the caller keeps to move it later."""
 import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
 import torch
 from matplotlib.patches import Rectangle
 
@@ -26,7 +25,7 @@ def _cells(ax, M, x0, y0, colors, title):
     ax.text(x0 + cols / 2, y0 - 0.35, title, ha="center", va="bottom", fontsize=9)
 
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 
 
 @checks.arguments(X=checks.Array(2), num_heads=checks.Int(1, len(HEAD_COLORS), why="one colour per head"),

@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
 
 from ...core import checks
 from ...core.attention import scaled_dot_product_attention
@@ -16,7 +15,7 @@ from .steps import COMPLEXITY, LAYER_TYPES, plain_label, crossover, layer_cost, 
 
 __all__ = ["StepTable", "draw_step_table", "cost_plot", "path_plot", "thumbnail"]
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 _LAYER_NAMES = {"self-attention": N_("self-attention")}        # shown with _(); RNN and CNN stay as they are
 
 

@@ -7,7 +7,6 @@ place (the handle is where the figure's state lives, nothing is stored on the Ax
 import math
 from dataclasses import dataclass, field
 
-from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
 from matplotlib.text import Annotation, Text
@@ -140,7 +139,7 @@ def _label_all(moves, words, before, after):
             placed.append(ext)
 
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 
 
 @checks.arguments(words=checks.Items(checks.Text()), before=checks.Tensor(2), after=checks.Tensor(2), ax=_AX,

@@ -10,7 +10,6 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
 import numpy as np
 import torch
 from matplotlib.patches import Rectangle
@@ -34,7 +33,7 @@ SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (n
 MAX_BITS = 8             # the counter draws 2^num_bits columns of numbers: 256 is already dense
 
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 _P = checks.Array(2)
 
 
@@ -249,7 +248,7 @@ class Explorer(panels.ShowsPanel):
 
     @checks.arguments(n=checks.Int(2, 1024, why="positions drawn in the explorer"), position=checks.Int(0),
                        pair=checks.Int(0), width=checks.Int(4, 64, why="the D slider's range"),
-                       base=checks.Real(low=10.0, at_most=1e5, why="the base slider's range"))
+                       base=checks.Real(low=10.0, high=1e5, why="the base slider's range"))
     def __init__(self, n=60, *, position=10, pair=3, width=32, base=10000.0):
         if position >= n or pair >= width // 2 or width % 2:
             raise ValueError(f"position, pair, width: expected position < n = {n}, an even width and pair < width/2, "

@@ -11,7 +11,6 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
@@ -46,7 +45,7 @@ MASK_CMAP_OUTSIDE = plt.get_cmap(MASK_CMAP).with_extremes(bad=OUTSIDE_COLOUR)
 WEIGHT_CMAP_OUTSIDE = plt.get_cmap(plotting.WEIGHT_CMAP).with_extremes(bad=OUTSIDE_COLOUR)
 
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 
 
 @checks.arguments(ax=_AX)

@@ -9,7 +9,6 @@ a causal mask when Tq != Tk:
   last Tq positions of a sequence of length Tk.
 """
 import torch
-from matplotlib.axes import Axes
 
 from ...core import checks
 from ...i18n import N_, gettext as _
@@ -190,7 +189,7 @@ def sparse_patterns(length=16, *, window=1, global_tokens=(0,), num_random=2, nu
             "log-sparse": log_sparse_mask(n), "Reformer (LSH)": lsh_mask(x, num_buckets, generator=g)}
 
 
-@checks.arguments(ax=checks.Instance(Axes, "a matplotlib Axes"))
+@checks.arguments(ax=checks.Axes())
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     both = torch.cat([causal_mask(6, 6), torch.zeros(6, 1, dtype=torch.bool), local_mask(6, 6, 1)], dim=1)

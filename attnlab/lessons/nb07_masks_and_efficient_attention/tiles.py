@@ -112,7 +112,7 @@ def implied_weights(states, num_keys):
 
 
 @checks.arguments(length=checks.Int(1, 1024), d=checks.Int(1, 1024), seed=checks.Int(0),
-                   scale=checks.Real(positive=True, at_most=1e3))
+                   scale=checks.Real(positive=True, high=1e3))
 def toy_problem(length=8, d=4, *, seed=4, scale=1.5):
     """Float64 queries, keys (L, d) and scalar values (L, 1) for the step-through; seed 4 makes
     row 0's running max rise on tiles 2 and 3 and stay on tile 4 (block size 2)."""

@@ -135,7 +135,7 @@ def trace(model, text):
 _STEPS = checks.Int(1, 100_000)
 
 
-@checks.arguments(model=_model, steps=_STEPS, batch_size=checks.Int(1, 4096), lr=checks.Real(positive=True, at_most=10),
+@checks.arguments(model=_model, steps=_STEPS, batch_size=checks.Int(1, 4096), lr=checks.Real(positive=True, high=10),
                    seed=checks.Int(0), callback=checks.Optional(checks.Function()))
 def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
     """Train with teacher forcing on freshly generated dates; callback(step, loss) after each step.
@@ -150,7 +150,7 @@ def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
     return losses
 
 
-@checks.arguments(model=_model, steps=_STEPS, batch_size=checks.Int(1, 4096), lr=checks.Real(positive=True, at_most=10),
+@checks.arguments(model=_model, steps=_STEPS, batch_size=checks.Int(1, 4096), lr=checks.Real(positive=True, high=10),
                    seed=checks.Int(0))
 def train_steps(model, steps=300, *, batch_size=64, lr=1e-2, seed=0):
     """``train`` one step per ``next()``: yields each step's loss (for a live trainer widget)."""

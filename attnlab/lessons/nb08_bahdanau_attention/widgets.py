@@ -11,7 +11,6 @@ import time
 
 import ipywidgets as widgets
 import torch
-from matplotlib.axes import Axes
 
 from ...core import checks
 from ...ui import panels, plotting
@@ -29,7 +28,7 @@ ROWS = dates.TARGET_LEN + 1                    # 10 output characters + <eos>
 XLABEL, YLABEL = N_("input character j (encoder state h_j)"), N_("output character i (decoder step)")   # shown with _()
 
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 _WEIGHTS = checks.Tensor(2)
 
 

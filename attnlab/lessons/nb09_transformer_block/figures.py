@@ -5,7 +5,6 @@ Each function takes data (and an optional ``ax``) and returns the Axes; nothing 
 """
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.patches import FancyBboxPatch
 
 from ...core import checks
@@ -30,7 +29,7 @@ BLOCK_PARTS = [
 ]
 
 
-_AX = checks.Instance(Axes, "a matplotlib Axes")
+_AX = checks.Axes()
 _RESOLUTION = checks.Instance(Resolution, "a Resolution (from resolve)")
 
 

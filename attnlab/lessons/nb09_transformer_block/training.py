@@ -89,8 +89,8 @@ def run(steps=300, *, seed=0, eval_every=10, **options):
     return _train(model, steps, seed, eval_every, opts)
 
 
-_OPTION_SPECS = {"batch_size": checks.Int(1, 4096), "lr": checks.Real(positive=True, at_most=1.0),
-                 "word_dropout": checks.Real(low=0.0, high=1.0), "weight_decay": checks.Real(low=0.0)}
+_OPTION_SPECS = {"batch_size": checks.Int(1, 4096), "lr": checks.Real(positive=True, high=1.0),
+                 "word_dropout": checks.Real(low=0.0, below=1.0), "weight_decay": checks.Real(low=0.0)}
 
 
 def _train(model, steps, seed, eval_every, opts):

@@ -8,7 +8,6 @@ import textwrap
 
 import ipywidgets as widgets
 import torch
-from matplotlib.axes import Axes
 
 from ...core import checks
 from ...ui import panels, plotting
@@ -184,7 +183,7 @@ def play(explorer=None, *, text=None):
     return explorer
 
 
-@checks.arguments(ax=checks.Instance(Axes, "a matplotlib Axes"))
+@checks.arguments(ax=checks.Axes())
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``."""
     model = pretrained()

@@ -5,7 +5,6 @@ from contextlib import contextmanager
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
 
 from ...core import checks
 from ...i18n import N_, gettext as _
@@ -142,7 +141,7 @@ def families_figure(n=6, *, axes=None):
 COMPARED = (N_("Bahdanau GRU (08)"), N_("Transformer (10)"))
 
 
-@checks.arguments(axes=checks.Optional(checks.Items(checks.Instance(Axes, "a matplotlib Axes"), min_len=2,
+@checks.arguments(axes=checks.Optional(checks.Items(checks.Axes(), min_len=2,
                                                        max_len=2, kind=(list, tuple, np.ndarray))))
 def comparison_figure(*, axes=None):
     """Held-out exact match on 08's format while training from scratch, notebook 08's GRU against this

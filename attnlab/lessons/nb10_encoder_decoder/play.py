@@ -13,7 +13,6 @@ import time
 import ipywidgets as widgets
 import numpy as np
 import torch
-from matplotlib.axes import Axes
 
 from ...core import checks
 from ...i18n import gettext as _
@@ -157,7 +156,7 @@ def trainer(*, steps=training.LIVE_STEPS):
     return t
 
 
-@checks.arguments(ax=checks.Instance(Axes, "a matplotlib Axes"))
+@checks.arguments(ax=checks.Axes())
 def thumbnail(ax):
     """The index's small picture of this notebook: the last layer's cross-attention (mean of the heads)
     of the shipped model decoding "march 7, 1994", drawn into ``ax``."""

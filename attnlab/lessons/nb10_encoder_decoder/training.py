@@ -27,7 +27,7 @@ LIVE = dict(num_hiddens=32, num_heads=4, num_layers=1, ffn_hiddens=64, lr=1e-2, 
 LIVE_STEPS = 1600
 LIVE_SECONDS_PER_STEP = 0.052         # CPU seconds per step of the live model, evaluation included
 _STEPS = checks.Int(1, 100_000)
-_OPTION_SPECS = {"batch_size": checks.Int(1, 4096), "lr": checks.Real(positive=True, at_most=1.0)}
+_OPTION_SPECS = {"batch_size": checks.Int(1, 4096), "lr": checks.Real(positive=True, high=1.0)}
 _TEST = {}
 
 

@@ -89,7 +89,16 @@ class Panel:
 
     def __init__(self, figure, controls, update, *, moving=(), name="figure", columns=2, freeze_layout=True,
                  blit=True):
-        _check_arguments(figure, controls, update, name, columns, freeze_layout, blit)
+        checks.instance(figure, "figure", Figure, "a matplotlib Figure (see panels.new_figure)")
+        checks.instance(controls, "controls", dict, "a dict {name: widget}")
+        for key, control in controls.items():
+            checks.identifier(key, "controls' names", "names that are keyword arguments of update")
+            checks.has(control, f"controls[{key!r}]", ("value", "observe"), "a widget with a .value")
+        checks.function(update, "update", "a function update(**values)")
+        checks.string(name, "name", non_empty=True)
+        checks.count(columns, "columns", low=1)
+        checks.flag(freeze_layout, "freeze_layout")
+        checks.flag(blit, "blit")
         self.figure = figure
         if not isinstance(figure.canvas, FigureCanvasAgg):
             FigureCanvasAgg(figure)
@@ -254,13 +263,12 @@ def widget_bundle(widget, text, png=None):
     widget (a panel, a trainer, a self-check): ipywidgets 7's containers (VBox, HBox) have no
     ``_repr_mimebundle_`` of their own (they display through ``_ipython_display_``), so
     ``self.widget._repr_mimebundle_()`` fails there (Colab)."""
-    if not isinstance(widget, widgets.DOMWidget) or getattr(widget, "model_id", None) is None:
-        raise TypeError(f"widget: expected a live ipywidgets widget (e.g. a VBox), got {type(widget).__name__}")
+    checks.instance(widget, "widget", widgets.DOMWidget, "a live ipywidgets widget (e.g. a VBox)")
+    checks.has(widget, "widget", ("model_id",), "a live ipywidgets widget (e.g. a VBox), not a closed one")
     checks.string(text, "text")
     bundle = {"text/plain": text}
     if png is not None:
-        if not isinstance(png, (bytes, bytearray, memoryview)):
-            raise TypeError(f"png: expected PNG bytes or None, got {type(png).__name__}")
+        checks.instance(png, "png", (bytes, bytearray, memoryview), "PNG bytes or None")
         if bytes(png[:8]) != PNG_SIGNATURE:
             raise ValueError(f"png: expected PNG bytes (starting with the PNG signature), got {bytes(png[:8])!r}")
         bundle["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
@@ -278,21 +286,3 @@ def _error_html(exc):
             f"<details><summary>{details}</summary><pre>{html.escape(tb)}</pre></details></div>")
 
 
-def _check_arguments(figure, controls, update, name, columns, freeze_layout, blit):
-    """Panel's arguments, checked before anything is built: a message names the argument."""
-    if not isinstance(figure, Figure):
-        raise TypeError(f"figure: expected a matplotlib Figure (see panels.new_figure), got {type(figure).__name__}")
-    if not isinstance(controls, dict):
-        raise TypeError(f"controls: expected a dict {{name: widget}}, got {type(controls).__name__}")
-    for key, control in controls.items():
-        checks.string(key, "controls' names")
-        if not key.isidentifier():
-            raise ValueError(f"controls: expected names that are keyword arguments of update, got {key!r}")
-        if not hasattr(control, "value") or not hasattr(control, "observe"):
-            raise TypeError(f"controls: expected widgets with a .value, got {type(control).__name__} for {key!r}")
-    checks.function(update, "update", "a function update(**values)")
-    if not checks.string(name, "name").strip():
-        raise ValueError(f"name: expected a non-empty file name stem, got {name!r}")
-    checks.count(columns, "columns", low=1)
-    checks.flag(freeze_layout, "freeze_layout")
-    checks.flag(blit, "blit")
