@@ -35,6 +35,17 @@ SCREENSHOTS = ROOT / "screenshots"
 # Debian's, then Playwright's own): tests, tools and benches call chromium_path().
 sys.path.insert(0, str(ROOT / "tools"))
 from chromium import ChromiumNotFound, chromium_path  # noqa: E402,F401
+sys.path.insert(0, str(ROOT / "tests"))
+import notebook_runs  # noqa: E402
+
+
+def count_hub_page(path):
+    """Count a page a test opens on a hub learner's server (``path`` after /user/<name>/, e.g.
+    voila/render/notebooks/00_index.ipynb): that server runs as another Unix user and cannot write the
+    count, so the test does (tests/notebook_runs.py)."""
+    m = re.search(r"voila/render/(.+\.ipynb)", path)
+    if m:
+        notebook_runs.record(ROOT / m.group(1), "hub-page")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")
@@ -47,7 +58,12 @@ def voila_env():
     installing the package put it (the Jupyter data path), as for any user; no JUPYTER_PATH."""
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
+    # Every notebook the server executes is counted (tests/notebook_runs.py): config files that set nothing.
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(COUNTING_CONFIG), *filter(None, [env.get("JUPYTER_CONFIG_PATH")])])
     return env
+
+
+COUNTING_CONFIG = Path(__file__).resolve().parent / "notebook_runs_config"
 
 
 _LAST = [None]   # the port free_port() last returned in a range: the next search starts after it
