@@ -23,6 +23,21 @@ NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb") if not p.name.startsw
 PREHEATED = sorted(p for p in NOTEBOOK_DIR.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
+def write_tiny_notebooks(folder, code="import ipywidgets\nipywidgets.IntSlider(value=1, description='tiny')"):
+    """A tiny notebook (a title and one code cell, by default a widget) as ``folder``/tiny.ipynb and its
+    twin ``folder``/zh/tiny.ipynb: what tests of a server (not of a lesson) serve, so they run no lesson
+    notebook (tests/notebook_runs.py counts them apart). Returns ``folder``."""
+    import nbformat
+    folder = Path(folder)
+    (folder / "zh").mkdir(parents=True, exist_ok=True)
+    for path in (folder / "tiny.ipynb", folder / "zh" / "tiny.ipynb"):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.cells = [nbformat.v4.new_markdown_cell("# Tiny"), nbformat.v4.new_code_cell(code)]
+        nbformat.write(nb, path)
+    return folder
+
+
 def pool_per_notebook(refill=True):
     """Voila options for a kernel preheated for every notebook and no spare kernel: what the browser
     tests and the preheated benchmarks serve (voila.json's own default is a learner's laptop: the
