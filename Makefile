@@ -173,6 +173,8 @@ site: $(VENV)/.runtime $(KATEX)
 #  test-browser: tests/browser in one process (one shared Voila server), under coverage into a data
 #    file of its own. Alone it kept the 2 cores 56 % busy (servers starting, pages waiting on
 #    kernels), so the units run beside it rather than after it.
+# Every notebook execution on the way (nbval, in-process, each Voila render) is counted where it happens
+# (tests/notebook_runs.py, files under build/notebook-runs/) and the table is printed after both lines.
 # Then both coverage files are combined and checked against --fail-under.
 XDIST ?= 2
 UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py
@@ -181,7 +183,8 @@ test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
 	rm -f .coverage $(COV_BROWSER)
-	$(MAKE) -j2 --output-sync=line test-units test-browser
+	$(PY) -m tests.notebook_runs clear
+	$(MAKE) -j2 --output-sync=line test-units test-browser; status=$$?; $(PY) -m tests.notebook_runs report; exit $$status
 	$(PY) -m coverage combine --append $(COV_BROWSER)
 	$(PY) -m coverage report --fail-under=90
 

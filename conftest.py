@@ -15,9 +15,26 @@ if RunningKernel is not None:
     RunningKernel.execute_cell_input = _execute_like_jupyter
 
 try:
-    from nbval.plugin import IPyNbCell
+    from nbval.plugin import IPyNbCell, IPyNbFile
 except ImportError:
-    IPyNbCell = None
+    IPyNbCell = IPyNbFile = None
+
+if IPyNbFile is not None:
+    # Count each notebook nbval executes (tests/notebook_runs.py; make test prints the table): its
+    # kernel starts here, once per notebook file, and runs the cells.
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "tests"))
+    import notebook_runs
+
+    _setup = IPyNbFile.setup
+
+    def _counted_setup(self):
+        notebook_runs.record(self.fspath, "nbval")
+        return _setup(self)
+
+    IPyNbFile.setup = _counted_setup
 
 if IPyNbCell is not None:
     # nbval skips image/png; the Voila template shows each notebook's stored pictures before its

@@ -3,8 +3,10 @@ controls (switching between them), the panel's picture is exactly (max differenc
 matplotlib's own full draw of the same state, and a panel that declares moving artists blits; and
 every slider's drag blits every move, except the sliders FULL_DRAW_SLIDERS names (with the reason).
 
-The notebooks run in this process (tests/_notebook_panels.py), each once: the drag test runs first on
-the fresh panels (every drag ends where it began, so every control is back at its first value), then the
+No notebook is executed: each notebook's panels are built by calling its lesson's Play functions with
+each Play cell's own arguments (tests/_notebook_panels.play_panels: only the earlier cells those
+arguments need run, e.g. 08's pretrained models), once per notebook: the drag test runs first on the
+fresh panels (every drag ends where it began, so every control is back at its first value), then the
 random moves on the same panels.
 """
 import io
@@ -12,12 +14,13 @@ import pickle
 import zlib
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
-from _notebook_panels import notebook_panels
+from _notebook_panels import expected_panel_cells, last_plan, play_panels
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 MOVES = 14                                      # per panel
@@ -100,15 +103,27 @@ def is_slider(control):
 
 @pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda p: p.stem)
 def executed(request):
-    """The notebook run once, shared by the two tests below (pytest runs both for one notebook, then
-    the next: one notebook's panels alive at a time)."""
-    return request.param, notebook_panels(request.param)
+    """The notebook's Play panels, built once, shared by the tests below (pytest runs them for one
+    notebook, then the next: one notebook's panels alive at a time)."""
+    made = play_panels(request.param)
+    return request.param, made, dict(last_plan)
+
+
+def test_the_panels_are_the_play_cells_and_no_notebook_ran(executed):
+    """Every live panel the stored notebook shows is built, by its own Play cell's call, and the notebook
+    as a whole did not run (only the Play cells and the cells their arguments need)."""
+    notebook, made, plan = executed
+    cells = expected_panel_cells(notebook)
+    assert len(made) == len(cells), (plan, [p.name for p in made])
+    assert set(cells) <= set(plan["plays"]) and plan["calls"], plan
+    code_cells = sum(c["cell_type"] == "code" for c in nbformat.read(notebook, as_version=4).cells)
+    assert len(plan["cells"]) < code_cells, plan
 
 
 def test_every_slider_move_blits_unless_named(executed):
     """Dragging any slider of any Play panel blits every move after the first (which may follow another
     control's full draw), and stays exact, except the sliders FULL_DRAW_SLIDERS names."""
-    notebook, made = executed
+    notebook, made, _plan = executed
     named = set()
     for panel in made:
         for name, control in panel.controls.items():
@@ -127,7 +142,7 @@ def test_every_slider_move_blits_unless_named(executed):
 
 
 def test_panels_equal_full_draws_after_random_moves(executed):
-    notebook, made = executed
+    notebook, made, _plan = executed
     rng = np.random.default_rng(zlib.crc32(notebook.stem.encode()))
     for panel in made:
         assert max_difference(panel) == 0, (panel.name, "first draw")

@@ -23,6 +23,21 @@ NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb") if not p.name.startsw
 PREHEATED = sorted(p for p in NOTEBOOK_DIR.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
+def write_tiny_notebooks(folder, code="import ipywidgets\nipywidgets.IntSlider(value=1, description='tiny')"):
+    """A tiny notebook (a title and one code cell, by default a widget) as ``folder``/tiny.ipynb and its
+    twin ``folder``/zh/tiny.ipynb: what tests of a server (not of a lesson) serve, so they run no lesson
+    notebook (tests/notebook_runs.py counts them apart). Returns ``folder``."""
+    import nbformat
+    folder = Path(folder)
+    (folder / "zh").mkdir(parents=True, exist_ok=True)
+    for path in (folder / "tiny.ipynb", folder / "zh" / "tiny.ipynb"):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.cells = [nbformat.v4.new_markdown_cell("# Tiny"), nbformat.v4.new_code_cell(code)]
+        nbformat.write(nb, path)
+    return folder
+
+
 def pool_per_notebook(refill=True):
     """Voila options for a kernel preheated for every notebook and no spare kernel: what the browser
     tests and the preheated benchmarks serve (voila.json's own default is a learner's laptop: the
@@ -34,8 +49,19 @@ SCREENSHOTS = ROOT / "screenshots"
 # Which Chromium to launch is decided in one place, tools/chromium.py (ATTNLAB_CHROMIUM, then
 # Debian's, then Playwright's own): tests, tools and benches call chromium_path().
 sys.path.insert(0, str(ROOT / "tools"))
-from chromium import ChromiumNotFound, chromium_path  # noqa: F401  (re-exported: conftest.py imports them from here)
+from chromium import ChromiumNotFound, chromium_path  # noqa: F401
 
+sys.path.insert(0, str(ROOT / "tests"))
+import notebook_runs
+
+
+def count_hub_page(path):
+    """Count a page a test opens on a hub learner's server (``path`` after /user/<name>/, e.g.
+    voila/render/notebooks/00_index.ipynb): that server runs as another Unix user and cannot write the
+    count, so the test does (tests/notebook_runs.py)."""
+    m = re.search(r"voila/render/(.+\.ipynb)", path)
+    if m:
+        notebook_runs.record(ROOT / m.group(1), "hub-page")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")
@@ -48,7 +74,12 @@ def voila_env():
     installing the package put it (the Jupyter data path), as for any user; no JUPYTER_PATH."""
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
+    # Every notebook the server executes is counted (tests/notebook_runs.py): config files that set nothing.
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(COUNTING_CONFIG), *filter(None, [env.get("JUPYTER_CONFIG_PATH")])])
     return env
+
+
+COUNTING_CONFIG = Path(__file__).resolve().parent / "notebook_runs_config"
 
 
 _LAST = [None]   # the port free_port() last returned in a range: the next search starts after it

@@ -14,7 +14,7 @@ import time
 import psutil
 import pytest
 
-from dashboard_helpers import HUB_PROXY, TYPESET, Hub, LearnerAccounts, PageWatch, hub_user_servers
+from dashboard_helpers import HUB_PROXY, TYPESET, Hub, LearnerAccounts, PageWatch, count_hub_page, hub_user_servers
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
@@ -80,6 +80,7 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
         pages[name] = (ctx, page, watch)
     for name, (_ctx, page, watch) in pages.items():    # each lands on its own server's Voila index
         page.wait_for_url(f"**/user/{name}/voila/render/notebooks/00_index.ipynb", timeout=400_000)
+        count_hub_page("voila/render/notebooks/00_index.ipynb")
         page.wait_for_function(DONE, timeout=300_000, polling=500)
         assert "attnlab" in page.inner_text("body")
         # the index's formulas typeset by the MathJax Voila bundles, nothing from outside (a school's

@@ -30,7 +30,16 @@ from pathlib import Path
 
 import pytest
 
-from dashboard_helpers import HUB_CONFIG, HUB_PROXY, ROOT, Hub, LearnerAccounts, hub_user_servers, slider_step
+from dashboard_helpers import (
+    HUB_CONFIG,
+    HUB_PROXY,
+    ROOT,
+    Hub,
+    LearnerAccounts,
+    count_hub_page,
+    hub_user_servers,
+    slider_step,
+)
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
@@ -93,6 +102,7 @@ def log_in(browser, hub, name, lands_on):
     page.fill("input[name=otp]", PASSWORD)                      # and, the first time, the class password
     page.click("[type=submit]")
     page.wait_for_url(f"**/user/{name}/{lands_on}", timeout=300_000)
+    count_hub_page(lands_on)
     return page
 
 
@@ -266,6 +276,7 @@ def test_dashboards_mode_runs_no_typed_code_and_serves_the_lessons(hub, browser,
     assert api(a, h, A, "POST", "api/terminals")[0] in (403, 404)
     # a lesson renders, with its live figure
     a.goto(f"{h.url}/user/{A}/voila/render/notebooks/{LESSON}", timeout=120_000)
+    count_hub_page(f"voila/render/notebooks/{LESSON}")
     a.wait_for_function(DONE, timeout=300_000, polling=500)
     a.wait_for_function("() => [...document.querySelectorAll('.attnlab-panel img')].some(i => i.complete && i.naturalWidth > 0)",
                         timeout=120_000)

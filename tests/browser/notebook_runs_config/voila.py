@@ -1,0 +1,9 @@
+# Loaded by every Voila server the tests start (dashboard_helpers.voila_env puts this folder on
+# JUPYTER_CONFIG_PATH): counts each notebook the server executes (tests/notebook_runs.py). Sets nothing.
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import notebook_runs
+
+notebook_runs.patch_voila()
