@@ -18,10 +18,8 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from _lesson_calls import GOOD, Lazy, call, resolve, variants  # noqa: E402
+from _lesson_calls import GOOD, Lazy, call, nb01, nb04, resolve, variants  # noqa: E402
 from attnlab.core import checks as _checks  # noqa: E402
-from attnlab.lessons import nb01_kernel_regression as nb01  # noqa: E402
-from attnlab.lessons import nb04_self_attention_walkthrough as nb04  # noqa: E402
 from attnlab.lessons import nb06_positional_encoding as nb06  # noqa: E402
 from attnlab.lessons import nb07_masks_and_efficient_attention as nb07  # noqa: E402
 from attnlab.lessons import nb08_bahdanau_attention as nb08  # noqa: E402
@@ -59,21 +57,14 @@ TABLE = [
     ('nb00', 'gallery_html', 'columns', "'abc'", TypeError, "columns: expected an int, got str"),
     ('nb00', 'thumbnail_path', 'name', '3', TypeError, 'name: expected a str, got int'),
     ('nb00', 'title', 'name', '3', TypeError, 'name: expected a str, got int'),
-    ('nb00', 'SoftmaxWarmUp', 'scores', '3', TypeError, 'scores: expected a list or tuple, got int'),
-    ('nb00', 'SoftmaxWarmUp', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
     ('nb00', 'play', 'scores', '3', TypeError, 'scores: expected a list or tuple, got int'),
     ('nb00', 'play', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
     ('nb00', 'play', 'temperature', 'nan', ValueError, 'temperature: expected a finite number, got nan'),
-    ('nb01', 'Explorer', 'sigma', "'abc'", TypeError, 'sigma: expected a real number, got str'),
-    ('nb01', 'Explorer', 'n_train', "'abc'", TypeError, 'n_train: expected an int, got str'),
-    ('nb01', 'Explorer', 'query', "'abc'", TypeError, 'query: expected a real number, got str'),
-    ('nb01', 'TrainingView', 'explorer', "'abc'", TypeError, 'explorer: expected the Explorer of part 1, got str'),
-    ('nb01', 'TrainingView', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
-    ('nb01', 'TrainingView', 'lr', "'abc'", TypeError, 'lr: expected a real number, got str'),
-    ('nb01', 'TrainingView', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
-    ('nb01', 'play', 'panel', '3', TypeError, "panel: expected one of ['explorer', 'trainer'], got 3"),
-    ('nb01', 'play', 'panel', "'nope'", ValueError, "panel: expected one of ['explorer', 'trainer'], got 'nope'"),
     ('nb01', 'play', 'sigma', "'abc'", TypeError, 'sigma: expected a real number, got str'),
+    ('nb01', 'play', 'n_train', "'abc'", TypeError, 'n_train: expected an int, got str'),
+    ('nb01', 'play', 'query', "'abc'", TypeError, 'query: expected a real number, got str'),
+    ('nb01', 'play_trainer', 'explorer', "'abc'", TypeError, 'explorer: expected the Explorer of part 1, got str'),
+    ('nb01', 'play_trainer', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
     ('nb01', 'NWKernelRegression', 'w', "'abc'", TypeError, 'w: expected a real number, got str'),
     ('nb01', 'NWKernelRegression', 'dtype', '3', TypeError, "tensor(): argument 'dtype' must be torch.dtype, not int"),
     ('nb01', 'fit_lines', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
@@ -113,12 +104,13 @@ TABLE = [
     ('nb01', 'weight_maps', 'maps', '3', TypeError, 'maps: expected a list or tuple, got int'),
     ('nb01', 'weight_maps', 'row', "'abc'", TypeError, 'row: expected an int, got str'),
     ('nb01', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
-    ('nb02', 'ScoringPlay', 'd_k', "'abc'", TypeError, "d_k: expected one of [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048], got 'abc'"),
-    ('nb02', 'ScoringPlay', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
-    ('nb02', 'ScoringPlay', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
-    ('nb02', 'ScoringPlay', 'num_queries', "'abc'", TypeError, 'num_queries: expected an int, got str'),
     ('nb02', 'play', 'd_k', "'abc'", TypeError, "d_k: expected one of [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048], got 'abc'"),
     ('nb02', 'play', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
+    ('nb02', 'play', 'method', "'nope'", ValueError, "method: expected one of ['dot', 'scaled_dot', 'over_d', "
+                                                     "'over_cbrt_d', 'constant', 'long_sequence', 'normalised', "
+                                                     "'cosine', 'gaussian', 'additive'], got 'nope'"),
+    ('nb02', 'play', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
+    ('nb02', 'play', 'num_queries', "'abc'", TypeError, 'num_queries: expected an int, got str'),
     ('nb02', 'centre_rows', 'scores_', "'abc'", TypeError, 'scores_: expected a torch.Tensor, got str'),
     ('nb02', 'histogram_density', 'values', "'abc'", TypeError, 'values: expected a torch.Tensor, got str'),
     ('nb02', 'histogram_density', 'edges', "'abc'", TypeError, 'edges: expected a torch.Tensor, got str'),
@@ -150,7 +142,6 @@ TABLE = [
     ('nb02', 'vectors_and_weights', 'weights', '3', TypeError, 'weights: expected a dict, got int'),
     ('nb02', 'vectors_and_weights', 'key_names', '3', TypeError, 'key_names: expected a list or tuple, got int'),
     ('nb02', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
-    ('nb03', 'HeadsPlay', 'sentences', '3', TypeError, 'sentences: expected a list or tuple, got int'),
     ('nb03', 'embed', 'sentences', '3', TypeError, 'sentences: expected a list or tuple, got int'),
     ('nb03', 'embed', 'length', "'abc'", TypeError, 'length: expected an int, got str'),
     ('nb03', 'head_blocks_plot', 'X', "'abc'", TypeError, 'X: expected a tensor or an array of numbers, got str'),
@@ -169,8 +160,11 @@ TABLE = [
     ('nb03', 'multihead', 'W_q', "'abc'", TypeError, 'W_q: expected a torch.Tensor, got str'),
     ('nb03', 'multihead', 'W_k', "'abc'", TypeError, 'W_k: expected a torch.Tensor, got str'),
     ('nb03', 'multihead', 'W_v', "'abc'", TypeError, 'W_v: expected a torch.Tensor, got str'),
-    ('nb03', 'play', 'controls', "'abc'", TypeError, 'controls: expected a dict, got str'),
-    ('nb03', 'play', 'columns', "'abc'", TypeError, "columns: expected an int, got str"),
+    ('nb03', 'play', 'heads', "'abc'", TypeError, 'heads: expected an int, got str'),
+    ('nb03', 'play', 'temperature', "'abc'", TypeError, 'temperature: expected a real number, got str'),
+    ('nb03', 'play', 'causal', "'yes'", TypeError, "causal: expected True or False, got str 'yes'"),
+    ('nb03', 'play', 'valid_len_0', "'abc'", TypeError, 'valid_len_0: expected an int, got str'),
+    ('nb03', 'play', 'valid_len_1', "-1", ValueError, 'valid_len_1: expected an int >= 1, got -1'),
     ('nb03', 'readout_table', 'readout', "'abc'", TypeError, 'readout: expected a torch.Tensor, got str'),
     ('nb03', 'readout_table', 'tokens', '3', TypeError, 'tokens: expected a list or tuple, got int'),
     ('nb03', 'readout_table', 'titles', '3', TypeError, 'titles: expected a list or tuple, got int'),
@@ -562,7 +556,10 @@ TABLE = [
     ('nb07', 'tile_update', 'scores', "'abc'", TypeError, 'scores: expected a torch.Tensor, got str'),
     ('nb07', 'tile_update', 'v', "'abc'", TypeError, 'v: expected a torch.Tensor, got str'),
     ('nb07', 'mask_key', 'figure', "'abc'", TypeError, 'figure: expected a matplotlib Figure, got str'),
-    ('nb04', 'play', 'controls', "'abc'", TypeError, 'controls: expected a dict, got str'),
+    ('nb04', 'play', 'step', "'abc'", TypeError, 'step: expected an int, got str'),
+    ('nb04', 'play', 'd_k', "'abc'", TypeError, "d_k: expected one of [4, 16, 64, 256, 1024], got 'abc'"),
+    ('nb04', 'play', 'causal', "'yes'", TypeError, "causal: expected True or False, got str 'yes'"),
+    ('nb04', 'play', 'padding', "-1", ValueError, 'padding: expected an int >= 0, got -1'),
     ('nb06', 'update_encoding_heatmap', 'P', "'abc'", TypeError, 'P: expected a tensor or an array of numbers, got str'),
     ('nb08', 'update_alignment', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb08', 'update_alignment', 'weights', "'abc'", TypeError, 'weights: expected a torch.Tensor, got str'),
