@@ -158,6 +158,7 @@ GOOD = [
     ("nb05", "moves_plot", nb05.moves_plot, (["cat", "milk", "it"], X05, X05 + 1), {"ax": Lazy(ax)}),
     ("nb05", "similarities", nb05.similarities, (X05, ["cat", "milk", "it"]), {"of": "it", "to": ("milk", "cat")}),
     ("nb05", "word_sliders", nb05.word_sliders, (), {"low": -1.0, "high": 5.0}),
+    ("nb05", "play", nb05.play, (), {"sentence": "sweet", "scaling": "inside", "d": 4, "T": 1.0}),
     ("nb05", "check_attend", nb05.check_attend, (lambda X, d: X,), {}),
     ("nb05", "thumbnail", nb05.thumbnail, (Lazy(ax),), {}),
 
