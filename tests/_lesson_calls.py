@@ -34,6 +34,22 @@ from attnlab.lessons import (
 )
 
 
+def every_name(lesson):
+    """A lesson package's modules' public names in one namespace: its package exports only what its
+    notebook uses, and these calls reach every public helper of every module."""
+    import importlib
+    import pkgutil
+    from types import SimpleNamespace
+    names = {}
+    for info in pkgutil.iter_modules(lesson.__path__):
+        module = importlib.import_module(f"{lesson.__name__}.{info.name}")
+        names |= {n: getattr(module, n) for n in module.__all__}
+    return SimpleNamespace(**names)
+
+
+nb00, nb01, nb02, nb03, nb04, nb05 = map(every_name, (nb00, nb01, nb02, nb03, nb04, nb05))
+
+
 def _g(seed=0):
     return torch.Generator().manual_seed(seed)
 
@@ -80,13 +96,10 @@ GOOD = [
     ("nb00", "gallery_html", nb00.gallery_html, (["01_kernel_regression"],), {"columns": 4}),
     ("nb00", "thumbnail_path", nb00.thumbnail_path, ("01_kernel_regression",), {}),
     ("nb00", "title", nb00.title, ("01_kernel_regression",), {}),
-    ("nb00", "SoftmaxWarmUp", nb00.SoftmaxWarmUp, ((1.0, 2.0, 3.0),), {"temperature": 1.0}),
     ("nb00", "play", nb00.play, (), {"scores": (1.0, 2.0, 3.0), "temperature": 1.0}),
 
-    ("nb01", "Explorer", nb01.Explorer, (), {"sigma": 0.3, "n_train": 50, "query": 4.0}),
-    ("nb01", "TrainingView", nb01.TrainingView, (Lazy(lambda: nb01.Explorer()),),
-     {"steps": 30, "lr": 2.5, "seed": 0, "redraws": 15}),
-    ("nb01", "play", nb01.play, ("explorer",), {"sigma": 0.3, "n_train": 50, "query": 4.0}),
+    ("nb01", "play", nb01.play, (), {"sigma": 0.3, "n_train": 50, "query": 4.0}),
+    ("nb01", "play_trainer", nb01.play_trainer, (), {"explorer": Lazy(lambda: nb01.play()), "steps": 30}),
     ("nb01", "NWKernelRegression", nb01.NWKernelRegression, (1.0,), {"dtype": torch.float64}),
     ("nb01", "fit_lines", nb01.fit_lines, (Lazy(ax), X1, Y1, Y1, X1, Y1), {"label": "prediction"}),
     ("nb01", "kernel_regression_plot", nb01.kernel_regression_plot, (X1, Y1, Y1, X1, Y1), {"ax": Lazy(ax)}),
@@ -100,9 +113,8 @@ GOOD = [
     ("nb01", "weight_maps", nb01.weight_maps, (X1, X1, [(W8, 0.3)]), {"row": 2, "every": 2}),
     ("nb01", "thumbnail", nb01.thumbnail, (Lazy(ax),), {}),
 
-    ("nb02", "ScoringPlay", nb02.ScoringPlay, (),
+    ("nb02", "play", nb02.play, (),
      {"method": "dot", "d_k": 16, "temperature": 1.0, "n": 8, "num_queries": 64, "seed": 0}),
-    ("nb02", "play", nb02.play, (), {"method": "dot", "d_k": 16, "temperature": 1.0, "n": 8, "num_queries": 64}),
     ("nb02", "centre_rows", nb02.centre_rows, (_r(3, 4),), {}),
     ("nb02", "histogram_density", nb02.histogram_density, (_r(50), torch.linspace(-3, 3, 7, dtype=torch.float64)), {}),
     ("nb02", "key_choice", nb02.key_choice, (Q2, K2), {"method": "scaled_dot"}),
@@ -118,7 +130,6 @@ GOOD = [
      (Q2, K2, {"dot": torch.softmax(Q2 @ K2.T, -1)}, ["k1", "k2", "k3", "k4"], ["q1", "q2", "q3"]), {}),
     ("nb02", "thumbnail", nb02.thumbnail, (Lazy(ax),), {}),
 
-    ("nb03", "HeadsPlay", nb03.HeadsPlay, (("the cat sat on the mat", "the cat sat"),), {}),
     ("nb03", "embed", nb03.embed, (("the cat sat on the mat", "the cat sat"),), {"length": 6}),
     ("nb03", "head_blocks_plot", nb03.head_blocks_plot, (_r(4, 8), 2), {"ax": Lazy(ax)}),
     ("nb03", "head_projections", nb03.head_projections, ("previous",), {"target": "cat", "strength": 4.0}),
@@ -126,7 +137,7 @@ GOOD = [
     ("nb03", "head_titles", nb03.head_titles, (3,), {"target": "cat"}),
     ("nb03", "mark_padding", nb03.mark_padding, (Lazy(lambda: plotting.heatmap(W8, ax=ax())), 3), {}),
     ("nb03", "multihead", nb03.multihead, (_r(2, 3, 4), _r(4, 4), _r(4, 4, seed=1), _r(4, 4, seed=2), _r(4, 4, seed=3), 2), {}),
-    ("nb03", "play", nb03.play, (Lazy(lambda: {n: __import__("ipywidgets").IntSlider(1, 1, 4) for n in nb03.CONTROLS}),), {"columns": 3}),
+    ("nb03", "play", nb03.play, (), {"heads": 4, "temperature": 1.0, "causal": False, "valid_len_0": 6, "valid_len_1": 3}),
     ("nb03", "readout_table", nb03.readout_table, (torch.rand(3, 2, len(nb03.VOCAB), generator=_g()), ["the", "cat", "sat"], ["a", "b"]), {}),
     ("nb03", "toy_multihead", nb03.toy_multihead, (4,), {"target": "cat", "strength": 4.0}),
     ("nb03", "check_split_heads", nb03.check_split_heads, (lambda X, h: X,), {}),
@@ -153,6 +164,7 @@ GOOD = [
     ("nb05", "moves_plot", nb05.moves_plot, (["cat", "milk", "it"], X05, X05 + 1), {"ax": Lazy(ax)}),
     ("nb05", "similarities", nb05.similarities, (X05, ["cat", "milk", "it"]), {"of": "it", "to": ("milk", "cat")}),
     ("nb05", "word_sliders", nb05.word_sliders, (), {"low": -1.0, "high": 5.0}),
+    ("nb05", "play", nb05.play, (), {"sentence": "sweet", "scaling": "inside", "d": 4, "T": 1.0}),
     ("nb05", "check_attend", nb05.check_attend, (lambda X, d: X,), {}),
     ("nb05", "thumbnail", nb05.thumbnail, (Lazy(ax),), {}),
 
@@ -208,7 +220,7 @@ GOOD = [
     ("nb07", "tile_update", nb07.tile_update, (torch.full((2, 1), float("-inf"), dtype=torch.float64),
      torch.zeros(2, 1, dtype=torch.float64), torch.zeros(2, 3, dtype=torch.float64), _r(2, 4), _r(4, 3, seed=1)), {}),
     ("nb07", "mask_key", nb07.mask_key, (Lazy(Figure),), {}),
-    ("nb04", "play", nb04.play, (Lazy(lambda: {n: __import__("ipywidgets").IntSlider(1, 1, 6) for n in nb04.CONTROLS}),), {}),
+    ("nb04", "play", nb04.play, (), {"step": 4, "d_k": 64, "causal": False, "padding": 2}),
     ("nb06", "update_encoding_heatmap", nb06.update_encoding_heatmap,
      (Lazy(lambda: nb06.encoding_heatmap(P06, ax=ax())), P06[:5]), {}),
     ("nb08", "update_alignment", nb08.update_alignment,

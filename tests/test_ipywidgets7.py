@@ -119,7 +119,7 @@ def _lesson(name):
 
 def _nb01_training():
     lesson = _lesson("nb01_kernel_regression")
-    return lesson.TrainingView(lesson.Explorer())
+    return lesson.play_trainer(explorer=lesson.play())
 
 
 def _nb08_explorer():

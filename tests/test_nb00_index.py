@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from attnlab.lessons import nb00_index  # noqa: E402
+from attnlab.lessons.nb00_index import figures, index, live  # noqa: E402
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -20,20 +21,20 @@ import make_thumbnails  # noqa: E402
 
 def test_every_notebook_in_the_folder_has_a_caption_and_a_stored_thumbnail():
     names = {p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")} - {"00_index"}
-    assert names == set(nb00_index.CAPTIONS)
+    assert names == set(index.CAPTIONS)
     for name in names:
-        assert nb00_index.thumbnail_path(name).is_file(), f"run python tools/make_thumbnails.py {name}"
+        assert index.thumbnail_path(name).is_file(), f"run python tools/make_thumbnails.py {name}"
 
 
-@pytest.mark.parametrize("name", sorted(nb00_index.CAPTIONS))
+@pytest.mark.parametrize("name", sorted(index.CAPTIONS))
 def test_stored_thumbnail_is_exactly_what_the_lesson_draws(name):
-    stored = plt.imread(nb00_index.thumbnail_path(name))
+    stored = plt.imread(index.thumbnail_path(name))
     fresh = plt.imread(io.BytesIO(make_thumbnails.render(name)))
     assert stored.shape == fresh.shape == (180, 260, 4)
     assert np.array_equal(stored, fresh), f"stale thumbnail: run python tools/make_thumbnails.py {name}"
 
 
-@pytest.mark.parametrize("name", sorted(nb00_index.CAPTIONS))
+@pytest.mark.parametrize("name", sorted(index.CAPTIONS))
 def test_each_lesson_draws_its_own_thumbnail(name):
     lesson = importlib.import_module(f"attnlab.lessons.nb{name}")
     fig, ax = plt.subplots()
@@ -43,16 +44,16 @@ def test_each_lesson_draws_its_own_thumbnail(name):
 
 
 def test_gallery_hides_spare_axes_and_titles_each_picture():
-    fig = nb00_index.gallery(["01_kernel_regression", "06_positional_encoding"], columns=3)
+    fig = figures.gallery(["01_kernel_regression", "06_positional_encoding"], columns=3)
     assert [ax.get_visible() for ax in fig.axes] == [True, True, False]
     assert fig.axes[0].get_title() == "01 kernel regression\nfits with σ too small, right, too large"
     plt.close(fig)
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: nb00_index.gallery(["09_nope"]), r"name: expected one of \[.*\], got '09_nope'"),
-    (lambda: nb00_index.gallery(columns=0), r"columns: expected an int >= 1, got 0"),
-    (lambda: nb00_index.thumbnail_path("x"), r"name: expected one of .*got 'x'"),
+    (lambda: figures.gallery(["09_nope"]), r"name: expected one of \[.*\], got '09_nope'"),
+    (lambda: figures.gallery(columns=0), r"columns: expected an int >= 1, got 0"),
+    (lambda: index.thumbnail_path("x"), r"name: expected one of .*got 'x'"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
@@ -62,36 +63,44 @@ def test_bad_input(call, match):
 def test_gallery_html_links_every_notebook_and_embeds_its_picture():
     import base64
     import re
-    page = nb00_index.gallery_html(columns=4).data
+    page = figures.gallery_html(columns=4).data
     links = re.findall(r'<a class="attnlab-thumb" href="([^"]+)"', page)
-    assert links == [f"{name}.ipynb" for name in nb00_index.CAPTIONS]
+    assert links == [f"{name}.ipynb" for name in index.CAPTIONS]
     pictures = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
-    assert [base64.b64decode(p) for p in pictures] == [nb00_index.thumbnail_path(n).read_bytes() for n in nb00_index.CAPTIONS]
+    assert [base64.b64decode(p) for p in pictures] == [index.thumbnail_path(n).read_bytes() for n in index.CAPTIONS]
     assert "repeat(4," in page and "q·k spreads out as d_k grows" in page
     assert 'alt="05 cat milk it: each word (○) → its output (●)"' in page
     with pytest.raises(TypeError, match="columns: expected an int, got bool"):
-        nb00_index.gallery_html(columns=True)
+        figures.gallery_html(columns=True)
     with pytest.raises(ValueError, match="name: expected one of"):
-        nb00_index.gallery_html(["nope"])
+        figures.gallery_html(["nope"])
 
 
 def test_softmax_warm_up_bars_are_the_softmax():
     import torch
-    play = nb00_index.SoftmaxWarmUp()
+    play = live.SoftmaxWarmUp()
     text = play.update(s1=1.0, s2=2.0, s3=3.0, T=0.5)
     ref = torch.softmax(torch.tensor([2.0, 4.0, 6.0], dtype=torch.float64), dim=0)   # scores / T by hand
     assert [b.get_height() for b in play.bars] == pytest.approx(ref.tolist(), rel=1e-12)
     assert text.startswith("weights: " + ", ".join(f"{w:.3f}" for w in ref.tolist()))
     play.update(s1=2.0, s2=2.0, s3=2.0, T=0.01)                                     # equal scores: uniform at any T
     assert [b.get_height() for b in play.bars] == pytest.approx([1 / 3] * 3)
-    with pytest.raises(ValueError, match="scores: expected three numbers, got 2"):
-        nb00_index.SoftmaxWarmUp(scores=(1.0, 2.0))
 
 
 def test_play_is_the_warm_up_with_these_starting_values():
     play = nb00_index.play(scores=(0.5, -1.0, 2.0), temperature=0.1)
-    assert isinstance(play, nb00_index.SoftmaxWarmUp)
+    assert isinstance(play, live.SoftmaxWarmUp)
     assert [play.controls[k].value for k in ("s1", "s2", "s3")] == [0.5, -1.0, 2.0]
     assert play.controls["T"].value == pytest.approx(0.1)
-    with pytest.raises(ValueError, match="scores: expected three numbers, got 2"):
+    with pytest.raises(ValueError, match=r"scores: expected at least 3 entries, got 2"):
         nb00_index.play(scores=(1.0, 2.0))
+    with pytest.raises(ValueError, match=r"scores: expected at most 3 entries, got 4"):
+        nb00_index.play(scores=(1.0, 2.0, 3.0, 4.0))
+    with pytest.raises(ValueError, match=r"temperature: expected a number <= 100, got 1000"):
+        nb00_index.play(temperature=1000.0)
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        nb00_index.play((1.0, 2.0, 3.0))
+
+
+def test_the_package_exports_what_the_notebook_uses():
+    assert nb00_index.__all__ == ["gallery_html", "play"]

@@ -7,6 +7,7 @@ import torch
 
 import attnlab as al
 from attnlab.lessons import nb01_kernel_regression as kr
+from attnlab.lessons.nb01_kernel_regression import figures, live, model as nw
 from attnlab.data import kernel_regression_data
 
 
@@ -19,7 +20,7 @@ def data():
 def test_forward_matches_nadaraya_watson(data, dtype):
     x, y, xq = data.x_train.to(dtype), data.y_train.to(dtype), data.x_test.to(dtype)
     model = kr.NWKernelRegression(2.5, dtype=dtype)
-    y_hat, weights = kr.predict(model, x, y, xq)
+    y_hat, weights = nw.predict(model, x, y, xq)
     ref_y, ref_w = al.nadaraya_watson(xq, x, y, sigma=1 / 2.5)
     tol = dict(atol=1e-5, rtol=1e-5) if dtype == torch.float32 else dict(atol=1e-12, rtol=1e-12)
     torch.testing.assert_close(weights, ref_w, **tol)
@@ -55,15 +56,15 @@ def test_leave_one_out_equals_masked_softmax(data):
 def test_training_loss_shapes_the_story(data):
     x, y = data.x_train, data.y_train
     sigmas = [0.05, 0.1, 0.2, 0.4, 0.8, 1.6]
-    loo = [kr.training_loss(x, y, s) for s in sigmas]
-    full = [kr.training_loss(x, y, s, leave_one_out=False) for s in sigmas]
+    loo = [nw.training_loss(x, y, s) for s in sigmas]
+    full = [nw.training_loss(x, y, s, leave_one_out=False) for s in sigmas]
     assert all(a < b for a, b in zip(full, full[1:]))        # with itself: smaller sigma is always better
     best = min(range(len(sigmas)), key=loo.__getitem__)
     assert 0 < best < len(sigmas) - 1                        # leave-one-out: a minimum inside
     # independent value: mean of the other points' y at sigma -> inf is the leave-one-out average
     n = len(x)
     loo_mean = (y.sum() - y) / (n - 1)
-    assert kr.training_loss(x, y, 1e6) == pytest.approx(((loo_mean - y) ** 2).sum().item(), rel=1e-6)
+    assert nw.training_loss(x, y, 1e6) == pytest.approx(((loo_mean - y) ** 2).sum().item(), rel=1e-6)
 
 
 def test_gradient_matches_finite_difference(data):
@@ -73,34 +74,34 @@ def test_gradient_matches_finite_difference(data):
     loss = ((model(x, keys, values) - y) ** 2).sum()
     loss.backward()
     h = 1e-6
-    plus = kr.training_loss(x, y, 1 / (2.0 + h))
-    minus = kr.training_loss(x, y, 1 / (2.0 - h))
+    plus = nw.training_loss(x, y, 1 / (2.0 + h))
+    minus = nw.training_loss(x, y, 1 / (2.0 - h))
     assert model.w.grad.item() == pytest.approx((plus - minus) / (2 * h), rel=1e-5)
 
 
 def test_train_is_deterministic_and_calls_back(data):
     x, y = data.x_train, data.y_train
     seen = []
-    a = kr.train_bandwidth(x, y, epochs=7, seed=3, callback=lambda e, l, m: seen.append((e, l, m.w.item())))
-    b = kr.train_bandwidth(x, y, epochs=7, generator=torch.Generator().manual_seed(3))
+    a = nw.train_bandwidth(x, y, epochs=7, seed=3, callback=lambda e, l, m: seen.append((e, l, m.w.item())))
+    b = nw.train_bandwidth(x, y, epochs=7, generator=torch.Generator().manual_seed(3))
     assert a.losses == b.losses and a.ws == b.ws
     assert [e for e, _, _ in seen] == list(range(1, 8))
     assert [l for _, l, _ in seen] == a.losses and [w for _, _, w in seen] == a.ws
-    assert a.ws[0] != kr.train_bandwidth(x, y, epochs=1, seed=4).ws[0]
+    assert a.ws[0] != nw.train_bandwidth(x, y, epochs=1, seed=4).ws[0]
 
 
 def test_leave_one_out_training_finds_the_grid_minimum():
     d = kernel_regression_data(50, seed=0)
-    result = kr.train_bandwidth(d.x_train, d.y_train, epochs=40, lr=0.1)
+    result = nw.train_bandwidth(d.x_train, d.y_train, epochs=40, lr=0.1)
     grid = torch.linspace(0.1, 1.0, 181).tolist()
-    best = min(grid, key=lambda s: kr.training_loss(d.x_train, d.y_train, s))
+    best = min(grid, key=lambda s: nw.training_loss(d.x_train, d.y_train, s))
     assert result.model.sigma == pytest.approx(best, abs=0.01)
     assert result.losses[-1] <= result.losses[0]
 
 
 def test_training_without_leave_one_out_keeps_growing_w():
     d = kernel_regression_data(50, seed=0)
-    result = kr.train_bandwidth(d.x_train, d.y_train, epochs=30, lr=0.1, leave_one_out=False)
+    result = nw.train_bandwidth(d.x_train, d.y_train, epochs=30, lr=0.1, leave_one_out=False)
     assert all(b > a for a, b in zip(result.ws, result.ws[1:]))
     assert all(b < a for a, b in zip(result.losses[1:], result.losses[2:]))
 
@@ -112,15 +113,15 @@ def test_errors(data):
     with pytest.raises(ValueError, match="y_train: expected shape"):
         kr.leave_one_out(x, y[:-1])
     with pytest.raises(TypeError, match="y_train: expected dtype"):
-        kr.train_bandwidth(x, y.float())
+        nw.train_bandwidth(x, y.float())
     with pytest.raises(ValueError, match="x_train: expected a 1-D tensor"):
-        kr.train_bandwidth(x[:, None], y[:, None])
+        nw.train_bandwidth(x[:, None], y[:, None])
     with pytest.raises(ValueError, match="epochs: expected an int >= 1"):
-        kr.train_bandwidth(x, y, epochs=0)
+        nw.train_bandwidth(x, y, epochs=0)
     with pytest.raises(ValueError, match="lr: expected a number > 0"):
-        kr.train_bandwidth(x, y, lr=-1.0)
+        nw.train_bandwidth(x, y, lr=-1.0)
     with pytest.raises(ValueError, match="sigma: expected a number > 0"):
-        kr.training_loss(x, y, 0.0)
+        nw.training_loss(x, y, 0.0)
     with pytest.raises(TypeError, match="queries: expected a torch.Tensor"):
         kr.NWKernelRegression(1.0)([0.0], x, y)
     with pytest.raises(ValueError, match="keys: expected"):
@@ -134,7 +135,7 @@ def test_training_loss_curve_matches_pointwise(data, loo):
     x, y = data.x_train, data.y_train
     sigmas = [0.03, 0.2, 1.0, 7.0]
     curve = kr.training_loss_curve(x, y, sigmas, leave_one_out=loo)
-    assert curve == pytest.approx([kr.training_loss(x, y, s, leave_one_out=loo) for s in sigmas], rel=1e-10)
+    assert curve == pytest.approx([nw.training_loss(x, y, s, leave_one_out=loo) for s in sigmas], rel=1e-10)
     with pytest.raises(ValueError, match="sigmas: expected a number > 0"):
         kr.training_loss_curve(x, y, [0.1, -1.0])
 
@@ -150,21 +151,21 @@ def test_mean_reduction_is_the_sum_over_n_and_lr_times_n_takes_the_same_steps(da
         mask = ~torch.eye(n, dtype=torch.bool) if loo else None
         y_hat = al.masked_softmax(scores, mask) @ y
         ref = ((y_hat - y) ** 2).mean().item()
-        assert kr.training_loss(x, y, 0.4, leave_one_out=loo, reduction="mean") == pytest.approx(ref, rel=1e-12)
+        assert nw.training_loss(x, y, 0.4, leave_one_out=loo, reduction="mean") == pytest.approx(ref, rel=1e-12)
         assert kr.training_loss_curve(x, y, [0.4], leave_one_out=loo, reduction="mean")[0] == pytest.approx(ref, rel=1e-12)
-    a = kr.train_bandwidth(x, y, epochs=6, lr=0.05)
-    b = kr.train_bandwidth(x, y, epochs=6, lr=0.05 * n, reduction="mean")
+    a = nw.train_bandwidth(x, y, epochs=6, lr=0.05)
+    b = nw.train_bandwidth(x, y, epochs=6, lr=0.05 * n, reduction="mean")
     assert b.ws == pytest.approx(a.ws, rel=1e-9)
     assert b.losses == pytest.approx([l / n for l in a.losses], rel=1e-9)
     with pytest.raises(ValueError, match=r"reduction: expected 'sum' \(as d2l\) or 'mean'.*got 'max'"):
-        kr.training_loss(x, y, 0.4, reduction="max")
+        nw.training_loss(x, y, 0.4, reduction="max")
     with pytest.raises(TypeError, match="reduction: expected .* got None"):           # None is no str: the rule's TypeError
-        next(kr.train_steps(x, y, reduction=None))
+        next(nw.train_steps(x, y, reduction=None))
 
 
 def test_train_steps_yields_each_step_and_returns_the_result(data):
     x, y = data.x_train, data.y_train
-    gen = kr.train_steps(x, y, epochs=4, lr=0.1, seed=2)
+    gen = nw.train_steps(x, y, epochs=4, lr=0.1, seed=2)
     seen = []
     while True:
         try:
@@ -172,7 +173,7 @@ def test_train_steps_yields_each_step_and_returns_the_result(data):
         except StopIteration as stop:
             result = stop.value
             break
-    ref = kr.train_bandwidth(x, y, epochs=4, lr=0.1, seed=2)
+    ref = nw.train_bandwidth(x, y, epochs=4, lr=0.1, seed=2)
     assert [e for e, _, _ in seen] == [1, 2, 3, 4]
     assert [l for _, l, _ in seen] == ref.losses == result.losses
     assert result.ws == ref.ws
@@ -182,7 +183,7 @@ def test_pooling_weights_average_max_and_attention(data):
     x, y = data.x_train, data.y_train
     xq = torch.tensor([0.5, 2.0, 4.5], dtype=torch.float64)
     w = kr.pooling_weights(xq, x, y, sigma=0.3)
-    assert list(w) == list(kr.POOLINGS)
+    assert list(w) == list(figures.POOLINGS)
     n = len(x)
     torch.testing.assert_close(w["average pooling"], torch.full((3, n), 1 / n, dtype=torch.float64))
     top = int(y.argmax())
@@ -199,16 +200,16 @@ def test_pooling_weights_average_max_and_attention(data):
 def test_fit_lines_names_its_artists(data):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots()
-    lines = kr.fit_lines(ax, data.x_test, data.y_truth, data.y_truth * 2, data.x_train, data.y_train, label="p")
+    lines = figures.fit_lines(ax, data.x_test, data.y_truth, data.y_truth * 2, data.x_train, data.y_train, label="p")
     assert lines.fit.get_label() == "p" and lines.truth.get_linestyle() == "--"
     assert list(lines.fit.get_ydata()) == pytest.approx((data.y_truth * 2).tolist())
     assert list(lines.points.get_xdata()) == pytest.approx(data.x_train.tolist())
-    assert kr.fit_lines(ax, data.x_test, data.y_truth, data.y_truth).points is None
+    assert figures.fit_lines(ax, data.x_test, data.y_truth, data.y_truth).points is None
     plt.close(fig)
 
 
 def test_explorer_draws_the_chosen_row():
-    e = kr.Explorer()
+    e = live.Explorer()
     text = e.update(sigma=0.5, n_train=20, query=2.0)
     t = kernel_regression_data(20, seed=0)
     y_hat, w = al.nadaraya_watson(t.x_test, t.x_train, t.y_train, sigma=0.5)
@@ -223,11 +224,11 @@ def test_explorer_draws_the_chosen_row():
 @pytest.mark.parametrize("largest, top", [(1.0, 1.15), (0.9, 1.15), (0.6, 0.7), (0.61, 1.0), (0.26, 0.3),
                                           (0.27, 0.5), (0.04, 0.05), (0.001, 0.05), (0.0, 0.05)])
 def test_the_weight_bars_axis_top_is_the_first_step_15_percent_above_the_largest_weight(largest, top):
-    assert kr.row_limit(largest) == top and top in kr.ROW_LIMITS
+    assert live.row_limit(largest) == top and top in live.ROW_LIMITS
 
 
 def test_the_weight_bars_keep_their_axis_over_a_small_move_and_fit_the_largest_bar():
-    e = kr.Explorer()
+    e = live.Explorer()
     e.update(sigma=0.3, n_train=50, query=4.0)
     limits = e.ax_row.get_ylim()
     e.update(sigma=0.31, n_train=50, query=4.0)
@@ -239,12 +240,12 @@ def test_the_weight_bars_keep_their_axis_over_a_small_move_and_fit_the_largest_b
 
 
 def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
-    e = kr.Explorer()
-    v = kr.TrainingView(e, redraws=1)
+    e = live.Explorer()
+    v = live.TrainingView(e, redraws=1)
     v.trainer.steps.value = 5
     model = v.train()
     d = kernel_regression_data(50, seed=0)
-    ref = kr.train_bandwidth(d.x_train, d.y_train, epochs=5, lr=0.05, seed=0)   # the sum at lr 0.05 = the mean at 2.5
+    ref = nw.train_bandwidth(d.x_train, d.y_train, epochs=5, lr=0.05, seed=0)   # the sum at lr 0.05 = the mean at 2.5
     assert model.w.item() == pytest.approx(ref.ws[-1], rel=1e-9)
     assert len(v.path) == 5 and v.path[0][0] == pytest.approx(1 / v.w0)
     assert [p[1] for p in v.path] == pytest.approx([l / 50 for l in ref.losses], rel=1e-9)
@@ -255,18 +256,31 @@ def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
     assert e.controls["sigma"].value == pytest.approx(model.sigma, rel=0.05)   # the slider rounds to its step
     assert "Done: 5 steps" in v.trainer.status.value and "σ = 1/|w|" in v.trainer.status.value
     with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got int"):
-        kr.TrainingView(3)
+        kr.play_trainer(explorer=3)
 
 
-def test_play_names_the_explorer_and_the_trainer_fed_by_it():
-    e = kr.play("explorer", sigma=0.5, n_train=20, query=2.0)
-    assert type(e) is kr.Explorer and e.controls["sigma"].value == pytest.approx(0.5) and e.n_train == 20
-    v = kr.play("trainer", e, steps=5)
-    assert type(v) is kr.TrainingView and v.explorer is e and v.trainer.steps.value == 5
-    with pytest.raises(ValueError, match=r"panel: expected one of \['explorer', 'trainer'\], got 'training'"):
-        kr.play("training", e)
+def test_play_is_the_explorer_and_play_trainer_the_trainer_fed_by_it():
+    e = kr.play(sigma=0.5, n_train=20, query=2.0)
+    assert type(e) is live.Explorer and e.controls["sigma"].value == pytest.approx(0.5) and e.n_train == 20
+    v = kr.play_trainer(explorer=e, steps=5)
+    assert type(v) is live.TrainingView and v.explorer is e and v.trainer.steps.value == 5
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        kr.play("explorer", sigma=0.5)
     with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got str"):
-        kr.play("trainer", "explorer")
+        kr.play_trainer(explorer="explorer")
+    with pytest.raises(ValueError, match=r"steps: expected an int <= 100 \(the steps slider's range\), got 200"):
+        kr.play_trainer(explorer=e, steps=200)
+    with pytest.raises(ValueError, match=r"sigma: expected a number <= 31.6228 \(the σ slider's range\), got 100"):
+        kr.play(sigma=100.0)
+    with pytest.raises(ValueError, match=r"n_train: expected an int >= 5, got 2"):
+        kr.play(n_train=2)
+    with pytest.raises(ValueError, match=r"query: expected a number <= 4.9 \(the query slider's range\), got 5"):
+        kr.play(query=5.0)
+
+
+def test_the_package_exports_what_the_notebook_uses():
+    assert kr.__all__ == ["NWKernelRegression", "SIGMAS", "kernel_regression_plot", "leave_one_out", "play",
+                          "play_trainer", "pooling_weights", "thumbnail", "training_loss_curve", "weight_maps"]
 
 
 def test_weight_maps_share_one_colour_bar_and_box_the_row(data):

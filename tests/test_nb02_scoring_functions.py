@@ -11,6 +11,7 @@ from torch.nn import functional as F
 
 import attnlab as al
 from attnlab.lessons import nb02_scoring_functions as ss
+from attnlab.lessons.nb02_scoring_functions import live, stats
 
 
 def paired_dots(d, n, seed=0):
@@ -114,15 +115,15 @@ def test_bad_method_and_missing_module():
 @pytest.mark.parametrize("n", [1, 2, 7, 64])
 def test_entropy_of_uniform_is_log_n_and_one_hot_is_zero(n):
     uniform = torch.full((3, n), 1.0 / n, dtype=torch.float64)
-    torch.testing.assert_close(ss.row_entropy(uniform), torch.full((3,), math.log(n), dtype=torch.float64))
+    torch.testing.assert_close(stats.row_entropy(uniform), torch.full((3,), math.log(n), dtype=torch.float64))
     one_hot = torch.eye(n, dtype=torch.float64)
-    torch.testing.assert_close(ss.row_entropy(one_hot), torch.zeros(n, dtype=torch.float64))
+    torch.testing.assert_close(stats.row_entropy(one_hot), torch.zeros(n, dtype=torch.float64))
 
 
 def test_entropy_matches_torch_categorical():
     w = torch.softmax(torch.randn(4, 6, 9, generator=torch.Generator().manual_seed(2), dtype=torch.float64), -1)
     want = torch.distributions.Categorical(probs=w).entropy()
-    torch.testing.assert_close(ss.row_entropy(w), want)
+    torch.testing.assert_close(stats.row_entropy(w), want)
 
 
 def test_softmax_jacobian_norm_matches_autograd():
@@ -130,11 +131,11 @@ def test_softmax_jacobian_norm_matches_autograd():
     w = torch.softmax(logits, -1)
     for i in range(3):
         J = torch.autograd.functional.jacobian(lambda x: torch.softmax(x, -1), logits[i])   # (5, 5)
-        assert ss.softmax_jacobian_norm(w[i]).item() == pytest.approx(torch.linalg.matrix_norm(J).item(), rel=1e-10)
-    assert ss.softmax_jacobian_norm(torch.eye(4, dtype=torch.float64)).abs().max().item() < 1e-12
+        assert stats.softmax_jacobian_norm(w[i]).item() == pytest.approx(torch.linalg.matrix_norm(J).item(), rel=1e-10)
+    assert stats.softmax_jacobian_norm(torch.eye(4, dtype=torch.float64)).abs().max().item() < 1e-12
     n = 8
     uniform = torch.full((n,), 1.0 / n, dtype=torch.float64)
-    assert ss.softmax_jacobian_norm(uniform).item() == pytest.approx(math.sqrt(n - 1) / n)
+    assert stats.softmax_jacobian_norm(uniform).item() == pytest.approx(math.sqrt(n - 1) / n)
 
 
 def test_score_statistics_saturation():
@@ -215,7 +216,7 @@ def test_key_choice_plot_draws_one_bar_per_key_and_method():
 def test_scoring_play_writes_no_numbers_in_its_cells():
     """At n = 14 the cells' numbers ran together (the fuzz's screenshot); the text under the figure
     carries q1's weights, so the live heatmap writes none at any n."""
-    play = ss.ScoringPlay(method="scaled_dot", d_k=64)
+    play = live.ScoringPlay(method="scaled_dot", d_k=64)
     for n in (2, 4, 14, 32):
         text = play.update(method="scaled_dot", d_k=64, temperature=1.0, n=n)
         assert [t for t in play.ax_w.texts if t.get_text()] == []
@@ -223,7 +224,7 @@ def test_scoring_play_writes_no_numbers_in_its_cells():
 
 
 def test_scoring_play_reports_what_it_draws():
-    play = ss.ScoringPlay(method="gaussian", d_k=256)
+    play = live.ScoringPlay(method="gaussian", d_k=256)
     text = play.update(method="gaussian", d_k=256, temperature=1.0, n=8)
     assert "k7:221" in text and "is picked by 43% of the queries" in text
     (q, k), _ = play.sample(256)
@@ -232,10 +233,6 @@ def test_scoring_play_reports_what_it_draws():
     text = play.update(method="scaled_dot", d_k=64, temperature=1.0, n=4)
     assert play.marker.get_xdata()[0] == 6.0
     assert play.blue_curve.get_ydata()[6] == pytest.approx(play.entropy_curve("scaled_dot", 4, 1.0)[6])
-    with pytest.raises(ValueError, match=r"d_k: expected one of \[1, 2, 4"):
-        ss.ScoringPlay(d_k=3)
-    with pytest.raises(ValueError, match="method: expected one of"):
-        ss.ScoringPlay(method="max")
 
 
 def test_scoring_play_legend_sits_under_the_figure_and_moves_redraw_no_text():
@@ -243,7 +240,7 @@ def test_scoring_play_legend_sits_under_the_figure_and_moves_redraw_no_text():
     axes, is not cut off, and a move of T, d_k or the function redraws no legend or text."""
     from matplotlib.legend import Legend
     from matplotlib.text import Text
-    play = ss.ScoringPlay(method="scaled_dot", d_k=64)
+    play = live.ScoringPlay(method="scaled_dot", d_k=64)
     fig = play.panel.figure
     assert not any(ax.get_legend() for ax in fig.axes) and fig.legends == [play.legend]
     assert [t.get_text() for t in play.legend.get_texts()] == [
@@ -268,11 +265,11 @@ def test_the_play_histogram_shows_plain_qk_at_every_d_k_and_counts_what_falls_ou
     it outside at 2048, n = 8). The axis now steps (±40 up to d_k = 128, ±160 from 256): at every d_k and
     n the grey histogram keeps at least 99.5% of the scores on the axis, its bins cover the axis, and the
     text under the figure gives what falls outside, for the grey and the blue histogram."""
-    play = ss.ScoringPlay(method="dot", d_k=64)
-    for d_k in ss.D_KS:
+    play = live.ScoringPlay(method="dot", d_k=64)
+    for d_k in live.D_KS:
         for n in (2, 8, 32):
             text = play.update(method="dot", d_k=d_k, temperature=1.0, n=n)
-            lim = ss.play_limit(d_k)
+            lim = live.play_limit(d_k)
             assert play.ax_hist.get_xlim() == (-lim, lim)
             for stairs in (play.grey_hist, play.blue_hist):
                 assert stairs.get_data().edges[0] == -lim and stairs.get_data().edges[-1] == lim
@@ -281,7 +278,7 @@ def test_the_play_histogram_shows_plain_qk_at_every_d_k_and_counts_what_falls_ou
             plain = ss.centre_rows(ss.scores(q, k[:n], "dot"))
             outside = 100 * ((plain < -lim) | (plain >= lim)).double().mean().item()   # counted here, not by the lesson
             assert f"outside the x axis (±{lim}): q·k {outside:.1f}%" in text
-    assert [ss.play_limit(d) for d in ss.D_KS] == [40] * 8 + [160] * 4
+    assert [live.play_limit(d) for d in live.D_KS] == [40] * 8 + [160] * 4
     # the blue histogram too: at T = 0.01 the scaled scores spread by about 100
     text = play.update(method="scaled_dot", d_k=64, temperature=0.01, n=8)
     (q, k), _ = play.sample(64)
@@ -296,7 +293,7 @@ def test_a_d_k_move_blits_unless_the_histogram_axis_steps():
     draws in full once more to save a background (no idle loop here to plan it), then moves blit. From
     the default d_k = 256 up, the axis stays: the grey histogram widens on one axis."""
     from attnlab.ui.panels.renderer import Full
-    play = ss.ScoringPlay(method="scaled_dot", d_k=256)
+    play = live.ScoringPlay(method="scaled_dot", d_k=256)
     for d_k, reason in ((512, None), (2048, None), (1024, None), (256, None), (128, Full.STRUCTURE_CHANGED),
                         (4, Full.NO_BACKGROUND), (64, None), (128, None), (256, Full.STRUCTURE_CHANGED),
                         (2048, Full.NO_BACKGROUND), (512, None)):
@@ -307,7 +304,7 @@ def test_a_d_k_move_blits_unless_the_histogram_axis_steps():
 def test_the_play_text_names_the_shortest_key_at_every_n_and_the_prose_says_which_n():
     """"k7, the shortest key" holds at d_k = 256 only for 7 <= n <= 11: the text under the figure names
     the shortest of the n keys, and the notebook names k7 only beside "n = 8"."""
-    play = ss.ScoringPlay(method="gaussian", d_k=256)
+    play = live.ScoringPlay(method="gaussian", d_k=256)
     (q, k), _ = play.sample(256)
     for n in range(2, 33):
         want = 2 if n <= 6 else 7 if n <= 11 else 12                  # as the notebook's Play text says
@@ -363,3 +360,18 @@ def test_vectors_and_weights_draws_one_map_per_function_on_one_colour_bar():
         ss.vectors_and_weights(torch.zeros(1, 3), keys, w, ["k1", "k2"], ["q1"])
     with pytest.raises(ValueError, match="weights: expected 1 to 5 weight matrices, got 0"):
         ss.vectors_and_weights(queries, keys, {}, ["k1", "k2"], ["q1"])
+
+
+def test_play_checks_its_starting_values_once_and_the_package_exports_what_the_notebook_uses():
+    with pytest.raises(ValueError, match=r"d_k: expected one of \[1, 2, 4, .*2048\], got 3"):
+        ss.play(d_k=3)
+    with pytest.raises(ValueError, match=r"method: expected one of \['dot', .*'additive'\], got 'max'"):
+        ss.play(method="max")
+    with pytest.raises(ValueError, match=r"n: expected an int <= 32 \(the n slider's range\), got 40"):
+        ss.play(n=40)
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        ss.play("dot")
+    assert type(ss.play(d_k=16, num_queries=64)) is live.ScoringPlay
+    assert ss.__all__ == ["METHODS", "centre_rows", "histogram_density", "key_choice", "key_choice_plot", "play",
+                          "random_queries_keys", "scaling_hint", "score_statistics", "scores", "seeded_additive",
+                          "thumbnail", "variance_mistakes", "vectors_and_weights"]

@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 
 import attnlab as al  # noqa: E402
 from attnlab import plotting
-from attnlab.lessons.nb03_multi_head_attention import figures as head_plots, heads as th  # noqa: E402
+from attnlab.lessons.nb03_multi_head_attention import figures as head_plots, heads as th, live  # noqa: E402
 
 
 def closed_form(target_index, n_valid, strength):
@@ -149,19 +149,11 @@ def test_toy_multihead_leaves_the_global_rng_alone():
         assert torch.equal(p, q)
 
 
-def _controls():
-    import ipywidgets as widgets
-
-    return {"heads": widgets.IntSlider(value=4, min=1, max=4), "valid_len_0": widgets.IntSlider(value=6, min=1, max=6),
-            "valid_len_1": widgets.IntSlider(value=3, min=1, max=6),
-            "temperature": widgets.FloatSlider(value=1.0, min=0.25, max=4.0), "causal": widgets.Checkbox(value=False)}
-
-
 def test_play_moves_leave_the_global_rng_alone_and_update_in_place():
     from attnlab.lessons import nb03_multi_head_attention as lesson
 
-    controls = _controls()
-    panel = lesson.play(controls)
+    panel = lesson.play(heads=4, temperature=1.0, causal=False, valid_len_0=6, valid_len_1=3)
+    controls = panel.controls
     view = panel.update.__self__
     assert panel.error.value == "" and "average of 4 head(s)" in panel.text.value
     patches = [list(ax.patches) for ax in view.axes.flat]
@@ -180,10 +172,8 @@ def test_play_moves_leave_the_global_rng_alone_and_update_in_place():
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_play_text_keeps_the_whole_word_in_every_language(language):
     """The text under the figure cuts "sat: " off each summary; zh writes "sat：" (one character shorter)."""
-    from attnlab.lessons import nb03_multi_head_attention as lesson
-
     with al.language(language):
-        view = lesson.HeadsPlay()
+        view = live.HeadsPlay()
         text = view.describe(view.weights(4, 6, 3), (6, 3))
     lines = text.splitlines()[2:]
     words = [re.search(r"(?<![A-Za-z])([a-z]+) 0\.92, the 0\.02$", line) for line in lines[:4]]
@@ -194,15 +184,32 @@ def test_play_text_keeps_the_whole_word_in_every_language(language):
 def test_play_bad_input():
     from attnlab.lessons import nb03_multi_head_attention as lesson
 
-    with pytest.raises(ValueError, match="controls: expected the names"):
+    with pytest.raises(ValueError, match=r"heads: expected an int <= 4 \(one per toy head\), got 5"):
+        lesson.play(heads=5)
+    with pytest.raises(ValueError, match=r"valid_len_1: expected an int >= 1, got 0"):
+        lesson.play(valid_len_1=0)
+    with pytest.raises(ValueError, match=r"valid_len_0: expected an int <= 6 \(the words of sentence 0\), got 7"):
+        lesson.play(valid_len_0=7)
+    with pytest.raises(ValueError, match=r"temperature: expected a number <= 4 \(the T slider's range\), got 5"):
+        lesson.play(temperature=5.0)
+    with pytest.raises(TypeError, match=r"causal: expected True or False, got int 1"):
+        lesson.play(causal=1)
+    with pytest.raises(TypeError, match="too many positional arguments"):
         lesson.play({"heads": None})
-    view = lesson.HeadsPlay()
-    with pytest.raises(ValueError, match="heads: expected at most 4, got 5"):
-        view.weights(5, 6, 3)
-    with pytest.raises(ValueError, match="valid_len_1: expected a length between 1 and 6, got 0"):
-        view.weights(2, 6, 0)
     with pytest.raises(ValueError, match="sentences: expected 2 sentences"):
-        lesson.HeadsPlay(["the cat sat"])
+        live.HeadsPlay(["the cat sat"])
+
+
+def test_play_declares_the_controls_and_the_package_exports_what_the_notebook_uses():
+    from attnlab.lessons import nb03_multi_head_attention as lesson
+
+    panel = lesson.play(heads=2, temperature=0.5, causal=True, valid_len_0=5, valid_len_1=2)
+    assert list(panel.controls) == ["heads", "temperature", "causal", "valid_len_0", "valid_len_1"]
+    assert [c.value for c in panel.controls.values()] == [2, 0.5, True, 5, 2]
+    assert (panel.controls["temperature"].min, panel.controls["temperature"].max) == (0.25, 4.0)
+    assert lesson.__all__ == ["HEAD_SIZE", "check_multihead", "check_split_heads", "embed", "head_blocks_plot",
+                              "head_readout", "head_size_mistakes", "head_titles", "mark_padding", "play",
+                              "readout_table", "thumbnail", "toy_multihead"]
 
 
 def test_multihead_reference_matches_attnlab_and_torch():

@@ -7,7 +7,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from attnlab.lessons.nb04_self_attention_walkthrough import steps as wt  # noqa: E402
-from attnlab.lessons.nb04_self_attention_walkthrough import figures as wtp  # noqa: E402
+from attnlab.lessons.nb04_self_attention_walkthrough import figures as wtp, live  # noqa: E402
 from attnlab.data import thinking_machines  # noqa: E402
 
 
@@ -38,17 +38,14 @@ def test_step_table_drawn_then_updated_in_place():
 
 
 def test_play_panel_updates_in_place_without_the_global_rng():
-    import ipywidgets as widgets
     import torch
     from matplotlib.text import Text
 
     from attnlab.lessons import nb04_self_attention_walkthrough as lesson
     from attnlab.masking import causal_mask
 
-    controls = {"step": widgets.IntSlider(value=4, min=1, max=6),
-                "d_k": widgets.SelectionSlider(options=[4, 16, 64, 256, 1024], value=64),
-                "causal": widgets.Checkbox(value=False), "padding": widgets.IntSlider(value=2, min=0, max=5)}
-    panel = lesson.play(controls)
+    panel = lesson.play(step=4, d_k=64, causal=False, padding=2)
+    controls = panel.controls
     view = panel.update.__self__
     texts = list(view.figure.findobj(Text))
     assert panel.error.value == "" and "Step 4: softmax" in panel.text.value
@@ -82,10 +79,31 @@ def test_play_panel_updates_in_place_without_the_global_rng():
     assert "-34.75" not in shown and "32" not in shown                          # not in the figure
     controls["step"].value = 4
     assert "a₁ (Thinking) = 1.000" in panel.text.value                  # causal: Thinking sees only itself
-    with pytest.raises(ValueError, match="controls: expected the names"):
+    with pytest.raises(TypeError, match="too many positional arguments"):
         lesson.play({"step": controls["step"]})
-    with pytest.raises(ValueError, match="step: expected 1 to 6, got 7"):
-        view.update(7, 64, False, 0)
+    with pytest.raises(ValueError, match=r"step: expected an int <= 6 \(the six steps\), got 7"):
+        lesson.play(step=7)
+    with pytest.raises(ValueError, match=r"d_k: expected one of \[4, 16, 64, 256, 1024\], got 32"):
+        lesson.play(d_k=32)
+    with pytest.raises(ValueError, match=r"padding: expected an int <= 5 \(the padding slider's range: one word "
+                                         r"stays\), got 6"):
+        lesson.play(padding=6)
+    with pytest.raises(TypeError, match=r"causal: expected True or False, got str 'no'"):
+        lesson.play(causal="no")
+
+
+def test_play_declares_the_notebooks_controls_and_the_package_exports_what_the_notebook_uses():
+    from attnlab.lessons import nb04_self_attention_walkthrough as lesson
+
+    panel = lesson.play(step=2, d_k=16, causal=True, padding=1)
+    assert list(panel.controls) == ["step", "d_k", "causal", "padding"]
+    assert [c.value for c in panel.controls.values()] == [2, 16, True, 1]
+    assert list(panel.controls["d_k"].options) == [4, 16, 64, 256, 1024]
+    assert not any(c.continuous_update for n, c in panel.controls.items() if n != "causal")
+    assert lesson.__all__ == ["check_attention", "check_masked_softmax", "complexity_table", "cost_plot",
+                              "divisor_mistakes", "draw_step_table", "layer_cost", "path_plot", "play",
+                              "self_attention_steps", "sentence_attention", "short", "softmax_weight_mistakes",
+                              "step_table", "thumbnail"]
 
 
 def test_step_table_text_lays_out_the_table_in_columns():
@@ -159,13 +177,9 @@ def test_the_lines_under_the_table_use_the_prose_symbols():
 
 def test_the_figure_step_list_and_the_table_write_the_same_symbols():
     """Each symbol the Play figure's step list writes (mathtext) is in the text table (plain)."""
-    import ipywidgets as widgets
     from attnlab.lessons import nb04_self_attention_walkthrough as lesson
 
-    controls = {"step": widgets.IntSlider(value=6, min=1, max=6),
-                "d_k": widgets.SelectionSlider(options=[4, 64], value=64),
-                "causal": widgets.Checkbox(value=False), "padding": widgets.IntSlider(value=0, min=0, max=5)}
-    view = lesson.play(controls).update.__self__
+    view = lesson.play(step=6, d_k=64, causal=False, padding=0).update.__self__
     ladder = " ".join(t.get_text() for t in view.ax_steps.texts)
     for mathtext, plain in (("q$_1$·k$_j$", "q₁·kⱼ"), ("$a_j$ v$_j$", "aⱼ vⱼ"), ("z$_1$", "z₁")):
         assert mathtext in ladder
@@ -177,22 +191,19 @@ def test_the_figure_step_list_and_the_table_write_the_same_symbols():
     (2, '"The cat sat on" + 2 <pad> (valid length 4)'),
     (5, '"The" + 5 <pad> (valid length 1)')])
 def test_play_heatmap_title_says_which_words_are_padding(padding, title):
-    import ipywidgets as widgets
     from attnlab.lessons import nb04_self_attention_walkthrough as lesson
 
-    controls = {"step": widgets.IntSlider(value=4, min=1, max=6),
-                "d_k": widgets.SelectionSlider(options=[4, 64], value=64),
-                "causal": widgets.Checkbox(value=False), "padding": widgets.IntSlider(value=3, min=0, max=5)}
-    panel = lesson.play(controls)
+    panel = lesson.play(step=4, d_k=64, causal=False, padding=3)
+    controls = panel.controls
     view = panel.update.__self__
     controls["padding"].value = padding
-    assert view.heatmap_title.get_text() == title == lesson.sentence_title(padding)
+    assert view.heatmap_title.get_text() == title == live.sentence_title(padding)
     words = [t.get_text() for t in view.word_labels[0]]
     assert words.count("<pad>") == padding and title.startswith('"' + " ".join(words[:6 - padding]) + '"')
     assert view.ax_mask.get_title() == ""                              # one title, the live one
     assert panel.blitter.why == ""                                     # the title blits with the move
     with pytest.raises(ValueError, match="padding: expected at most 6, got 7"):
-        lesson.sentence_title(7)
+        live.sentence_title(7)
 
 
 def test_step_table_text_lines_up_in_chinese_in_any_font():

@@ -1,13 +1,12 @@
 """Seed 004's cat/milk/it tables: which formula made them, and the three scalings against
 references written out by hand (plain torch.softmax), not through attnlab's kernels."""
-import json
 import math
-from pathlib import Path
 
 import pytest
 import torch
 
 from attnlab.lessons import nb05_cat_milk_it as cmi
+from attnlab.lessons.nb05_cat_milk_it import compute, figures, live
 from attnlab.data import cat_milk_it
 
 # The seed's numbers, typed in again from the note (not imported from the module under test).
@@ -93,7 +92,7 @@ def test_correct_scaling_keeps_the_dot_product_conclusion(sentence, closer, d):
 
 
 @pytest.mark.parametrize("sentence", ["sweet", "hungry"])
-@pytest.mark.parametrize("scaling", cmi.SCALINGS)
+@pytest.mark.parametrize("scaling", compute.SCALINGS)
 @pytest.mark.parametrize("temperature", [0.1, 1.0, 10.0])
 def test_it_equals_cat_and_attends_uniformly(sentence, scaling, temperature):
     words, X = cat_milk_it(sentence)
@@ -144,7 +143,7 @@ def test_moves_plot_updates_in_place():
     ax = Figure().subplots()
     out = cmi.attend(X, "inside", d=cmi.SEED_D_K).output
     moves = cmi.moves_plot(words, X, out, ax=ax, others={"hungry": (4.0, 0.0)})
-    assert isinstance(moves, cmi.Moves) and moves.ax is ax
+    assert isinstance(moves, figures.Moves) and moves.ax is ax
     assert not [k for k in vars(ax) if "cat_milk" in k]                 # no state stored on the Axes
     n_lines, n_patches = len(ax.lines), len(ax.patches)
     texts = {t.get_text() for t in ax.texts}
@@ -264,19 +263,9 @@ def test_check_feature_heads(capsys):
     assert "not written yet" in capsys.readouterr().out
 
 
-def _controls():
-    import ipywidgets as widgets
-
-    controls = {"sentence": widgets.Dropdown(options=["sweet", "hungry"], value="sweet"),
-                "scaling": widgets.Dropdown(options=list(cmi.SCALINGS), value="inside"),
-                "d": widgets.Dropdown(options=[4, 2], value=4),
-                "T": widgets.FloatSlider(value=1.0, min=0.1, max=10.0)}
-    return controls | cmi.word_sliders()
-
-
 def test_play_panel_moves_in_place_and_leaves_the_rng_alone():
-    controls = _controls()
-    panel = cmi.play(controls)
+    panel = cmi.play(sentence="sweet", scaling="inside", d=4, T=1.0)
+    controls = panel.controls
     assert panel.error.value == "" and "sim(it′, milk′) = 10.168" in panel.text.value
     view = panel.update.__self__
     artists = list(view.moves.ax.get_children())
@@ -294,8 +283,8 @@ def test_a_play_move_redraws_the_formula_line_not_the_sentence_or_the_key():
     and T are a live line under it; the dashed line's key is a figure legend outside the axes."""
     from matplotlib.legend import Legend
 
-    controls = _controls()
-    panel = cmi.play(controls)
+    panel = cmi.play(sentence="sweet", scaling="inside", d=4, T=1.0)
+    controls = panel.controls
     view = panel.update.__self__
     assert view.moves.ax.get_title() == "The cat drank the milk because it was sweet."
     assert view.title.get_text() == "softmax(QKᵀ/(√4·T))·V, T = 1.00"
@@ -311,29 +300,44 @@ def test_a_play_move_redraws_the_formula_line_not_the_sentence_or_the_key():
 
 
 def test_play_and_sliders_bad_input():
-    controls = _controls()
-    del controls["T"]
-    with pytest.raises(ValueError, match="controls: expected the names"):
-        cmi.play(controls)
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        cmi.play({"sentence": None})
+    with pytest.raises(ValueError, match=r"sentence: expected one of \['sweet', 'hungry'\], got 'tired'"):
+        cmi.play(sentence="tired")
+    with pytest.raises(ValueError, match=r"scaling: expected one of \['none', 'after', 'inside'\], got 'before'"):
+        cmi.play(scaling="before")
+    with pytest.raises(ValueError, match=r"d: expected one of \[4, 2\], got 8"):
+        cmi.play(d=8)
+    with pytest.raises(ValueError, match=r"T: expected a number <= 10 \(the T slider's range\), got 20"):
+        cmi.play(T=20.0)
     with pytest.raises(ValueError, match="vectors: expected entries in"):
-        cmi.word_sliders({"cat": (9.0, 0.0)})
-    view = cmi.CatMilkPlay()
-    with pytest.raises(ValueError, match="coords: expected a value for every word slider"):
-        view.update("sweet", "inside", 4, 1.0, cat_x=2.0)
-    assert cmi.formula("inside", 4) == "softmax(QKᵀ/(√4·T))·V"
+        cmi.play(vectors={"cat": (9.0, 0.0)})
+    with pytest.raises(ValueError, match="vectors: expected entries in"):
+        live.word_sliders({"cat": (9.0, 0.0)})
+    assert live.formula("inside", 4) == "softmax(QKᵀ/(√4·T))·V"
+
+
+def test_play_declares_the_notebooks_controls_and_the_package_exports_what_the_notebook_uses():
+    panel = cmi.play(sentence="hungry", scaling="after", d=2, T=0.5)
+    assert list(panel.controls)[:4] == ["sentence", "scaling", "d", "T"]
+    assert [panel.controls[n].value for n in ("sentence", "scaling", "d")] == ["hungry", "after", 2]
+    assert panel.controls["T"].value == pytest.approx(0.5)
+    assert set(list(panel.controls)[4:]) == {f"{w}_{a}" for w in live.WORD_VECTORS for a in "xy"}
+    assert cmi.__all__ == ["SEED_D_K", "SEED_OUTPUTS", "SEED_SCORES", "SEED_SIMILARITIES", "attend", "check_attend",
+                           "check_feature_heads", "compare_to_seed", "feature_heads", "moves_plot", "play",
+                           "similarities", "similarity_mistakes", "thumbnail"]
 
 
 def test_the_scaling_menu_shows_the_title_lines_formulas_with_t():
     """Each option of the scaling menu writes the formula of the title line above the plot (with T),
     d_k standing for the number; the notebook's menu is that one."""
-    assert sorted(cmi.SCALING_OPTIONS.values()) == sorted(cmi.SCALINGS)
-    for label, scaling in cmi.SCALING_OPTIONS.items():
+    assert sorted(live.SCALING_OPTIONS.values()) == sorted(compute.SCALINGS)
+    for label, scaling in live.SCALING_OPTIONS.items():
         for d in (4, 2):
-            assert label.split(": ", 1)[1].replace("d_k", str(d)) == cmi.formula(scaling, d)
+            assert label.split(": ", 1)[1].replace("d_k", str(d)) == live.formula(scaling, d)
         assert "T" in label.split(": ", 1)[1]
-    nb = json.loads((Path(__file__).parent.parent / "notebooks" / "05_cat_milk_it.ipynb").read_text())
-    play = ["".join(c["source"]) for c in nb["cells"] if "lesson.play(controls)" in "".join(c["source"])]
-    assert len(play) == 1 and '"scaling": widgets.Dropdown(options=lesson.SCALING_OPTIONS,' in play[0]
+    menu = cmi.play().controls["scaling"]                     # the Play's menu is that one
+    assert list(zip(menu._options_labels, menu._options_values)) == list(live.SCALING_OPTIONS.items())
 
 
 @pytest.mark.parametrize("it", [(2.0, 2.0), (0.5, 2.0), (1.0, 3.1), (3.0, 1.0)])

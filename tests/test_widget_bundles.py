@@ -117,11 +117,11 @@ def test_each_self_check_displays_its_widget_and_question(kind):
 
 def test_lesson_01_explorer_and_training_view_display():
     from attnlab.lessons import nb01_kernel_regression as lesson
-    explorer = lesson.Explorer(sigma=0.3, n_train=20, query=4.0)
+    explorer = lesson.play(sigma=0.3, n_train=20, query=4.0)
     data = shown(explorer)
     assert_live_view(data, explorer.panel.widget)
     assert png_of(data) == bytes(explorer.panel.image.value)
-    training = lesson.TrainingView(explorer, steps=5)
+    training = lesson.play_trainer(explorer=explorer, steps=5)
     data = shown(training)
     assert_live_view(data, training.widget)
     assert data["text/plain"].startswith("Live panel 'kernel-regression-training': Train w button")

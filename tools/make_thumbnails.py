@@ -13,27 +13,27 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from attnlab.lessons import nb00_index
+from attnlab.lessons.nb00_index import index
 
 
 def render(name):
     """PNG bytes of lesson ``name``'s thumbnail, drawn the one way the index stores it."""
     lesson = importlib.import_module(f"attnlab.lessons.nb{name}")
-    fig, ax = plt.subplots(figsize=nb00_index.SIZE_INCHES, dpi=nb00_index.DPI, layout="constrained")
+    fig, ax = plt.subplots(figsize=index.SIZE_INCHES, dpi=index.DPI, layout="constrained")
     lesson.thumbnail(ax)
     ax.tick_params(labelsize=6)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=nb00_index.DPI, metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=index.DPI, metadata={"Software": None})
     plt.close(fig)
     return buf.getvalue()
 
 
 def main(argv):
-    names = argv or list(nb00_index.CAPTIONS)
-    nb00_index.THUMBNAILS.mkdir(exist_ok=True)
+    names = argv or list(index.CAPTIONS)
+    index.THUMBNAILS.mkdir(exist_ok=True)
     for name in names:
-        nb00_index.thumbnail_path(name).write_bytes(render(name))
-        print("wrote", nb00_index.thumbnail_path(name))
+        index.thumbnail_path(name).write_bytes(render(name))
+        print("wrote", index.thumbnail_path(name))
 
 
 if __name__ == "__main__":

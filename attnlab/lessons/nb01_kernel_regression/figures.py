@@ -1,28 +1,21 @@
-"""Notebook 01's figures: the fit plot, pooling weights compared, the Play explorer and the training view.
+"""Notebook 01's figures: the fit plot, pooling weights compared, weight maps and the index thumbnail.
 
-State lives in the objects returned here (``FitLines``, ``Explorer``, ``TrainingView``), never on
-matplotlib objects. The notebook's Play cells are one call each: ``play("explorer", ...)`` (an ``Explorer``) and
-``play("trainer", explorer)`` (a ``TrainingView`` of that explorer).
+State lives in the objects returned here (``FitLines``), never on matplotlib objects. The Play panels are
+in ``live``.
 """
 from typing import NamedTuple
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import torch
 from matplotlib.patches import Rectangle
 
 from ...core import checks, data
-from ...ui import panels
 from ...i18n import N_, gettext as _
 from ...core.attention import nadaraya_watson
-from ...ui.plotting import heatmap, heatmap_state, live_title, to_numpy, update_heatmap
-from ...ui.trainer import Trainer
-from .model import NWKernelRegression, predict, train_steps, training_loss_curve
+from ...ui.plotting import heatmap, heatmap_state, to_numpy
 
-__all__ = [
-    "FitLines", "fit_lines", "kernel_regression_plot", "POOLINGS", "pooling_weights", "ROW_LIMITS", "row_limit",
-    "Explorer", "SIGMAS", "TrainingView", "PLAY_PANELS", "play", "thumbnail", "weight_maps"
-]
+__all__ = ["FitLines", "POOLINGS", "every_label", "fit_lines", "kernel_regression_plot", "pooling_weights", "thumbnail",
+           "weight_maps"]
 
 _AX = checks.Axes()
 _LINE = checks.Array(1)
@@ -96,252 +89,9 @@ def pooling_weights(x_queries, x_train, y_train, *, sigma=0.3):
     largest[:, int(y_train.argmax())] = 1.0
     return dict(zip(POOLINGS, (average, largest, attention)))
 
-
-def _every(xs, k):
+def every_label(xs, k):
+    """Tick labels for ``xs``: every k-th value with one decimal, the others blank."""
     return [f"{v:.1f}" if i % k == 0 else "" for i, v in enumerate(xs.tolist())]
-
-
-ROW_LIMITS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.15)      # the weight bars' y axis tops
-
-
-def row_limit(largest):
-    """The top of the weight bars' y axis: the first of ROW_LIMITS at least 15% above the largest
-    weight (room above the tallest bar), so a small move keeps the axis, and its ticks, as they were."""
-    return next((top for top in ROW_LIMITS if top >= 1.15 * largest), ROW_LIMITS[-1])
-
-
-class Explorer(panels.ShowsPanel):
-    """Play part 1: σ, n and query x drive a fit, the query's weight bars and the weight heatmap.
-
-    ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.panels.Panel); displayable.
-    """
-
-    @checks.arguments(sigma=checks.Real(low=0.01, high=10 ** 1.5, why="the σ slider's range"),
-                       n_train=checks.Int(5, 200, why="the n slider's range"),
-                       query=checks.Real(low=0.0, high=4.9, why="the query slider's range"))
-    def __init__(self, *, sigma=0.3, n_train=50, query=4.0):
-        self.controls = {
-            "sigma": widgets.FloatLogSlider(value=sigma, base=10, min=-2, max=1.5, step=0.02, description="σ",
-                                            readout_format=".3g"),
-            "n_train": widgets.IntSlider(value=n_train, min=5, max=200, step=5, description=_("n points")),
-            "query": widgets.FloatSlider(value=query, min=0.0, max=4.9, step=0.1, description=_("query x"),
-                                         readout_format=".1f"),
-        }
-        d = data.kernel_regression_data(n_train, seed=0)
-        y_hat, w = nadaraya_watson(d.x_test, d.x_train, d.y_train, sigma=sigma)
-        fig, axes = panels.new_figure(2, 2, figsize=(11.5, 5.6),
-                                      gridspec_kw={"height_ratios": [2.2, 1], "width_ratios": [1.25, 1]})
-        for a in axes[:, 1]:
-            a.remove()
-        self.ax_fit, self.ax_row = axes[0, 0], axes[1, 0]
-        self.ax_map = fig.add_subplot(axes[0, 0].get_gridspec()[:, 1])
-        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, y_hat, d.x_train, d.y_train,
-                             label=_("Nadaraya-Watson"))
-        self.avg_line = self.ax_fit.axhline(d.y_train.mean().item(), color="C4", linestyle=":",
-                                            label=_("average pooling"))
-        self.query_line = self.ax_fit.axvline(query, color="red", linewidth=1)
-        # The key above the fit, outside every axes: a legend over moving lines is redrawn at each move.
-        self.ax_fit.get_legend().remove()                     # fit_lines' own, inside the axes
-        fig.legend(*self.ax_fit.get_legend_handles_labels(), loc="outside upper left", ncols=4, fontsize=8,
-                   frameon=False)
-        self.ax_fit.set_xlabel(_("x (red line = the query)"), fontsize=9)
-        self.bars = self.ax_row.vlines(to_numpy(d.x_train), 0, to_numpy(w[0]), color="C0", linewidth=2)
-        self.row_line = self.ax_row.axvline(query, color="red", linewidth=1)
-        self.ax_row.set(xlim=(0, 5), xlabel=_("keys xᵢ: the query's weight on each (y axis rescales in steps)"),
-                        ylabel=_("weight"))
-        heatmap(w, ax=self.ax_map, annotate=False, colorbar=False, xlabel=_("keys (training points, sorted)"),
-                ylabel=_("queries x"))
-        fig.colorbar(heatmap_state(self.ax_map).image, ax=self.ax_map, label=_("attention weight (fixed 0–1 scale)"))
-        self.ax_map.tick_params(length=0)                     # up to 200 keys: labels only, no tick marks
-        self.row_box = self.ax_map.add_patch(Rectangle((-0.5, -0.5), w.shape[1], 1, fill=False, edgecolor="red",
-                                                       linewidth=1.5))
-        self.map_title = live_title(self.ax_map)
-        # What a move changes: the fit, the points and lines, the query's weight bars, the weights,
-        # the red box and the title. The bars' y axis rescales in steps (ROW_LIMITS), so most moves
-        # keep its ticks; a move that changes them, or n (the number of key columns: limits,
-        # ticks), draws the whole figure.
-        self.moving = [*self.fit, self.avg_line, self.query_line, self.row_line, self.bars,
-                       heatmap_state(self.ax_map).image, self.row_box, self.map_title]
-        self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving,
-                                  name="kernel-regression-explorer", columns=3)
-
-    @property
-    def n_train(self):
-        return self.controls["n_train"].value
-
-    def update(self, sigma, n_train, query):
-        """Redraw for these values; returns the text under the figure."""
-        t = data.kernel_regression_data(n_train, seed=0)
-        y_hat, weights = nadaraya_watson(t.x_test, t.x_train, t.y_train, sigma=sigma)   # (50,), (50, n)
-        q = int((t.x_test - query).abs().argmin())                                     # this query's row
-        self.fit.truth.set_ydata(to_numpy(t.y_truth))
-        self.fit.fit.set_ydata(to_numpy(y_hat))
-        self.fit.points.set_data(to_numpy(t.x_train), to_numpy(t.y_train))
-        mean_y = t.y_train.mean().item()
-        self.avg_line.set_ydata([mean_y] * 2)
-        self.query_line.set_xdata([query] * 2)
-        self.row_line.set_xdata([query] * 2)
-        self.bars.set_segments([[(x, 0), (x, w)] for x, w in zip(t.x_train.tolist(), weights[q].tolist())])
-        update_heatmap(self.ax_map, weights, x_labels=_every(t.x_train, max(1, n_train // 10)),
-                       y_labels=_every(t.x_test, 10))
-        self.map_title.set_text(_("weights, σ = {sigma:.3g} (T = σ² = {T:.3g})").format(sigma=sigma, T=sigma ** 2))
-        self.row_box.set_y(q - 0.5)
-        self.row_box.set_width(weights.shape[1])
-        top = row_limit(weights[q].max().item())
-        if self.ax_row.get_ylim() != (0, top):                # setting the same limits still marks it changed
-            self.ax_row.set_ylim(0, top)
-        top = weights[q].argsort(descending=True)[:4].tolist()
-        err = ((y_hat - t.y_truth) ** 2).mean().item()
-        err_avg = ((t.y_train.mean() - t.y_truth) ** 2).mean().item()
-        tops = ", ".join(_("key x={x:.2f} (y={y:.2f}) {weight:.3f}").format(
-            x=t.x_train[j].item(), y=t.y_train[j].item(), weight=weights[q, j].item()) for j in top)
-        return _("σ = {sigma:.3g}  ⇒  temperature T = σ² = {T:.3g};  n = {n} training points\n"
-                 "query x = {x:.1f}: prediction {y_hat:.3f}, truth {truth:.3f}, average pooling {mean:.3f}\n"
-                 "largest weights of this row: {tops}\n"
-                 "mean squared error against the truth over all 50 queries: {err:.3f}  (average pooling: {err_avg:.3f})"
-                 ).format(sigma=sigma, T=sigma ** 2, n=n_train, x=t.x_test[q].item(), y_hat=y_hat[q].item(),
-                          truth=t.y_truth[q].item(), mean=mean_y, tops=tops, err=err, err_avg=err_avg)
-
-    @property
-    def widget(self):
-        return self.panel.widget
-
-
-SIGMAS = torch.logspace(-1.6, 0.6, 60, dtype=torch.float64).tolist()    # 0.025 ... 4: the landscape's σ grid
-
-
-class TrainingView:
-    """Play part 2: train w behind a button (``attnlab.trainer.Trainer``), on the n points of ``explorer``.
-
-    Three views: the mean training error per step; the error against σ (the landscape, green with
-    leave-one-out, red without) with the path training walks along it; the fit with the current w.
-    A checkbox picks leave-one-out; "Copy learned σ to part 1" sets the explorer's σ slider.
-    Training minimises the MEAN squared error over the n points (d2l: the sum, which grows with n;
-    lr = 2.5 on the mean is lr = 0.05 on the sum at n = 50). Each press starts from the same w.
-    """
-
-    @checks.arguments(steps=checks.Int(5, 100, why="the steps slider's range"), seed=checks.Int(0))
-    def __init__(self, explorer, *, steps=30, lr=2.5, seed=0, redraws=15):
-        if not isinstance(explorer, Explorer):
-            raise TypeError(f"explorer: expected the Explorer of part 1, got {type(explorer).__name__}")
-        self.explorer, self.lr, self.seed = explorer, checks.real(lr, "lr", positive=True), seed
-        self.w0 = NWKernelRegression(generator=torch.Generator().manual_seed(seed)).w.item()
-        self.path, self.run_n, self.run_loo, self.learned = [], None, None, None
-        self.ax_land = None                                  # set below, once the Trainer made the figure
-        self._landscapes = {}
-        self.copy_button = widgets.Button(description=_("Copy learned σ to part 1"), icon="copy", disabled=True,
-                                          layout=widgets.Layout(width="auto"))
-        self.copy_button.on_click(self.copy_to_explorer)
-        loo = widgets.Checkbox(value=True, description=_("leave one out"))
-        self.trainer = Trainer(self._run, steps=steps, min_steps=5, max_steps=100, step=5,
-                               controls={"leave_one_out": loo}, curves=("error",), extra=self._draw,
-                               done=self._done, redraws=redraws, figsize=(11.5, 3.4),
-                               name="kernel-regression-training", button=_("Train w"))
-        fig, ax_err = self.trainer.panel.figure, self.trainer.axes["error"]
-        ax_err.get_subplotspec().get_gridspec().set_width_ratios([1, 2])
-        halves = self.trainer.extra_ax.get_subplotspec().subgridspec(1, 2)
-        self.trainer.extra_ax.remove()                       # one extra axes becomes two: landscape and fit
-        self.ax_land, self.ax_fit = fig.add_subplot(halves[0]), fig.add_subplot(halves[1])
-        ax_err.set(yscale="linear", ylim=(0, 1.2), ylabel=_("mean squared error"), title=_("training error per step"))
-        self.land_line, = self.ax_land.plot([], [], color="C2")
-        self.path_line, = self.ax_land.plot([], [], "o-", color="C1", markersize=3, linewidth=1)
-        self.ax_land.set(xscale="log", xlim=(SIGMAS[0], SIGMAS[-1]), ylim=(0, 1.2), xlabel=_("σ (log scale)"),
-                         ylabel=_("mean squared error"), title=_("error against σ; path of training"))
-        d = data.kernel_regression_data(explorer.n_train, seed=0)
-        self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, d.y_truth, d.x_train, d.y_train,
-                             label=_("current w"))
-        self.ax_fit.set(title=_("fit with the current w"), ylim=(-0.5, 5.5))
-        self.ax_fit.legend(loc="upper right", fontsize=7, ncol=3, handlelength=1.5, columnspacing=0.8)
-        fig.set_layout_engine("constrained")                # lay out the new axes on the next draw
-        self.trainer.panel.freeze_layout = True
-        if self.trainer.panel.blitter is not None:          # ... then keep positions, and blit the new axes
-            self.trainer.panel.blitter.freeze_layout = True
-        self.trainer.panel.declare(self.land_line, self.path_line, *self.fit)     # their limits stay fixed
-        self.trainer.panel.refresh()
-        self.widget = widgets.VBox([self.trainer.widget, widgets.HBox([self.copy_button])])
-
-    def landscape(self, n, leave_one_out):
-        """Mean training error at each σ of SIGMAS for the first n-point data set (cached)."""
-        key = (n, bool(leave_one_out))
-        if key not in self._landscapes:
-            t = data.kernel_regression_data(n, seed=0)
-            self._landscapes[key] = training_loss_curve(t.x_train, t.y_train, SIGMAS, leave_one_out=leave_one_out,
-                                                        reduction="mean")
-        return self._landscapes[key]
-
-    def _run(self, steps, leave_one_out):
-        n = self.explorer.n_train
-        t = data.kernel_regression_data(n, seed=0)
-        self.path, self.run_n, self.run_loo, self.learned = [], n, leave_one_out, None
-        self.copy_button.disabled = True
-        w_before, model = self.w0, None
-        for _, loss, model in train_steps(t.x_train, t.y_train, epochs=steps, lr=self.lr, leave_one_out=leave_one_out,
-                                          seed=self.seed, reduction="mean"):
-            self.path.append((1 / abs(w_before), loss))      # the loss was measured at the w before the step
-            w_before = model.w.item()
-            yield {"error": loss, "w": w_before}
-        return model
-
-    def _done(self, model, history, leave_one_out):
-        self.learned = model.sigma
-        self.copy_button.disabled = False
-        return _("Learned w = {w:.3f}, so σ = 1/|w| = {sigma:.3f}. Press “{copy}” to see its fit there.").format(
-            w=model.w.item(), sigma=model.sigma, copy=_("Copy learned σ to part 1"))
-
-    def _draw(self, _ax, latest, leave_one_out):
-        if self.ax_land is None:                            # the Trainer's first draw, before the split
-            return None
-        same = self.path and self.run_loo == leave_one_out
-        n = self.run_n if same else self.explorer.n_train
-        t = data.kernel_regression_data(n, seed=0)
-        self.land_line.set_data(SIGMAS, self.landscape(n, leave_one_out))
-        self.land_line.set_color("C2" if leave_one_out else "C3")
-        w_now = latest["w"] if (same and latest is not None) else self.w0
-        sigma0 = 1 / abs(self.w0)
-        points = self.path if same else [(sigma0, training_loss_curve(t.x_train, t.y_train, [sigma0],
-                                                                      leave_one_out=leave_one_out,
-                                                                      reduction="mean")[0])]
-        self.path_line.set_data([p[0] for p in points], [p[1] for p in points])
-        y_hat = predict(NWKernelRegression(w_now), t.x_train, t.y_train, t.x_test)[0]
-        self.fit.fit.set_ydata(to_numpy(y_hat))
-        self.fit.truth.set_ydata(to_numpy(t.y_truth))
-        self.fit.points.set_data(to_numpy(t.x_train), to_numpy(t.y_train))
-        mode = _("leave-one-out") if leave_one_out else _("each point among its own keys")
-        if not same:
-            return _("not trained yet ({mode}, n = {n}): w = {w:.3f}, σ = {sigma:.3f}. Press {train}.").format(
-                mode=mode, n=n, w=w_now, sigma=1 / abs(w_now), train=_("Train w"))
-        return _("{mode}, n = {n}: w = {w:.3f}, so σ = 1/|w| = {sigma:.3f}").format(
-            mode=mode, n=n, w=w_now, sigma=1 / abs(w_now))
-
-    def copy_to_explorer(self, _button=None):
-        """Set part 1's σ slider to the learned σ (the slider rounds it to its step)."""
-        if self.learned is not None:
-            self.explorer.controls["sigma"].value = self.learned
-
-    def train(self):
-        """Train from code, as the button does; returns the trained model."""
-        return self.trainer.train()
-
-    def _repr_mimebundle_(self, **kwargs):
-        panel = self.trainer.panel
-        text = _("Live panel 'kernel-regression-training': Train w button (steps, leave one out), "
-                 "progress bar, error per step, error against σ with the path, fit; copy σ button")
-        return panels.widget_bundle(self.widget, text + (f"\n{panel.summary}" if panel.summary else ""),
-                                    bytes(panel.image.value) or None)
-
-
-#: The notebook's two Play panels, by the name ``play`` takes: part 1, then part 2 fed part 1's explorer.
-PLAY_PANELS = {"explorer": Explorer, "trainer": TrainingView}
-
-
-@checks.arguments(panel=checks.Choice(tuple(PLAY_PANELS)))
-def play(panel, *args, **values):
-    """One of the notebook's Play panels, display it as the cell's last value:
-    ``play("explorer", sigma=..., n_train=..., query=...)`` (``Explorer``, part 1) or
-    ``play("trainer", explorer, steps=...)`` (``TrainingView``, part 2: it trains on the explorer's n points
-    and copies the learned σ to its slider)."""
-    return PLAY_PANELS[panel](*args, **values)
-
 
 @checks.arguments(ax=_AX)
 def thumbnail(ax):
@@ -367,7 +117,7 @@ def weight_maps(x_test, x_train, maps, *, row=None, every=5):
         raise ValueError("maps: expected at least one (weights, sigma) pair, got none")
     fig, axes = plt.subplots(1, len(maps), figsize=(5.5 * len(maps), 4.6), layout="constrained", squeeze=False)
     for ax, (weights, sigma) in zip(axes[0], maps):
-        heatmap(weights, x_labels=_every(x_train, every), y_labels=_every(x_test, every), ax=ax, annotate=False,
+        heatmap(weights, x_labels=every_label(x_train, every), y_labels=every_label(x_test, every), ax=ax, annotate=False,
                 colorbar=False, xlabel=_("keys: training inputs xᵢ (sorted)"), ylabel=_("queries: test inputs x"),
                 title=_("Nadaraya-Watson weights, σ = {sigma}").format(sigma=sigma))
         if row is not None:

@@ -17,7 +17,8 @@ from ...core import checks
 
 __all__ = [
     "NWKernelRegression", "leave_one_out", "training_loss", "training_loss_curve", "TrainingResult",
-    "train_steps", "train_bandwidth", "predict"
+    "train_steps", "train_bandwidth", "predict", "SIGMAS",
+    "loss_curve", "sgd_steps"
 ]
 
 
@@ -132,6 +133,12 @@ def training_loss_curve(x_train, y_train, sigmas, *, leave_one_out=True, reducti
     n = x_train.shape[0]
     if leave_one_out and n < 2:
         raise ValueError(f"x_train: expected at least 2 points to leave one out, got {n}")
+    return loss_curve(x_train, y_train, sigmas, leave_one_out, reduction)
+
+
+def loss_curve(x_train, y_train, sigmas, leave_one_out, reduction):
+    """``training_loss_curve`` without its checks (sigmas a list of floats > 0): the Play panel's path."""
+    n = x_train.shape[0]
     s2 = torch.tensor(sigmas, dtype=x_train.dtype, device=x_train.device) ** 2          # (S,)
     scores = -(x_train[:, None] - x_train[None, :]) ** 2 / 2                            # (n, n)
     scores = scores / s2[:, None, None]                                                 # (S, n, n)
@@ -148,6 +155,9 @@ def _fit_train(model, x_train, y_train, loo):
     else:
         keys, values = x_train, y_train                               # (n,) shared by every query
     return model(x_train, keys, values)                               # (n,)
+
+
+SIGMAS = torch.logspace(-1.6, 0.6, 60, dtype=torch.float64).tolist()    # 0.025 ... 4: the landscape's σ grid
 
 
 class TrainingResult(NamedTuple):
@@ -173,10 +183,11 @@ def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed
     if generator is None:
         generator = torch.Generator().manual_seed(checks.count(seed, "seed"))
     model = NWKernelRegression(w, generator=generator, dtype=x_train.dtype)
-    return _train_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction)
+    return sgd_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction)
 
 
-def _train_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction):
+def sgd_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction):
+    """``train_steps`` without its checks, on a model made by the caller: the Play panel's path."""
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     losses, ws = [], []
     for epoch in range(1, epochs + 1):

@@ -25,7 +25,7 @@ from ...core.multihead import MultiHeadAttention
 
 __all__ = [
     "VOCAB", "MAX_LEN", "HEAD_SIZE", "INPUT_SIZE", "HEAD_KINDS", "HEAD_TITLES", "SENTENCES", "embed",
-    "head_projections", "toy_multihead", "head_titles", "head_readout", "readout_table"
+    "head_projections", "toy_multihead", "head_titles", "titles_of", "head_readout", "readout_table"
 ]
 
 VOCAB = ("<pad>", "the", "cat", "sat", "on", "mat")
@@ -118,6 +118,11 @@ def toy_multihead(num_heads=4, *, target="cat", strength=4.0, dtype=torch.float6
 @checks.arguments(num_heads=checks.Int(1, len(HEAD_KINDS), why="one per toy head"), target=checks.Choice(VOCAB))
 def head_titles(num_heads, target="cat"):
     """Short names of the first ``num_heads`` toy heads, e.g. "head 1: previous word"."""
+    return titles_of(num_heads, target)
+
+
+def titles_of(num_heads, target="cat"):
+    """``head_titles`` without its checks: the Play panel's path."""
     return [_("head {h}: {title}").format(h=h + 1, title=_(HEAD_TITLES[k]).format(target=target))
             for h, k in enumerate(HEAD_KINDS[:num_heads])]
 

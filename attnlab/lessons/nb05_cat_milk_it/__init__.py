@@ -1,6 +1,17 @@
 """Notebook 05, the cat, the milk and "it" (seed 004's example, recomputed): three placements of the
-√d_k scaling, the seed's tables, where each word moves, the Play panel and the two code exercises."""
-from .. import surface
-from . import compute, exercises, figures, play
+√d_k scaling, the seed's tables, where each word moves, the Play panel and the two code exercises.
 
-__all__ = surface(globals(), compute, exercises, figures, play)
+compute    attention with each scaling, the seed's tables, similarities, the two-head variant
+figures    where each word moves, the index thumbnail
+live       the Play panel: its controls (menus, T, word sliders) and figure
+exercises  the two "write it yourself" checks
+"""
+from .compute import (SEED_D_K, SEED_OUTPUTS, SEED_SCORES, SEED_SIMILARITIES, attend, compare_to_seed, feature_heads,
+                      similarities, similarity_mistakes)
+from .exercises import check_attend, check_feature_heads
+from .figures import moves_plot, thumbnail
+from .live import play
+
+__all__ = ["SEED_D_K", "SEED_OUTPUTS", "SEED_SCORES", "SEED_SIMILARITIES", "attend", "check_attend",
+           "check_feature_heads", "compare_to_seed", "feature_heads", "moves_plot", "play", "similarities",
+           "similarity_mistakes", "thumbnail"]

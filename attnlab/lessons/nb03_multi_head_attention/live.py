@@ -1,12 +1,15 @@
 """Notebook 03's Play panel: the hand-built heads on both sentences, one heatmap per head and their
-average, hatched padding keys. The notebook makes the controls; ``play(controls)`` builds the figure
-and wires them. All figure state (axes, hatches, slots, colour bar) lives in the ``HeadsPlay`` object.
+average, hatched padding keys. ``play(heads=..., temperature=..., causal=..., valid_len_0=..., valid_len_1=...)``
+checks the starting values once, declares the controls, builds the figure and wires them; a control's
+value goes to the update unchecked. All figure state (axes, hatches, slots, colour bar) lives in the
+``HeadsPlay`` object.
 
 The toy modules are built once, up front, for 1..MAX_HEADS heads: a move of a control computes,
 it never builds a module, and nothing reads or advances torch's global RNG.
 """
 import re
 
+import ipywidgets as widgets
 import torch
 
 from ...core import checks
@@ -14,9 +17,9 @@ from ...i18n import gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, update_heatmap, weights_summary
 from .figures import mark_padding
-from .heads import HEAD_KINDS, SENTENCES, embed, head_titles, toy_multihead
+from .heads import HEAD_KINDS, SENTENCES, embed, titles_of, toy_multihead
 
-__all__ = ["MAX_HEADS", "CONTROLS", "QUERY", "HeadsPlay", "play"]
+__all__ = ["CONTROLS", "MAX_HEADS", "QUERY", "HeadsPlay", "controls", "play"]
 
 MAX_HEADS = len(HEAD_KINDS)
 CONTROLS = ("heads", "valid_len_0", "valid_len_1", "temperature", "causal")
@@ -58,21 +61,15 @@ class HeadsPlay:
                        for a in (heatmap_state(ax).image, hatch)]
 
     def weights(self, heads, valid_len_0, valid_len_1, temperature=1.0, causal=False):
-        """(2, heads, n, n) weights of the first ``heads`` toy heads on both sentences."""
-        heads = checks.count(heads, "heads", low=1)
-        if heads > MAX_HEADS:
-            raise ValueError(f"heads: expected at most {MAX_HEADS}, got {heads}")
-        n = self.X.shape[1]
-        for name, v in (("valid_len_0", valid_len_0), ("valid_len_1", valid_len_1)):
-            if not 1 <= checks.count(v, name) <= n:
-                raise ValueError(f"{name}: expected a length between 1 and {n}, got {v}")
+        """(2, heads, n, n) weights of the first ``heads`` toy heads on both sentences (values as ``play``
+        checked them: 1 <= heads <= MAX_HEADS, 1 <= valid_len_b <= n; not checked again here)."""
         mha = self.modules[heads]
         mha(self.X, self.X, self.X, torch.tensor([valid_len_0, valid_len_1]), temperature=temperature, causal=causal)
         return mha.attention_weights
 
     def update(self, heads, valid_len_0, valid_len_1, temperature, causal):
         W = self.weights(heads, valid_len_0, valid_len_1, temperature, causal)   # (2, heads, n, n)
-        names = head_titles(heads)
+        names = titles_of(heads)
         valid = (valid_len_0, valid_len_1)
         for b in range(2):
             for h in range(MAX_HEADS):
@@ -98,7 +95,7 @@ class HeadsPlay:
                 b=b, valid_len=valid[b], keys=", ".join(pad) if pad else _("none")))
         q = self.tokens[0].index(QUERY)
         heads = W.shape[1]
-        rows = [(name, W[0, h, q:q + 1], 2) for h, name in enumerate(head_titles(heads))]
+        rows = [(name, W[0, h, q:q + 1], 2) for h, name in enumerate(titles_of(heads))]
         rows.append((_("average of {n} head(s)").format(n=heads), W[0, :, q:q + 1].mean(0), 3))
         prefix = len(_("{query}: {weights}").format(query=QUERY, weights=""))   # "sat: " / "sat：", whatever the language
         for name, w, top in rows:
@@ -114,11 +111,31 @@ def _place(ax, box):
         ax.set_position(box)
 
 
-@checks.arguments(controls=checks.Dict())
-def play(controls, *, columns=3):
-    """The Play panel of notebook 03 wired to ``controls`` ({name: widget} for CONTROLS). Returns the
-    ``Panel``; its ``.update`` is the bound ``HeadsPlay.update``."""
-    if set(controls) != set(CONTROLS):
-        raise ValueError(f"controls: expected the names {list(CONTROLS)}, got {list(controls)}")
+_LENGTH = checks.Int(1, len(SENTENCES[0].split()), why="the words of sentence 0")
+
+
+def controls(*, heads=4, temperature=1.0, causal=False, valid_len_0=6, valid_len_1=3):
+    """The Play's controls {name: widget}, in the order shown, with these starting values."""
+    wide, long = {"description_width": "initial"}, {"width": "440px"}
+    return {
+        "heads": widgets.IntSlider(value=heads, min=1, max=MAX_HEADS, description=_("heads")),
+        "temperature": widgets.FloatSlider(value=temperature, min=0.25, max=4.0, step=0.05, description=_("temperature T"),
+                                           style=wide),
+        "causal": widgets.Checkbox(value=causal, description=_("causal mask")),
+        "valid_len_0": widgets.IntSlider(value=valid_len_0, min=1, max=6, description=_("valid_len of sentence 0 (top row)"),
+                                         style=wide, layout=long),
+        "valid_len_1": widgets.IntSlider(value=valid_len_1, min=1, max=6, description=_("valid_len of sentence 1 (bottom row)"),
+                                         style=wide, layout=long),
+    }
+
+
+@checks.arguments(heads=checks.Int(1, MAX_HEADS, why="one per toy head"),
+                   temperature=checks.Real(low=0.25, high=4.0, why="the T slider's range"), causal=checks.Flag(),
+                   valid_len_0=_LENGTH, valid_len_1=_LENGTH)
+def play(*, heads=4, temperature=1.0, causal=False, valid_len_0=6, valid_len_1=3):
+    """The Play panel of notebook 03 with these starting values; returns the ``Panel`` (display it as the
+    cell's last value); its ``.update`` is the bound ``HeadsPlay.update``."""
     view = HeadsPlay()
-    return Panel(view.figure, controls, view.update, moving=view.moving, name="03-multi-head", columns=columns)
+    return Panel(view.figure, controls(heads=heads, temperature=temperature, causal=causal, valid_len_0=valid_len_0,
+                                       valid_len_1=valid_len_1),
+                 view.update, moving=view.moving, name="03-multi-head", columns=3)

@@ -1,7 +1,10 @@
-"""Notebook 05's Play panel: the notebook makes the controls, ``play(controls)`` builds the figure
-and wires them. The state of the figure lives in the returned ``CatMilkPlay`` (its ``moves`` handle
-and its heatmap Axes), not on matplotlib objects."""
+"""Notebook 05's Play panel: ``play(sentence=..., scaling=..., d=..., T=...)`` checks the starting values
+once, declares the controls (the menus, T and two sliders per word), builds the figure and wires them; a
+control's value goes to the update unchecked. The state of the figure lives in the ``CatMilkPlay``
+behind the returned panel (its ``moves`` handle and its heatmap Axes), not on matplotlib objects."""
 from collections.abc import Mapping
+
+import ipywidgets as widgets
 
 from matplotlib import rcParams
 
@@ -13,9 +16,10 @@ from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .compute import SCALINGS, attend, similarities
 from .figures import moves_plot
 
-__all__ = ["CONTROLS", "SCALING_OPTIONS", "formula", "CatMilkPlay", "play", "word_sliders"]
+__all__ = ["CONTROLS", "D_OPTIONS", "SCALING_OPTIONS", "CatMilkPlay", "controls", "formula", "play", "word_sliders"]
 
 CONTROLS = ("sentence", "scaling", "d", "T")      # plus "<word>_x", "<word>_y" for every word
+D_OPTIONS = (4, 2)                                 # the d_k menu: the seed's (correct) d_k, and a variant
 
 # The formula of each scaling, with T: one source for the scaling menu and the live title line.
 _FORMULAS = {"none": "softmax(QKᵀ/T)·V", "after": "softmax(QKᵀ/T)·V/√{d}", "inside": "softmax(QKᵀ/(√{d}·T))·V"}
@@ -81,9 +85,7 @@ class CatMilkPlay:
                        + m.other_labels, self.title, heatmap_state(self.ax_weights).image]
 
     def update(self, sentence, scaling, d, T, **coords):
-        missing = [f"{w}_{a}" for w in WORD_VECTORS for a in "xy" if f"{w}_{a}" not in coords]
-        if missing:
-            raise ValueError(f"coords: expected a value for every word slider, missing {missing}")
+        """Redraw for these values (as ``play`` declared the controls: not checked again); returns the text."""
         vectors = {w: (coords[f"{w}_x"], coords[f"{w}_y"]) for w in WORD_VECTORS}
         words, X = cat_milk_it(sentence, vectors)
         result = attend(X, scaling, d=d, temperature=T)
@@ -91,7 +93,7 @@ class CatMilkPlay:
         self.moves.update(words, X, result.output, others=others)
         if self.ax_moves.get_title() != SENTENCES[sentence][0]:
             self.ax_moves.set_title(SENTENCES[sentence][0], fontsize=10, pad=rcParams["axes.titlepad"] + 22)
-        self.title.set_text(f"{formula(scaling, d)}, T = {T:.2f}")
+        self.title.set_text(f"{_FORMULAS[scaling].format(d=d)}, T = {T:.2f}")      # formula(scaling, d), unchecked
         update_heatmap(self.ax_weights, result.weights, x_labels=words, y_labels=words)
         s = similarities(result.output, words)
         dot = s["dot"]
@@ -107,24 +109,39 @@ class CatMilkPlay:
                     dist_cat=s['distance']['cat']))
 
 
-@checks.arguments(controls=checks.Dict())
-def play(controls, *, columns=4):
-    """The Play panel of notebook 05 wired to ``controls`` ({name: widget}: sentence, scaling, d, T
-    and "<word>_x" / "<word>_y" for every word of WORD_VECTORS). Returns the ``Panel``; its
-    ``.update`` is the bound ``CatMilkPlay.update``."""
-    names = set(CONTROLS) | {f"{w}_{a}" for w in WORD_VECTORS for a in "xy"}
-    if set(controls) != names:
-        raise ValueError(f"controls: expected the names {sorted(names)}, got {sorted(controls)}")
+def controls(*, sentence="sweet", scaling="inside", d=4, T=1.0, vectors=None):
+    """The Play's controls {name: widget}, in the order shown, with these starting values: the sentence,
+    scaling and d_k menus, T, then two sliders per word (``word_sliders(vectors)``)."""
+    wide = {"description_width": "60px"}
+    return {
+        "sentence": widgets.Dropdown(options={"…it was sweet.": "sweet", "…it was hungry.": "hungry"},
+                                     value=sentence, description=_("sentence"), style=wide, layout={"width": "240px"}),
+        "scaling": widgets.Dropdown(options=SCALING_OPTIONS, value=scaling, description=_("scaling"),   # the title's formulas
+                                    style=wide, layout={"width": "370px"}),
+        "d": widgets.Dropdown(options={_("4 (seed, correct)"): 4, _("2 (variant)"): 2}, value=d,
+                              description=_("d_k in √d_k"), style={"description_width": "80px"},
+                              layout={"width": "240px"}),
+        "T": widgets.FloatLogSlider(value=T, base=10, min=-1, max=1, step=0.02, description="T",
+                                    style={"description_width": "20px"}, layout={"width": "265px"}),
+    } | word_sliders(vectors)             # two per word: "cat_x" = state, "cat_y" = taste
+
+
+@checks.arguments(sentence=checks.Choice(tuple(SENTENCES)), scaling=checks.Choice(SCALINGS),
+                   d=checks.Choice(D_OPTIONS), T=checks.Real(low=0.1, high=10, why="the T slider's range"),
+                   vectors=checks.Optional(checks.Dict()))
+def play(*, sentence="sweet", scaling="inside", d=4, T=1.0, vectors=None):
+    """The Play panel of notebook 05 with these starting values (``vectors``: {word: (state, taste)} for
+    the word sliders, default seed 004's WORD_VECTORS). Returns the ``Panel`` (display it as the cell's
+    last value); its ``.update`` is the bound ``CatMilkPlay.update``."""
+    controls_ = controls(sentence=sentence, scaling=scaling, d=d, T=T, vectors=vectors)   # refuses bad vectors
     view = CatMilkPlay()
-    return Panel(view.figure, controls, view.update, moving=view.moving, name="cat-milk-it", columns=columns)
+    return Panel(view.figure, controls_, view.update, moving=view.moving, name="cat-milk-it", columns=4)
 
 
 @checks.arguments(vectors=checks.Optional(checks.Dict()), low=checks.Real(), high=checks.Real())
 def word_sliders(vectors=None, *, low=-1.0, high=5.0):
     """Two sliders per word, "<word>_x" (state) and "<word>_y" (taste), starting at ``vectors``
     (default: seed 004's WORD_VECTORS): {name: FloatSlider}, ready to join the Play controls."""
-    import ipywidgets as widgets
-
     vectors = WORD_VECTORS if vectors is None else vectors
     sliders = {}
     for w, point in vectors.items():

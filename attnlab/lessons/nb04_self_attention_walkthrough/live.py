@@ -1,12 +1,14 @@
 """Notebook 04's Play panel: the six steps for *Thinking* (left: which step; the numbers in a table
-under the figure) and the masked weights of "The cat sat on the mat" (right). The notebook makes
-the controls; ``play(controls)`` builds the figure and wires them. The figure's state lives in the
-returned ``WalkthroughPlay``.
+under the figure) and the masked weights of "The cat sat on the mat" (right).
+``play(step=..., d_k=..., causal=..., padding=...)`` checks the starting values once, declares the
+controls, builds the figure and wires them; a control's value goes to the update unchecked. The
+figure's state lives in the ``WalkthroughPlay`` behind the returned panel.
 
 What a move redraws is small on purpose (a move should reach the browser in a few tens of ms): the
 orange marker of the current step, the heatmap's image, its title (what the sentence is now) and
 the words along its axes that padding can turn into <pad>. Everything with numbers (the table of the six steps, the mask, the largest
 weights) is text under the figure, which costs next to nothing to update."""
+import ipywidgets as widgets
 import matplotlib
 import torch
 
@@ -18,9 +20,10 @@ from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
 from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text
 
-__all__ = ["CONTROLS", "sentence_title", "WalkthroughPlay", "play"]
+__all__ = ["CONTROLS", "D_KS", "WalkthroughPlay", "controls", "play", "sentence_title"]
 
 CONTROLS = ("step", "d_k", "causal", "padding")
+D_KS = (4, 16, 64, 256, 1024)                 # the d_k slider's stops
 # The six steps of seed 000, as the left panel lists them (the numbers are in the table under the figure),
 # in the notebook's symbols: q₁·kⱼ, the weights aⱼ, aⱼ vⱼ, z₁ (step_table and describe_step use the same).
 # The rows with words are looked up with _() where drawn.
@@ -38,6 +41,11 @@ def sentence_title(padding):
     padding = checks.count(padding, "padding")
     if padding > len(SENTENCE):
         raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
+    return _sentence_title(padding)
+
+
+def _sentence_title(padding):
+    """``sentence_title`` without its checks: the Play panel's path."""
     real = " ".join(SENTENCE[:len(SENTENCE) - padding])
     if not padding:
         return _('"{sentence}" (no padding)').format(sentence=real)
@@ -73,7 +81,7 @@ class WalkthroughPlay:
                 xlabel=_("keys (attended to)"), ylabel=_("queries"), annotate=False)
         # The heatmap's title says what the sentence is now ("The cat sat on" + 2 <pad>); a live title,
         # so a move redraws it alone.
-        self.heatmap_title = live_title(self.ax_mask, sentence_title(0))
+        self.heatmap_title = live_title(self.ax_mask, _sentence_title(0))
         self.word_labels = self._word_labels(n)
         # What a move changes: the marker, the weights, the sentence's title and the words padding makes
         # <pad> (the first word, The, is never a pad). The tick labels and the other titles stay as drawn.
@@ -109,13 +117,11 @@ class WalkthroughPlay:
         return self._steps[key] + self._sentence[key3]
 
     def update(self, step, d_k, causal, padding):
-        step = checks.count(step, "step", low=1)
-        if step > 6:
-            raise ValueError(f"step: expected 1 to 6, got {step}")
+        """Redraw for these values (as ``play`` checked them; not checked again); returns the text."""
         words2, s, words, A = self._computed(d_k, causal, padding)
         self.marker.set_ydata([step])
         update_heatmap(self.ax_mask, A)
-        self.heatmap_title.set_text(sentence_title(padding))
+        self.heatmap_title.set_text(_sentence_title(padding))
         for texts in self.word_labels:
             for text, w in zip(texts, words):
                 if text.get_text() != w:
@@ -132,10 +138,21 @@ class WalkthroughPlay:
                 + "\n" + " " * len(head) + " · ".join(rows[3:]))
 
 
-@checks.arguments(controls=checks.Dict())
-def play(controls):
-    """The Play panel of notebook 04 wired to ``controls`` ({name: widget} for CONTROLS)."""
-    if set(controls) != set(CONTROLS):
-        raise ValueError(f"controls: expected the names {list(CONTROLS)}, got {list(controls)}")
+def controls(*, step=4, d_k=64, causal=False, padding=2):
+    """The Play's controls {name: widget}, in the order shown, with these starting values."""
+    return {
+        "step": widgets.IntSlider(value=step, min=1, max=6, description=_("step"), continuous_update=False),
+        "d_k": widgets.SelectionSlider(options=list(D_KS), value=d_k, description="d_k", continuous_update=False),
+        "causal": widgets.Checkbox(value=causal, description=_("causal mask")),
+        "padding": widgets.IntSlider(value=padding, min=0, max=5, description=_("padding"), continuous_update=False),
+    }
+
+
+@checks.arguments(step=checks.Int(1, 6, why="the six steps"), d_k=checks.Choice(D_KS), causal=checks.Flag(),
+                   padding=checks.Int(0, len(SENTENCE) - 1, why="the padding slider's range: one word stays"))
+def play(*, step=4, d_k=64, causal=False, padding=2):
+    """The Play panel of notebook 04 with these starting values; returns the ``Panel`` (display it as the
+    cell's last value); its ``.update`` is the bound ``WalkthroughPlay.update``."""
     view = WalkthroughPlay()
-    return Panel(view.figure, controls, view.update, moving=view.moving, name="04-self-attention")
+    return Panel(view.figure, controls(step=step, d_k=d_k, causal=causal, padding=padding), view.update,
+                 moving=view.moving, name="04-self-attention")

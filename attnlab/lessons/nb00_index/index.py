@@ -1,0 +1,52 @@
+"""Notebook 00, the index: what each notebook is called and shows, and where its stored picture lies.
+
+Each lesson draws its own picture (``attnlab.lessons.nbNN_<stem>.thumbnail(ax)``); the pictures are
+stored as PNG files beside this module by ``python tools/make_thumbnails.py``, so the index opens
+without running every lesson, and ``tests/test_thumbnails.py`` redraws each one and checks that the
+stored file is still exactly what the lesson draws (never a stale screenshot).
+"""
+from pathlib import Path
+
+from ...core import checks
+from ...i18n import N_
+
+__all__ = ["CAPTIONS", "DPI", "SIZE_INCHES", "THUMBNAILS", "TITLES", "thumbnail_path", "title"]
+
+THUMBNAILS = Path(__file__).parent / "thumbnails"
+SIZE_INCHES, DPI = (2.6, 1.8), 100          # every stored picture: 260 x 180 pixels
+
+# One line under each title: what the small picture shows (translated where shown).
+CAPTIONS = {
+    "01_kernel_regression": N_("fits with σ too small, right, too large"),
+    "02_scoring_functions": N_("q·k spreads out as d_k grows"),
+    "03_multi_head_attention": N_("3 heads, each its own 5×5 weights"),
+    "04_self_attention_walkthrough": N_("causal weights: no looking ahead"),
+    "05_cat_milk_it": N_("each word (○) → its output (●)"),
+    "06_positional_encoding": N_("a sin/cos code for each position"),
+    "07_masks_and_efficient_attention": N_("masks: dark = may attend"),
+    "08_bahdanau_attention": N_("dates: output × input alignment"),
+    "09_transformer_block": N_("where “it” points: the referent"),
+    "10_encoder_decoder": N_("each output character finds its input"),
+}
+
+
+# The titles title() makes, for the catalog: shown translated in the gallery.
+TITLES = (N_("01 kernel regression"), N_("02 scoring functions"), N_("03 multi head attention"),
+          N_("04 self attention walkthrough"), N_("05 cat milk it"), N_("06 positional encoding"),
+          N_("07 masks and efficient attention"), N_("08 bahdanau attention"), N_("09 transformer block"),
+          N_("10 encoder decoder"))
+
+
+@checks.arguments(name=checks.Text())
+def thumbnail_path(name):
+    """The stored picture of notebook ``name`` (e.g. "01_kernel_regression")."""
+    if name not in CAPTIONS:
+        raise ValueError(f"name: expected one of {sorted(CAPTIONS)}, got {name!r}")
+    return THUMBNAILS / f"{name}.png"
+
+
+@checks.arguments(name=checks.Text())
+def title(name):
+    """'01_kernel_regression' -> '01 kernel regression'."""
+    return name.replace("_", " ")
+
