@@ -14,16 +14,17 @@ import platform
 import torch
 
 from attnlab.lessons import nb10_encoder_decoder as nb10
+from attnlab.lessons.nb10_encoder_decoder import model as nb10_model, training as nb10_training
 
 
 def main():
     load_before = os.getloadavg()
-    model, history, seconds = nb10.train(nb10.LIVE_STEPS, eval_every=100, **nb10.LIVE)
+    model, history, seconds = nb10_training.train(nb10_training.LIVE_STEPS, eval_every=100, **nb10_training.LIVE)
     acc = nb10.accuracy(model)
-    steps = nb10.LIVE_STEPS
+    steps = nb10_training.LIVE_STEPS
     live = {
         "command": "python bench/bench_nb10_live.py",
-        "config": nb10.LIVE, "steps": steps, "parameters": nb10.parameters(model),
+        "config": nb10_training.LIVE, "steps": steps, "parameters": nb10.parameters(model),
         "held-out exact match": acc,
         "accuracy every 100 steps": [round(a, 4) for a in history["accuracy"][99::100]],
         "cpu seconds": round(seconds["cpu"], 1), "wall seconds": round(seconds["wall"], 1),
@@ -32,9 +33,9 @@ def main():
                     "load average before (1, 5, 15 min)": [round(x, 2) for x in load_before],
                     "load average after": [round(x, 2) for x in os.getloadavg()], "torch": torch.__version__},
     }
-    results = json.loads(nb10.RESULTS.read_text())
+    results = json.loads(nb10_model.RESULTS.read_text())
     results["live"] = live
-    nb10.RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    nb10_model.RESULTS.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps(live, indent=1))
 
 

@@ -24,6 +24,11 @@ import platform
 import time
 
 import torch
+
+from attnlab.lessons import nb08_bahdanau_attention as nb08
+from attnlab.lessons.nb08_bahdanau_attention import seq2seq as nb08_seq2seq
+from attnlab.lessons import nb10_encoder_decoder as nb10
+from attnlab.lessons.nb10_encoder_decoder import data as nb10_data, model as nb10_model, training as nb10_training
 from attnlab.trainer import one_thread
 
 from attnlab.lessons import nb08_bahdanau_attention as nb08, nb10_encoder_decoder as nb10
@@ -31,7 +36,7 @@ from attnlab.lessons import nb08_bahdanau_attention as nb08, nb10_encoder_decode
 FORMAT = "d mon yyyy"             # 08's format
 EVERY = 25                        # steps between two measurements of held-out exact match
 GRU = dict(steps=300, batch_size=64, lr=1e-2, init_seed=0, data_seed=1)            # as nb08's _main
-TRANSFORMER = dict(steps=nb10.SHIPPED_STEPS, seed=0, **nb10.DEFAULTS)              # as the shipped model
+TRANSFORMER = dict(steps=nb10_training.SHIPPED_STEPS, seed=0, **nb10_training.DEFAULTS)     # as the shipped model
 GRU_NAME, TRANSFORMER_NAME = "Bahdanau GRU (08)", "Transformer (10)"
 
 
@@ -53,7 +58,7 @@ def as_shipped(pairs):
     c0 = time.process_time()
     outputs = nb10.translate(model, sources)
     rows[TRANSFORMER_NAME] = {"exact match": exact_match(outputs, pairs), "parameters": nb10.parameters(model),
-                              "training steps": nb10.measured()["steps"], "formats trained on": len(nb10.FORMATS),
+                              "training steps": nb10.measured()["steps"], "formats trained on": len(nb10_data.FORMATS),
                               "translate cpu seconds": round(time.process_time() - c0, 2)}
     return rows
 
@@ -89,8 +94,8 @@ def first_at(curve, level=0.99):
 
 def train_gru(pairs):
     sources = [s for s, _t in pairs]
-    model = nb08.DateTranslator("additive", seed=GRU["init_seed"])
-    steps = nb08.train_steps(model, GRU["steps"], batch_size=GRU["batch_size"], lr=GRU["lr"], seed=GRU["data_seed"])
+    model = nb08_seq2seq.DateTranslator("additive", seed=GRU["init_seed"])
+    steps = nb08_seq2seq.train_steps(model, GRU["steps"], batch_size=GRU["batch_size"], lr=GRU["lr"], seed=GRU["data_seed"])
     curve, _loss = timed_curve(steps, lambda: exact_match(nb08.translate(model, sources)[0], pairs), GRU["steps"])
     # 08 trains on nb08.random_dates(steps * batch_size, seed) with no held-out split
     seen = {t for _s, t in nb08.random_dates(GRU["steps"] * GRU["batch_size"], seed=GRU["data_seed"])}
@@ -106,7 +111,7 @@ def train_gru(pairs):
 def train_transformer(pairs):
     cfg = TRANSFORMER
     # eval_every beyond the last step: run() then measures (all formats) only at the last step, timed here
-    steps = nb10.run(cfg["steps"], seed=cfg["seed"], eval_every=cfg["steps"] + 1, formats=(FORMAT,),
+    steps = nb10_training.run(cfg["steps"], seed=cfg["seed"], eval_every=cfg["steps"] + 1, formats=(FORMAT,),
                      batch_size=cfg["batch_size"], lr=cfg["lr"])
     holder = {}
 
@@ -129,7 +134,7 @@ def train_transformer(pairs):
 
 
 def main():
-    pairs = [p for p in nb10.test_dates() if nb10.format_of(p[0]) == FORMAT]
+    pairs = [p for p in nb10_data.test_dates() if nb10.format_of(p[0]) == FORMAT]
     load_before = os.getloadavg()
     with one_thread():
         rows = as_shipped(pairs)
@@ -137,7 +142,7 @@ def main():
     for curve in curves.values():
         step, cpu = first_at(curve)
         curve["first at >= 0.99"] = {"step": step, "cpu seconds": cpu}
-    results = json.loads(nb10.RESULTS.read_text())
+    results = json.loads(nb10_model.RESULTS.read_text())
     results["bahdanau"] = {
         "dates": len(pairs), "format": FORMAT, "command": "nice -n 19 python bench/bench_nb10_vs_nb08.py",
         "models": rows, "every": EVERY, "curves": curves,
@@ -146,7 +151,7 @@ def main():
                     "load average before (1, 5, 15 min)": [round(x, 2) for x in load_before],
                     "load average after": [round(x, 2) for x in os.getloadavg()], "torch": torch.__version__},
     }
-    nb10.RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    nb10_model.RESULTS.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps({k: v for k, v in results["bahdanau"].items() if k != "curves"}, indent=1))
     for name, curve in curves.items():
         print(name, curve["parameters"], curve["first at >= 0.99"], curve["cpu seconds"][-1], curve["wall seconds"][-1])

@@ -36,10 +36,9 @@ SKIP = {
     ("nb08", "check_source", "text", "'nope'"),          # letters of the months: a valid (odd) input
     ("nb08", "trace", "text", "'nope'"),
     ("nb08", "alignment", "source", "'nope'"),
-    ("nb08", "AlignmentExplorer", "text", "'nope'"),     # a typed text: refused in the panel's status line
-    ("nb08", "play", "text", "'nope'"),
+    ("nb08", "play", "text", "'nope'"),                  # a typed text: refused in the panel's status line
     ("nb09", "Explorer", "text", "'nope'"),
-    ("nb09", "trainer", "sentence", "'nope'"),
+    ("nb09", "play_trainer", "sentence", "'nope'"),
     ("nb09", "play", "text", "'nope'"),
     ("nb05", "similarities", "of", "'nope'"),            # refused by name: not among the words
     ("nb04", "layer_cost", "n", "2.5"),                  # n may be fractional (a plot's axis)
@@ -49,8 +48,7 @@ SKIP = {
     ("nb08", "update_alignment", "output", "'nope'"),    # any output string
     ("nb10", "is_date", "iso", "'nope'"),                # answers False
     ("nb10", "source_problem", "text", "'nope'"),        # answers why 'nope' is refused
-    ("nb10", "controls", "text", "'nope'"),              # a typed text: refused in the panel's status line
-    ("nb10", "play", "text", "'nope'"),
+    ("nb10", "play", "text", "'nope'"),                  # a typed text: refused in the panel's status line
 } | {(*k, "extra dim") for k in _BATCHED} | {(*k, "dtype torch.int64") for k in _NUMBERS}
 
 

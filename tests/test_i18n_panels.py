@@ -105,7 +105,8 @@ def test_a_hint_marked_for_the_catalog_shows_in_the_language_of_the_check(capsys
     import torch
 
     from attnlab.lessons import nb07_masks_and_efficient_attention as nb07
-    top_left_hint = nb07.BOTTOM_RIGHT_MISTAKES[0]               # "this is the top-left mask (al.causal_mask) ..."
+    from attnlab.lessons.nb07_masks_and_efficient_attention import exercises as nb07_exercises
+    top_left_hint = nb07_exercises.BOTTOM_RIGHT_MISTAKES[0]      # "this is the top-left mask (al.causal_mask) ..."
     with language("zh"):
         translated = _(top_left_hint.message)
         assert translated != top_left_hint.message

@@ -124,7 +124,7 @@ def _nb01_training():
 
 def _nb08_explorer():
     lesson = _lesson("nb08_bahdanau_attention")
-    return lesson.AlignmentExplorer({"additive": lesson.pretrained("additive")})
+    return lesson.play(models={"additive": lesson.pretrained("additive")})
 
 
 def _nb09_explorer():

@@ -27,6 +27,12 @@ from attnlab.lessons import (
     nb09_transformer_block as nb09,
     nb10_encoder_decoder as nb10,
 )
+from attnlab.lessons.nb06_positional_encoding import figures as nb06_figures
+from attnlab.lessons.nb07_masks_and_efficient_attention import (
+    figures as nb07_figures, tile_exercise as nb07_tile_exercise, tiles as nb07_tiles)
+from attnlab.lessons.nb08_bahdanau_attention import exercises as nb08_exercises, seq2seq as nb08_seq2seq
+from attnlab.lessons.nb09_transformer_block import training as nb09_training
+from attnlab.lessons.nb10_encoder_decoder import model as nb10_model, training as nb10_training
 
 X = torch.linspace(0, 5, 5)
 BY_NAME = {(lesson, name): (fn, args, kwargs) for lesson, name, fn, args, kwargs in GOOD}
@@ -275,12 +281,10 @@ TABLE = [
     ('nb06', 'rotation_circle_figure', 'pair', "'abc'", TypeError, 'pair: expected an int, got str'),
     ('nb06', 'rotation_circle_figure', 'starts', '3', TypeError, 'starts: expected a list or tuple, got int'),
     ('nb06', 'rotation_circle_figure', 'delta', "'abc'", TypeError, 'delta: expected an int, got str'),
-    ('nb06', 'Explorer', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
-    ('nb06', 'Explorer', 'position', "'abc'", TypeError, 'position: expected an int, got str'),
-    ('nb06', 'Explorer', 'pair', "'abc'", TypeError, 'pair: expected an int, got str'),
-    ('nb06', 'Explorer', 'width', "'abc'", TypeError, 'width: expected an int, got str'),
     ('nb06', 'play', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
     ('nb06', 'play', 'position', "'abc'", TypeError, 'position: expected an int, got str'),
+    ('nb06', 'play', 'pair', "'abc'", TypeError, 'pair: expected an int, got str'),
+    ('nb06', 'play', 'width', "'abc'", TypeError, 'width: expected an int, got str'),
     ('nb06', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb07', 'structured_qkv', 'length', "'abc'", TypeError, 'length: expected an int, got str'),
     ('nb07', 'structured_qkv', 'd', "'abc'", TypeError, 'd: expected an int, got str'),
@@ -358,17 +362,14 @@ TABLE = [
     ('nb07', 'memory_plot', 'lengths', '3', TypeError, 'lengths: expected a list or tuple, got int'),
     ('nb07', 'memory_plot', 'd', "'abc'", TypeError, 'd: expected an int, got str'),
     ('nb07', 'memory_plot', 'block_size', "'abc'", TypeError, 'block_size: expected an int, got str'),
-    ('nb07', 'MaskExplorer', 'kind', '3', TypeError, "kind: expected one of ['causal top-left', 'causal bottom-right', 'padding', 'local', 'block'], got 3"),
-    ('nb07', 'MaskExplorer', 'num_queries', "'abc'", TypeError, 'num_queries: expected an int, got str'),
-    ('nb07', 'MaskExplorer', 'num_keys', "'abc'", TypeError, 'num_keys: expected an int, got str'),
-    ('nb07', 'MaskExplorer', 'w', "'abc'", TypeError, 'w: expected an int, got str'),
-    ('nb07', 'TileExplorer', 'q', "'abc'", TypeError, 'q: expected a torch.Tensor, got str'),
-    ('nb07', 'TileExplorer', 'k', "'abc'", TypeError, 'k: expected a torch.Tensor, got str'),
-    ('nb07', 'TileExplorer', 'v', "'abc'", TypeError, 'v: expected a torch.Tensor, got str'),
-    ('nb07', 'TileExplorer', 'tile', "'abc'", TypeError, 'tile: expected an int, got str'),
-    ('nb07', 'play', 'panel', '3', TypeError, "panel: expected one of ['masks', 'tiles'], got 3"),
-    ('nb07', 'play', 'panel', "'nope'", ValueError, "panel: expected one of ['masks', 'tiles'], got 'nope'"),
+    ('nb07', 'play', 'kind', '3', TypeError, "kind: expected one of ['causal top-left', 'causal bottom-right', 'padding', 'local', 'block'], got 3"),
+    ('nb07', 'play', 'num_queries', "'abc'", TypeError, 'num_queries: expected an int, got str'),
+    ('nb07', 'play', 'num_keys', "'abc'", TypeError, 'num_keys: expected an int, got str'),
     ('nb07', 'play', 'w', "'abc'", TypeError, 'w: expected an int, got str'),
+    ('nb07', 'play_tiles', 'queries', "'abc'", TypeError, 'queries: expected a torch.Tensor, got str'),
+    ('nb07', 'play_tiles', 'keys', "'abc'", TypeError, 'keys: expected a torch.Tensor, got str'),
+    ('nb07', 'play_tiles', 'values', "'abc'", TypeError, 'values: expected a torch.Tensor, got str'),
+    ('nb07', 'play_tiles', 'tile', "'abc'", TypeError, 'tile: expected an int, got str'),
     ('nb07', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb08', 'random_dates', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
     ('nb08', 'random_dates', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
@@ -416,15 +417,12 @@ TABLE = [
     ('nb08', 'argmax_line', 'weights', "'abc'", TypeError, 'weights: expected a torch.Tensor, got str'),
     ('nb08', 'argmax_line', 'source', '3', TypeError, 'source: expected a str, got int'),
     ('nb08', 'argmax_line', 'output', '3', TypeError, 'output: expected a str, got int'),
-    ('nb08', 'AlignmentExplorer', 'models', "'abc'", TypeError, 'models: expected a dict, got str'),
-    ('nb08', 'AlignmentExplorer', 'text', '3', TypeError, 'text: expected a str, got int'),
-    ('nb08', 'trainer', 'explorer', "'abc'", TypeError, 'explorer: expected the AlignmentExplorer, got str'),
-    ('nb08', 'play', 'panel', '3', TypeError, "panel: expected one of ['explorer', 'trainer'], got 3"),
-    ('nb08', 'play', 'panel', "'nope'", ValueError, "panel: expected one of ['explorer', 'trainer'], got 'nope'"),
-    ('nb08', 'play', 'args', "'abc'", TypeError, 'models: expected a dict, got str'),
-    ('nb08', 'trainer', 'steps', "'abc'", TypeError, "steps: expected an int, got str"),
-    ('nb08', 'trainer', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
-    ('nb08', 'trainer', 'redraws', "'abc'", TypeError, "redraws: expected an int, got str"),
+    ('nb08', 'play', 'models', "'abc'", TypeError, 'models: expected a dict, got str'),
+    ('nb08', 'play', 'text', '3', TypeError, 'text: expected a str, got int'),
+    ('nb08', 'play_trainer', 'explorer', "'abc'", TypeError, 'explorer: expected the AlignmentExplorer, got str'),
+    ('nb08', 'play_trainer', 'steps', "'abc'", TypeError, "steps: expected an int, got str"),
+    ('nb08', 'play_trainer', 'seed', "'abc'", TypeError, 'seed: expected an int, got str'),
+    ('nb08', 'play_trainer', 'redraws', "'abc'", TypeError, "redraws: expected an int, got str"),
     ('nb08', 'additive_scores', 's', "'abc'", TypeError, 's: expected a torch.Tensor, got str'),
     ('nb08', 'additive_scores', 'H', "'abc'", TypeError, 'H: expected a torch.Tensor, got str'),
     ('nb08', 'additive_scores', 'W_q', "'abc'", TypeError, 'W_q: expected a torch.Tensor, got str'),
@@ -485,8 +483,8 @@ TABLE = [
     ('nb09', 'known_words', 'width', "'abc'", TypeError, 'width: expected an int, got str'),
     ('nb09', 'Explorer', 'models', "'abc'", TypeError, 'models: expected a dict, got str'),
     ('nb09', 'Explorer', 'text', '3', TypeError, 'text: expected a str, got int'),
-    ('nb09', 'trainer', 'steps', "'abc'", TypeError, "steps: expected an int, got str"),
-    ('nb09', 'trainer', 'sentence', '3', TypeError, 'sentence: expected a str, got int'),
+    ('nb09', 'play_trainer', 'steps', "'abc'", TypeError, "steps: expected an int, got str"),
+    ('nb09', 'play_trainer', 'sentence', '3', TypeError, 'sentence: expected a str, got int'),
     ('nb09', 'play', 'explorer', "'abc'", TypeError, 'explorer: expected the Explorer, got str'),
     ('nb09', 'play', 'text', '3', TypeError, 'text: expected a str, got int'),
     ('nb09', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
@@ -548,12 +546,9 @@ TABLE = [
     ('nb10', 'without_head', 'head', "'abc'", TypeError, 'head: expected an int, got str'),
     ('nb10', 'families_figure', 'n', "'abc'", TypeError, 'n: expected an int, got str'),
     ('nb10', 'comparison_figure', 'axes', "'abc'", TypeError, 'axes: expected a list or tuple or ndarray, got str'),
-    ('nb10', 'DecodingPlay', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
-    ('nb10', 'controls', 'text', '3', TypeError, 'text: expected a str, got int'),
-    ('nb10', 'controls', 'layers', "'abc'", TypeError, 'layers: expected an int, got str'),
     ('nb10', 'play', 'model', "'abc'", TypeError, 'model: expected a DateTransformer (e.g. pretrained()), got str'),
     ('nb10', 'play', 'text', '3', TypeError, 'text: expected a str, got int'),
-    ('nb10', 'trainer', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
+    ('nb10', 'play_trainer', 'steps', "'abc'", TypeError, 'steps: expected an int, got str'),
     ('nb10', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
 
     ('nb07', 'tile_update', 'm', "'abc'", TypeError, 'm: expected a torch.Tensor, got str'),
@@ -611,12 +606,12 @@ def test_the_table_covers_every_callable_that_takes_arguments():
     (lambda: nb06.encoding_columns_plot(np.zeros((3, 4)), columns="01", ax=ax()), TypeError,
      "columns: expected whole column numbers, got '01'"),
     (lambda: nb06.encoding_heatmap(np.zeros((3, 4)), vmax=0, ax=ax()), ValueError, "vmax"),
-    (lambda: nb06.update_encoding_heatmap(nb06.encoding_heatmap(np.zeros((3, 4)), ax=ax()), np.zeros(3)),
+    (lambda: nb06_figures.update_encoding_heatmap(nb06.encoding_heatmap(np.zeros((3, 4)), ax=ax()), np.zeros(3)),
      ValueError, "P: expected a 2-D (n, D) matrix, got shape (3,)"),
-    (lambda: nb06.binary_counter_plot(0, ax=ax()), ValueError, "num_bits"),
-    (lambda: nb06.binary_counter_plot("a", ax=ax()), TypeError, "num_bits"),
-    (lambda: nb06.binary_counter_plot(2.5, ax=ax()), TypeError, "num_bits"),
-    (lambda: nb06.binary_counter_plot(16, ax=ax()), ValueError,
+    (lambda: nb06_figures.binary_counter_plot(0, ax=ax()), ValueError, "num_bits"),
+    (lambda: nb06_figures.binary_counter_plot("a", ax=ax()), TypeError, "num_bits"),
+    (lambda: nb06_figures.binary_counter_plot(2.5, ax=ax()), TypeError, "num_bits"),
+    (lambda: nb06_figures.binary_counter_plot(16, ax=ax()), ValueError,
      "num_bits: expected at most 8 (the plot writes 2^num_bits numbers), got 16"),
     (lambda: nb06.rotation_matrix(1, 2 ** 20), ValueError,
      "num_hiddens: expected a matrix M_δ of at most 1 GiB, got 1048576 x 1048576 entries x 8 B = 8.19e+03 GiB"),
@@ -626,17 +621,17 @@ def test_the_table_covers_every_callable_that_takes_arguments():
     (lambda: nb04.layer_cost("RNN", 0, 8), ValueError, "n: expected sequence lengths >= 1, got 0.0"),
     (lambda: nb07.block_mask(10 ** 6, 4, 2), ValueError,
      "num_queries: expected an int <= 32768 (a side of a bool mask of at most 1 GiB), got 1000000"),
-    (lambda: nb07.implied_weights(list(nb07.tiled_attention_steps(*nb07.toy_problem())), 4), ValueError,
+    (lambda: nb07_tiles.implied_weights(list(nb07.tiled_attention_steps(*nb07.toy_problem())), 4), ValueError,
      "num_keys: expected at least 8, the keys the states have visited, got 4"),
-    (lambda: nb07.mask_heatmap(torch.ones(3, 4), ax()), TypeError,
+    (lambda: nb07_figures.mask_heatmap(torch.ones(3, 4), ax()), TypeError,
      "mask: expected dtype torch.bool (True = may attend), got torch.float32"),
-    (lambda: nb08.context(torch.zeros(5, 2, 6), torch.zeros(2, 4, 1)), ValueError,
+    (lambda: nb08_exercises.context(torch.zeros(5, 2, 6), torch.zeros(2, 4, 1)), ValueError,
      "weights: expected shape (2, 5, 1) for outputs (n, B, 2h) = (5, 2, 6), got (2, 4, 1)"),
-    (lambda: nb07.tile_update(torch.zeros(2, 1), torch.zeros(2, 1), torch.zeros(2, 3), torch.zeros(2, 4), torch.zeros(4, 2)),
+    (lambda: nb07_tile_exercise.tile_update(torch.zeros(2, 1), torch.zeros(2, 1), torch.zeros(2, 3), torch.zeros(2, 4), torch.zeros(4, 2)),
      ValueError, "acc: expected shape (2, 2) for scores (2, 4) and v with 2 columns, got (2, 3)"),
     (lambda: nb08.random_dates(3, first_year=2000, last_year=1999), ValueError,
      "last_year: expected a year >= first_year = 2000, got 1999"),
-    (lambda: nb08.train_steps(nb08.DateTranslator(), 10_000, batch_size=4096), ValueError,
+    (lambda: nb08_seq2seq.train_steps(nb08_seq2seq.DateTranslator(), 10_000, batch_size=4096), ValueError,
      "steps, batch_size: expected at most 1000000 dates in all (steps × batch_size), got 10000 × 4096 = 40960000"),
 ])
 def test_bad_input_is_named(call_, error, message):
@@ -702,7 +697,7 @@ def test_the_untouched_check_can_fail():
 
 
 def test_good_input_still_draws():
-    a = nb06.binary_counter_plot(8, ax=ax())
+    a = nb06_figures.binary_counter_plot(8, ax=ax())
     assert len(a.lines) == 8
     a = nb01.kernel_regression_plot(X, X, X, X, X, ax=ax())
     assert len(a.lines) == 3
@@ -721,31 +716,31 @@ def test_generators_check_everything_when_called():
 def test_nb09_run_checks_its_options_when_called():
     """run's ItResolver config and training options are refused at the call, before any step (no next())."""
     with pytest.raises(ValueError, match=re.escape("lr: expected a number > 0, got -1.0")):
-        nb09.run(2, lr=-1)
+        nb09_training.run(2, lr=-1)
     with pytest.raises(ValueError, match=re.escape("word_dropout: expected a number < 1.0, got 1.0")):
-        nb09.run(2, word_dropout=1.0)
+        nb09_training.run(2, word_dropout=1.0)
     with pytest.raises(ValueError, match=re.escape("batch_size: expected an int <= 4096, got 100000")):
-        nb09.run(2, batch_size=100_000)
+        nb09_training.run(2, batch_size=100_000)
     with pytest.raises(TypeError, match=re.escape("weight_decay: expected a real number, got str")):
-        nb09.run(2, weight_decay="0")
+        nb09_training.run(2, weight_decay="0")
     with pytest.raises(TypeError, match="unexpected keyword argument 'heads'"):
-        nb09.run(2, heads=4)                             # ItResolver's own signature, now at the call
+        nb09_training.run(2, heads=4)                             # ItResolver's own signature, now at the call
     with pytest.raises(ValueError, match="num_heads"):
-        nb09.run(2, num_heads=0)
-    steps = list(nb09.run(2, seed=0))
+        nb09_training.run(2, num_heads=0)
+    steps = list(nb09_training.run(2, seed=0))
     assert len(steps) == 2 and {"loss", "accuracy", "test accuracy", "model"} <= set(steps[-1])
 
 
 def test_nb10_run_checks_its_options_when_called():
     """run's DateTransformer config and training options are refused at the call, before any step."""
     with pytest.raises(ValueError, match=re.escape("lr: expected a number > 0, got -1.0")):
-        nb10.run(2, lr=-1)
+        nb10_training.run(2, lr=-1)
     with pytest.raises(ValueError, match=re.escape("batch_size: expected an int <= 4096, got 100000")):
-        nb10.run(2, batch_size=100_000)
+        nb10_training.run(2, batch_size=100_000)
     with pytest.raises(TypeError, match="unexpected keyword argument 'heads'"):
-        nb10.run(2, heads=4)
+        nb10_training.run(2, heads=4)
     with pytest.raises(TypeError, match=re.escape("compare_steps: expected an int, got str")):
-        nb10.retrain_and_measure(10, compare_steps="x")          # refused before anything is trained or written
+        nb10_training.retrain_and_measure(10, compare_steps="x")  # refused before anything is trained or written
 
 
 @pytest.mark.parametrize("text,message", [
@@ -757,7 +752,7 @@ def test_nb10_run_checks_its_options_when_called():
 ])
 def test_nb10_a_date_it_cannot_read_is_named(text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
-        nb10.decode(nb10.DateTransformer(num_hiddens=16, num_heads=2, num_layers=1, ffn_hiddens=32), text)
+        nb10.decode(nb10_model.DateTransformer(num_hiddens=16, num_heads=2, num_layers=1, ffn_hiddens=32), text)
 
 
 # ---- the one rule (docs/api.md): TypeError when the type is wrong, ValueError when the value is

@@ -11,6 +11,7 @@ from matplotlib.figure import Figure  # noqa: E402
 import attnlab as al  # noqa: E402
 from attnlab import data  # noqa: E402
 from attnlab.lessons import nb06_positional_encoding as lesson  # noqa: E402
+from attnlab.lessons.nb06_positional_encoding import figures  # noqa: E402
 
 
 def test_encoding_heatmap_fixed_signed_scale_and_update_changes_shape():
@@ -19,12 +20,12 @@ def test_encoding_heatmap_fixed_signed_scale_and_update_changes_shape():
     im = ax.images[0]
     assert im.get_clim() == (-1.0, 1.0)
     P = al.sinusoidal_encoding(60, 8)
-    lesson.update_encoding_heatmap(ax, P)
+    figures.update_encoding_heatmap(ax, P)
     np.testing.assert_allclose(np.asarray(im.get_array()), P.double().numpy())
     assert im.get_extent() == [-0.5, 7.5, 59.5, -0.5]
     assert ax.get_xlim() == (-0.5, 7.5)
     for d in (8, 20, 6):                          # whole-number ticks only: columns and rows are counted
-        lesson.update_encoding_heatmap(ax, al.sinusoidal_encoding(60, d))
+        figures.update_encoding_heatmap(ax, al.sinusoidal_encoding(60, d))
         for ticks in (ax.get_xticks(), ax.get_yticks()):
             assert all(float(t).is_integer() for t in ticks), ticks
 
@@ -35,7 +36,7 @@ def test_encoding_heatmap_rejects_non_matrix():
 
 
 def test_binary_counter_plot_draws_each_bit():
-    ax = lesson.binary_counter_plot(3, ax=Figure().subplots())
+    ax = figures.binary_counter_plot(3, ax=Figure().subplots())
     assert len(ax.lines) == 3
     bit1 = ax.lines[1].get_ydata()[:8] - 1.5      # bit 1 is drawn with an offset of 1.5
     np.testing.assert_array_equal(bit1, [0, 0, 1, 1, 0, 0, 1, 1])
@@ -65,11 +66,11 @@ from matplotlib import pyplot as plt  # noqa: E402
 
 def test_update_encoding_heatmap_needs_its_image_when_ambiguous():
     ax = Figure().subplots()
-    im = lesson.encoding_image(al.sinusoidal_encoding(10, 4), ax)
+    im = figures.encoding_image(al.sinusoidal_encoding(10, 4), ax)
     ax.imshow(np.zeros((2, 2)))
     with pytest.raises(ValueError, match="ax: expected one image"):
-        lesson.update_encoding_heatmap(ax, al.sinusoidal_encoding(10, 6))
-    lesson.update_encoding_heatmap(ax, al.sinusoidal_encoding(10, 6), im)
+        figures.update_encoding_heatmap(ax, al.sinusoidal_encoding(10, 6))
+    figures.update_encoding_heatmap(ax, al.sinusoidal_encoding(10, 6), im)
     assert im.get_array().shape == (10, 6)
 
 

@@ -18,6 +18,7 @@ from matplotlib.text import Text  # noqa: E402
 
 import attnlab as al  # noqa: E402
 from attnlab.lessons import nb06_positional_encoding as lesson  # noqa: E402
+from attnlab.lessons.nb06_positional_encoding import encoding, exercises, figures, live  # noqa: E402
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_positional_encoding.ipynb"
 # the symbol d on its own: "d = 32", "2j/d", "d/2", "(n, d)", "$d$"; not d_k, d2l, dv, "I'd", \delta
@@ -103,9 +104,9 @@ ROPE_NAMES = {"rope", "check_rope", "ROPE_MISTAKES"}
 
 
 def test_lesson_docstrings_write_the_width_of_P_as_D():
-    docs = {"package": lesson.__doc__, "encoding": lesson.encoding.__doc__, "figures": lesson.figures.__doc__,
-            "exercises": lesson.exercises.__doc__}
-    for module in (lesson.encoding, lesson.figures, lesson.exercises):
+    docs = {"package": lesson.__doc__, "encoding": encoding.__doc__, "figures": figures.__doc__,
+            "exercises": exercises.__doc__, "live": live.__doc__}
+    for module in (encoding, figures, exercises, live):
         for name, obj in vars(module).items():
             if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == module.__name__ \
                     and name not in ROPE_NAMES:
@@ -120,7 +121,7 @@ def test_lesson_docstrings_write_the_width_of_P_as_D():
 
 
 def test_exercise_and_self_check_messages_write_the_width_as_D():
-    messages = [h.message for h in lesson.SINUSOIDAL_MISTAKES] + [m for _, m in lesson.wavelength_mistakes(8, 32)]
+    messages = [h.message for h in exercises.SINUSOIDAL_MISTAKES] + [m for _, m in lesson.wavelength_mistakes(8, 32)]
     assert not [m for m in messages if lone_d(m)], [m for m in messages if lone_d(m)]
     assert any("2j/D" in m for m in messages)
 
@@ -136,7 +137,38 @@ def test_error_messages_write_the_width_as_D():
     with pytest.raises(ValueError, match=r"P: expected a 2-D \(n, D\) matrix, got shape \(2, 10, 4\)"):
         lesson.similarity_by_offset(torch.zeros(2, 10, 4), 1)
     with pytest.raises(ValueError, match=r"width: expected an int <= 64 \(the D slider's range\), got 66"):
-        lesson.Explorer(60, width=66)
+        lesson.play(n=60, width=66)
+
+
+@pytest.mark.parametrize("values,message", [
+    ({"position": 60}, "position, pair, width: expected position < n = 60, an even width and pair < width/2, "
+                       "got position 60, pair 3, width 32"),
+    ({"width": 31}, "got position 10, pair 3, width 31"),
+    ({"pair": 16}, "got position 10, pair 16, width 32"),
+    ({"n": 1}, "n: expected an int >= 2"),
+    ({"base": 5.0}, "base: expected"),
+    ({"position": 2.5}, "position: expected an int, got float"),
+])
+def test_play_checks_its_starting_values_once(values, message):
+    with pytest.raises((ValueError, TypeError), match=re.escape(message)):
+        lesson.play(**values)
+
+
+class _NoChecks:
+    def __getattr__(self, name):
+        raise AssertionError(f"checks.{name} called on a slider's way down")
+
+
+def test_play_takes_keywords_only_and_a_slider_value_is_not_checked_again(monkeypatch):
+    with pytest.raises(TypeError, match="positional"):
+        lesson.play(60)
+    e = lesson.play(n=20)
+    for module in (encoding, figures, live):                        # the lesson's checks, none on the update path
+        monkeypatch.setattr(module, "checks", _NoChecks())
+    text = e.update(position=3, pair=2, width=8, base=100.0)
+    assert e.sim_ylim == (-0.5 * 4 - 0.5, 5) and "D = 8" in text
+    with pytest.raises(AssertionError, match="checks.count"):      # the guard can fail
+        lesson.frequencies(8)
 
 
 def notebook_cells():

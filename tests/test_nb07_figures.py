@@ -1,5 +1,7 @@
 """figures.py of notebook 07: each figure returns named handles whose data are the lesson's numbers,
 and the two Play panels move exactly those artists."""
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -10,6 +12,7 @@ from matplotlib import pyplot as plt  # noqa: E402
 
 import attnlab as al  # noqa: E402
 from attnlab.lessons import nb07_masks_and_efficient_attention as lesson  # noqa: E402
+from attnlab.lessons.nb07_masks_and_efficient_attention import figures, live, masks  # noqa: E402
 
 
 def test_mask_gallery_draws_each_mask_by_name():
@@ -30,7 +33,7 @@ def test_every_mask_figure_has_a_key_saying_black_may_attend():
     assert labels == ["black = may attend (True)", "white = masked (False)"]
     colours = [tuple(h.get_facecolor()[:3]) for h in g.key.legend_handles]
     assert colours == [(0.0, 0.0, 0.0), (1.0, 1.0, 1.0)]
-    assert plt.get_cmap(lesson.MASK_CMAP)(1.0)[:3] == (0.0, 0.0, 0.0)        # True (1.0) is drawn black
+    assert plt.get_cmap(figures.MASK_CMAP)(1.0)[:3] == (0.0, 0.0, 0.0)        # True (1.0) is drawn black
     plt.close(g.figure)
 
 
@@ -62,7 +65,7 @@ def test_weights_so_far_figure_and_memory_plot():
 
 
 def test_mask_explorer_shows_the_mask_and_its_weights():
-    e = lesson.MaskExplorer()
+    e = lesson.play()
     text = e.update("causal bottom-right", 3, 12, 0)
     mask, start = e.mask("causal bottom-right", 3, 12, 0)
     assert start == 9 and torch.equal(mask, lesson.causal_mask_bottom_right(3, 12))
@@ -84,9 +87,9 @@ def outside_block(max_len, start, Tq, Tk):
 
 
 @pytest.mark.parametrize("Tq, Tk", [(12, 12), (3, 12), (1, 12), (1, 2), (12, 5), (7, 2), (5, 9)])
-@pytest.mark.parametrize("kind", lesson.MASK_KINDS)
+@pytest.mark.parametrize("kind", masks.MASK_KINDS)
 def test_mask_explorer_greys_exactly_the_cells_outside_the_active_block(kind, Tq, Tk):
-    e = lesson.MaskExplorer()
+    e = lesson.play()
     e.controls["kind"].value, e.controls["Tq"].value, e.controls["Tk"].value = kind, Tq, Tk
     w = e.controls["w"].value
     mask, start = e.mask(kind, Tq, Tk, w)
@@ -106,11 +109,11 @@ def test_mask_explorer_greys_exactly_the_cells_outside_the_active_block(kind, Tq
 
 
 def test_mask_explorer_draws_masked_cells_in_the_colour_its_key_names():
-    e = lesson.MaskExplorer(kind="causal top-left", num_queries=3, num_keys=12)
+    e = lesson.play(kind="causal top-left", num_queries=3, num_keys=12)
     labels = [t.get_text() for t in e.key.get_texts()]
     assert labels == ["black = may attend (True)", "white = masked (False)",
                       "grey = not in this sequence (no query or no key there)"]
-    grey = matplotlib.colors.to_rgba(lesson.OUTSIDE_COLOUR)
+    grey = matplotlib.colors.to_rgba(figures.OUTSIDE_COLOUR)
     assert tuple(e.key.legend_handles[2].get_facecolor()) == grey
     for ax in (e.ax_mask, e.ax_weights):
         image = ax.images[0]
@@ -125,7 +128,7 @@ def test_mask_explorer_draws_masked_cells_in_the_colour_its_key_names():
 def test_mask_explorer_summary_keeps_the_numbers_of_before_the_fixed_grid():
     """The text under the figure: the counts and largest weights the panel printed before the grid was
     fixed (copied from there: 9→0 1.00, 10→1 0.80, ...), now with the keys each query sees."""
-    e = lesson.MaskExplorer()
+    e = lesson.play()
     assert e.update("causal top-left", 3, 12, 2) == (
         "query       9     10    11\n"
         "sees keys   0     0–1   0–2\n"
@@ -147,7 +150,7 @@ def test_mask_explorer_summary_keeps_the_numbers_of_before_the_fixed_grid():
 
 
 def positions_by_loop(row):
-    """Key positions of a bool row as "a–b" runs, by a plain loop (not lesson.key_positions)."""
+    """Key positions of a bool row as "a–b" runs, by a plain loop (not live.key_positions)."""
     out, j, n = [], 0, len(row)
     while j < n:
         if row[j]:
@@ -165,7 +168,7 @@ def positions_by_loop(row):
 def test_mask_explorer_text_says_which_keys_each_query_sees(kind, Tq, Tk, w):
     """The counts line and the largest-weight line read the same way: one column per query position,
     with the key positions it sees, their number, and the top key, which is one of them."""
-    e = lesson.MaskExplorer()
+    e = lesson.play()
     for name, value in (("kind", kind), ("Tk", Tk), ("Tq", Tq), ("w", w)):
         e.controls[name].value = value
     mask, start = e.mask(kind, Tq, Tk, w)
@@ -176,14 +179,14 @@ def test_mask_explorer_text_says_which_keys_each_query_sees(kind, Tq, Tk, w):
     assert cells["how many"] == [str(int(r.sum())) for r in mask]
     for r, top in zip(mask, cells["top key"]):
         assert (top == "–") if not r.any() else r[int(top)]
-    assert lesson.key_positions(torch.tensor([True, False, True, True, False, True])) == "0, 2–3, 5"
+    assert live.key_positions(torch.tensor([True, False, True, True, False, True])) == "0, 2–3, 5"
     plt.close(e.figure)
 
 
 def test_mask_explorer_block_size_is_at_least_one():
     """w is the block size for "block": the slider starts at 1 there (w = 0 moves to 1) and at 0 for the
-    other kinds; a block size of 0 is refused, not taken as 1."""
-    e = lesson.MaskExplorer(kind="local", w=0)
+    other kinds; a block size of 0 is refused at play(...), not taken as 1."""
+    e = lesson.play(kind="local", w=0)
     w = e.controls["w"]
     assert w.min == 0 and w.value == 0
     e.controls["kind"].value = "block"
@@ -197,11 +200,12 @@ def test_mask_explorer_block_size_is_at_least_one():
     assert w.min == 0 and w.value == 4
     w.value = 0
     assert e.controls["w"].value == 0
+    e.controls["kind"].value = "block"                  # the slider gives no 0 for "block": play checked it once
+    w.value = 0
+    assert w.value == 1 and not e.panel.error.value
     with pytest.raises(ValueError, match="w: expected a block size of at least 1 for kind 'block', got 0"):
-        e.mask("block", 12, 12, 0)
-    with pytest.raises(ValueError, match="w: expected a block size of at least 1 for kind 'block', got 0"):
-        lesson.MaskExplorer(kind="block", w=0)
-    assert lesson.MaskExplorer(kind="block", w=2).controls["w"].min == 1
+        lesson.play(kind="block", w=0)
+    assert lesson.play(kind="block", w=2).controls["w"].min == 1
     plt.close("all")
 
 
@@ -209,13 +213,13 @@ def test_grey_means_only_not_in_this_sequence():
     """One colour, one meaning: the tile panel draws a tile not visited yet hatched, over a transparent
     NaN cell, never grey (grey is the mask panel's "not in this sequence"), and its key says so."""
     q, k, v = lesson.toy_problem()
-    t = lesson.TileExplorer(q, k, v)
+    t = lesson.play_tiles(queries=q, keys=k, values=v)
     t.update(tile=2, block=2, causal=False)
     labels = [x.get_text() for x in t.key.get_texts()]
     assert labels == ["orange box = the current tile", "hatched = not visited yet (no score computed)"]
-    assert t.key.legend_handles[1].get_hatch() == lesson.NOT_VISITED_HATCH
+    assert t.key.legend_handles[1].get_hatch() == figures.NOT_VISITED_HATCH
     assert not any("grey" in label for label in labels)
-    grey = matplotlib.colors.to_rgba(lesson.OUTSIDE_COLOUR)
+    grey = matplotlib.colors.to_rgba(figures.OUTSIDE_COLOUR)
     for image, background in ((t.steps.scores_image, t.steps.not_visited[0]),
                               (plotting_image(t.steps.ax_weights), t.steps.not_visited[1])):
         data = image.get_array()
@@ -223,7 +227,7 @@ def test_grey_means_only_not_in_this_sequence():
         unvisited = np.isnan(np.ma.getdata(data))
         assert unvisited[2:].all() and not unvisited[:2, :4].any()
         assert (rgba[unvisited][:, 3] == 0).all()                                  # transparent: the hatch shows
-        assert background.get_hatch() == lesson.NOT_VISITED_HATCH and background.get_zorder() < image.get_zorder()
+        assert background.get_hatch() == figures.NOT_VISITED_HATCH and background.get_zorder() < image.get_zorder()
         assert not (rgba[..., :3] == grey[:3]).all(axis=-1).any()
     # In the rendered figure an unvisited cell shows white and the hatch's lines, and no grey of the mask panel.
     t.figure.canvas.draw()
@@ -251,7 +255,7 @@ def plotting_cells(ax):
 
 def test_step_figure_and_tile_explorer_move_named_artists():
     q, k, v = lesson.toy_problem()
-    t = lesson.TileExplorer(q, k, v)
+    t = lesson.play_tiles(queries=q, keys=k, values=v)
     text = t.update(tile=2, block=2, causal=False)
     assert t.steps.tile_box.get_x() == 1.5 and t.steps.tile_box.get_y() == -0.5   # tile 2: queries 0-1, keys 2-3
     shown = np.asarray(t.steps.scores_image.get_array())
@@ -268,7 +272,7 @@ def test_step_figure_and_tile_explorer_move_named_artists():
 
 def test_step_figure_keeps_every_exact_output_in_view():
     q, k, v = lesson.toy_problem()
-    t = lesson.TileExplorer(q, k, v)
+    t = lesson.play_tiles(queries=q, keys=k, values=v)
     for causal in (False, True):
         t.update(tile=1, block=2, causal=causal)
         lo, hi = t.steps.ax_out.get_xlim()
@@ -279,7 +283,7 @@ def test_step_figure_keeps_every_exact_output_in_view():
 def test_mask_explorer_blits_every_control_with_its_titles_right():
     """On the fixed grid nothing structural changes: every move of every control (the menu too) blits,
     and the mask's title names the kind shown."""
-    e = lesson.MaskExplorer()
+    e = lesson.play()
     moves = [("kind", "causal top-left"), ("Tq", 3), ("Tk", 7), ("w", 0), ("kind", "padding"), ("Tq", 9), ("w", 3)]
     for name, value in moves:
         e.controls[name].value = value
@@ -307,7 +311,7 @@ def test_visible_keys_table_lines_up_in_chinese_in_any_font(kind, Tq, Tk, w):
     line, so it lines up whatever the two widths are."""
     previous = al.set_language("zh")
     try:
-        e = lesson.MaskExplorer()
+        e = lesson.play()
         text = e.update(kind, Tq, Tk, w)
         plt.close(e.figure)
     finally:
@@ -324,7 +328,7 @@ def test_tile_explorer_text_lines_up_its_equals_signs_in_english_and_chinese():
     "="); in Chinese the "=" (and so the values) after as many wide and narrow characters on every
     line (the catalog's padding by terminal columns left "分母 l"'s "=" right of the others)."""
     q, k, v = lesson.toy_problem()
-    t = lesson.TileExplorer(q, k, v)
+    t = lesson.play_tiles(queries=q, keys=k, values=v)
     assert t.update(tile=2, block=2, causal=False).splitlines()[1:] == [
         "running max m   =  0.828   0.718", "rescale         =  0.059   0.709", "denominator l   =  1.231   2.347",
         "output so far   =  0.724   0.183", "exact output    =  0.572   0.579"]
@@ -337,3 +341,20 @@ def test_tile_explorer_text_lines_up_its_equals_signs_in_english_and_chinese():
     assert [line.split()[0] for line in lines] == ["运行最大值", "重缩放因子", "分母", "目前的输出", "精确输出"]
     before = [_column_starts(line[:line.index("=")] + "  ") for line in lines]
     assert all(b == before[0] for b in before), before
+
+
+def test_play_and_play_tiles_take_starting_values_by_keyword_and_check_them_once():
+    with pytest.raises(TypeError, match="positional"):
+        lesson.play("masks")
+    with pytest.raises(ValueError, match=re.escape("num_queries, num_keys, w: expected at most max_len = 12, got 13, 12, 2")):
+        lesson.play(num_queries=13)
+    with pytest.raises(ValueError, match=re.escape("kind: expected")):
+        lesson.play(kind="diagonal")
+    q, k, v = lesson.toy_problem()
+    with pytest.raises(TypeError, match="positional"):
+        lesson.play_tiles(q, k, v)
+    with pytest.raises(ValueError, match=re.escape("block: expected")):
+        lesson.play_tiles(queries=q, keys=k, values=v, block=3)
+    with pytest.raises(ValueError, match="keys"):
+        lesson.play_tiles(queries=q, keys=k[:, :2], values=v)
+    plt.close("all")

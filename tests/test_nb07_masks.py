@@ -118,26 +118,27 @@ def test_nan_row_poisons_the_next_layer_and_its_gradients():
 # ---- sparse patterns (seed 002) ----
 
 from attnlab.lessons import nb07_masks_and_efficient_attention as lesson  # noqa: E402
+from attnlab.lessons.nb07_masks_and_efficient_attention import masks  # noqa: E402
 
 
 def test_global_mask_rows_and_columns_against_loop():
-    m = lesson.global_mask(6, 7, (0, 4))
+    m = masks.global_mask(6, 7, (0, 4))
     for i in range(6):
         for j in range(7):
             assert m[i, j] == (i in (0, 4) or j in (0, 4))
 
 
 def test_random_mask_is_seeded_and_has_r_keys_per_query():
-    a = lesson.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(1))
-    b = lesson.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(1))
-    c = lesson.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(2))
+    a = masks.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(1))
+    b = masks.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(1))
+    c = masks.random_mask(10, 12, 3, generator=torch.Generator().manual_seed(2))
     assert torch.equal(a, b) and not torch.equal(a, c)
     assert a.sum(-1).tolist() == [3] * 10
 
 
 @pytest.mark.parametrize("n", [1, 2, 9, 33])
 def test_log_sparse_mask_against_loop(n):
-    m = lesson.log_sparse_mask(n)
+    m = masks.log_sparse_mask(n)
     for i in range(n):
         want = {i} | {i - 2 ** k for k in range(n.bit_length() + 1) if i - 2 ** k >= 0}
         assert set(torch.nonzero(m[i]).flatten().tolist()) == want
@@ -148,34 +149,34 @@ def test_lsh_mask_groups_equal_and_opposite_vectors():
     g = torch.Generator().manual_seed(0)
     x = torch.randn(5, 8, generator=g, dtype=torch.float64)
     x = torch.cat([x, x[:2] * 3.0])                                            # rows 5, 6 = rows 0, 1 scaled
-    buckets = lesson.lsh_buckets(x, 4, generator=torch.Generator().manual_seed(3))
+    buckets = masks.lsh_buckets(x, 4, generator=torch.Generator().manual_seed(3))
     assert buckets[5] == buckets[0] and buckets[6] == buckets[1]               # the angle decides, not the length
-    m = lesson.lsh_mask(x, 4, generator=torch.Generator().manual_seed(3))
+    m = masks.lsh_mask(x, 4, generator=torch.Generator().manual_seed(3))
     assert torch.equal(m, m.T) and m.diagonal().all()
     assert ((0 <= buckets) & (buckets < 4)).all()
 
 
 def test_sparse_patterns_compose():
     p = lesson.sparse_patterns(16, window=1, global_tokens=(0,), num_random=2, seed=0)
-    assert tuple(p) == lesson.SPARSE_PATTERNS
-    assert torch.equal(p["Longformer"], p["local"] | lesson.global_mask(16, 16, (0,)))
+    assert tuple(p) == masks.SPARSE_PATTERNS
+    assert torch.equal(p["Longformer"], p["local"] | masks.global_mask(16, 16, (0,)))
     assert torch.equal(p["BigBird"], p["Longformer"] | p["random"])
     assert torch.equal(p["local"], al.local_mask(16, 16, 1))
 
 
 def test_sparse_pattern_bad_input():
     with pytest.raises(ValueError, match="global_tokens: expected positions below 4, got 4"):
-        lesson.global_mask(4, 4, (4,))
+        masks.global_mask(4, 4, (4,))
     with pytest.raises(ValueError, match="num_random: expected at most num_keys=3, got 4"):
-        lesson.random_mask(2, 3, 4, generator=torch.Generator())
+        masks.random_mask(2, 3, 4, generator=torch.Generator())
     with pytest.raises(TypeError, match="generator: expected a torch.Generator, got int"):
-        lesson.random_mask(2, 3, 1, generator=0)
+        masks.random_mask(2, 3, 1, generator=0)
     with pytest.raises(ValueError, match="num_buckets: expected an even number, got 3"):
-        lesson.lsh_buckets(torch.zeros(3, 2), 3, generator=torch.Generator())
+        masks.lsh_buckets(torch.zeros(3, 2), 3, generator=torch.Generator())
     with pytest.raises(ValueError, match=r"x: expected a 2-D \(n, d\) tensor"):
-        lesson.lsh_buckets(torch.zeros(2, 3, 2), 2, generator=torch.Generator())
+        masks.lsh_buckets(torch.zeros(2, 3, 2), 2, generator=torch.Generator())
     with pytest.raises(ValueError, match="length: expected"):
-        lesson.log_sparse_mask(0)
+        masks.log_sparse_mask(0)
 
 
 # ---- seed 001's DotProductAttention ----

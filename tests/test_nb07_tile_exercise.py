@@ -1,4 +1,4 @@
-"""Exercise 3 of notebook 07 (tile_exercise.py): the reference tile update is flash attention's, a
+"""Exercise 3 of notebook 07 (te.py): the reference tile update is flash attention's, a
 correct answer is accepted, a stub is reported as one, and each usual mistake gets its own hint."""
 import math
 
@@ -11,7 +11,7 @@ from attnlab.lessons.nb07_masks_and_efficient_attention import tile_exercise as 
 
 
 def run_tiles(q, k, v, b):
-    """Dense attention computed with lesson.tile_update only, tile by tile."""
+    """Dense attention computed with te.tile_update only, tile by tile."""
     s_all = q @ k.T / math.sqrt(q.shape[-1])
     out = []
     for q0 in range(0, len(q), b):
@@ -19,7 +19,7 @@ def run_tiles(q, k, v, b):
         state = (torch.full((len(s), 1), float("-inf"), dtype=q.dtype), torch.zeros(len(s), 1, dtype=q.dtype),
                  torch.zeros(len(s), v.shape[-1], dtype=q.dtype))
         for k0 in range(0, len(k), b):
-            state = lesson.tile_update(*state, s[:, k0:k0 + b], v[k0:k0 + b])
+            state = te.tile_update(*state, s[:, k0:k0 + b], v[k0:k0 + b])
         out.append(state[2] / state[1])
     return torch.cat(out)
 
@@ -41,7 +41,7 @@ def test_the_reference_update_matches_the_step_through_state_after_every_tile():
     state = (torch.full((2, 1), float("-inf"), dtype=q.dtype), torch.zeros(2, 1, dtype=q.dtype),
              torch.zeros(2, 1, dtype=q.dtype))
     for k0, st in zip(range(0, 8, 2), list(lesson.tiled_attention_steps(q, k, v, block_size=2))[:4]):
-        state = lesson.tile_update(*state, s[:, k0:k0 + 2], v[k0:k0 + 2])
+        state = te.tile_update(*state, s[:, k0:k0 + 2], v[k0:k0 + 2])
         torch.testing.assert_close(state[0][:, 0], st["m"], atol=1e-14, rtol=0)
         torch.testing.assert_close(state[1][:, 0], st["l"], atol=1e-14, rtol=0)
         torch.testing.assert_close(state[2], st["acc"], atol=1e-14, rtol=0)

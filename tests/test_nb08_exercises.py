@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from attnlab.lessons import nb08_bahdanau_attention as lesson
+from attnlab.lessons.nb08_bahdanau_attention import exercises, gru_pooling
 
 
 def test_additive_scores_match_the_models_attention_module():
@@ -13,7 +14,7 @@ def test_additive_scores_match_the_models_attention_module():
     s, H = run["queries"][6], run["states"]
     with torch.no_grad():
         want = att.w_v(torch.tanh(att.W_q(s) + att.W_k(H))).squeeze(-1)
-        got = lesson.additive_scores(s, H, att.W_q.weight, att.W_k.weight, att.w_v.weight[0])
+        got = exercises.additive_scores(s, H, att.W_q.weight, att.W_k.weight, att.w_v.weight[0])
     torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-6)
     torch.testing.assert_close(torch.softmax(got, -1), run["weights"][6], atol=1e-6, rtol=1e-5)
 
@@ -24,8 +25,8 @@ def test_context_matches_einsum_and_the_fixed_pool(dtype):
     outputs = torch.randn(7, 3, 10, generator=g, dtype=dtype)
     weights = torch.softmax(torch.randn(3, 7, 1, generator=g, dtype=dtype), dim=1)
     want = torch.einsum("nbd,bn->bd", outputs, weights[..., 0])
-    torch.testing.assert_close(lesson.context(outputs, weights), want)
-    torch.testing.assert_close(lesson.pool(outputs, weights, fixed=True), want)
+    torch.testing.assert_close(exercises.context(outputs, weights), want)
+    torch.testing.assert_close(gru_pooling.pool(outputs, weights, fixed=True), want)
 
 
 def my_additive_scores(s, H, W_q, W_k, w_v):

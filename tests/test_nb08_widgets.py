@@ -1,19 +1,20 @@
 import torch
 from torch.nn import functional as F
 
-from attnlab.lessons.nb08_bahdanau_attention import widgets as ap
+from attnlab.lessons import nb08_bahdanau_attention as lesson
+from attnlab.lessons.nb08_bahdanau_attention import figures, live
 from attnlab.lessons.nb08_bahdanau_attention import gru_pooling, seq2seq
 
 
 def _explorer():
-    return ap.AlignmentExplorer({"additive": seq2seq.pretrained("additive"), "dot": seq2seq.pretrained("dot")},
-                                text="7 mar 1994")
+    return lesson.play(models={"additive": seq2seq.pretrained("additive"), "dot": seq2seq.pretrained("dot")},
+                       text="7 mar 1994")
 
 
 def test_labels():
-    assert ap.source_labels("7 mar") == ["7", "␣", "m", "a", "r"]
-    assert ap.output_labels("1994-03-07") == list("1994-03-07") + ["<eos>"]
-    assert ap.output_labels("19") == ["1", "9", "<eos>"] + ["·"] * 8
+    assert figures.source_labels("7 mar") == ["7", "␣", "m", "a", "r"]
+    assert figures.output_labels("1994-03-07") == list("1994-03-07") + ["<eos>"]
+    assert figures.output_labels("19") == ["1", "9", "<eos>"] + ["·"] * 8
 
 
 def test_explorer_shows_valid_input_and_refuses_invalid_without_traceback():
@@ -41,7 +42,7 @@ def test_under_a_refusal_the_dimmed_heatmaps_follow_the_menus():
 
 def test_trainer_adds_its_model_to_the_explorer():
     ex = _explorer()
-    tr = ap.trainer(ex, steps=10, redraws=2)
+    tr = lesson.play_trainer(explorer=ex, steps=10, redraws=2)
     tr.controls["scoring"].value = "dot"
     model = tr.train()
     assert tr.progress.value == 10 and len(tr.history["loss"]) == 10 and not tr.button.disabled
@@ -51,23 +52,39 @@ def test_trainer_adds_its_model_to_the_explorer():
     assert model is tr.result and model.attention_kind == "dot"
 
 
-def test_play_names_the_explorer_and_the_trainer_that_feeds_it():
+def test_play_and_play_trainer_take_keywords_and_the_trainer_feeds_that_explorer():
     import pytest
-    ex = ap.play("explorer", {"additive": seq2seq.pretrained("additive")}, text="7 mar 1994")
-    assert type(ex) is ap.AlignmentExplorer and ex.text.value == "7 mar 1994"
-    tr = ap.play("trainer", ex, steps=10, redraws=2)
+    ex = lesson.play(models={"additive": seq2seq.pretrained("additive")}, text="7 mar 1994")
+    assert type(ex) is live.AlignmentExplorer and ex.text.value == "7 mar 1994"
+    tr = lesson.play_trainer(explorer=ex, steps=10, redraws=2)
     assert tr.steps.value == 10
     tr.train()
     assert ex.right.value == "yours: additive, 10 steps"                  # its model joined that explorer
-    with pytest.raises(ValueError, match=r"panel: expected one of \['explorer', 'trainer'\], got 'tiles'"):
-        ap.play("tiles")
+    with pytest.raises(TypeError, match="positional"):
+        lesson.play({"additive": seq2seq.pretrained("additive")})
     with pytest.raises(TypeError, match="explorer: expected the AlignmentExplorer, got dict"):
-        ap.play("trainer", {"additive": seq2seq.pretrained("additive")})
+        lesson.play_trainer(explorer={"additive": seq2seq.pretrained("additive")})
+    with pytest.raises(TypeError, match=r"models\['a'\]: expected a DateTranslator, got str"):
+        lesson.play(models={"a": "additive"})
+    with pytest.raises(ValueError, match="models: expected at least 1 entries, got 0"):
+        lesson.play(models={})
+    with pytest.raises(TypeError, match="text: expected a str, got int"):
+        lesson.play(models={"a": seq2seq.pretrained("additive")}, text=7)
+
+
+def test_a_typed_date_is_checked_once_on_its_way_to_the_heatmaps(monkeypatch):
+    """The explorer checks the typed text (dates.check_source) and then calls the unchecked internals."""
+    ex = _explorer()
+    calls = []
+    real = figures.dates.check_source
+    monkeypatch.setattr(figures.dates, "check_source", lambda text: calls.append(text) or real(text))
+    ex.text.value = "8 mar 1994"
+    assert calls == ["8 mar 1994"] and "8←8" in ex.panel.text.value
 
 
 def test_the_scoring_toggle_shows_before_training():
     """Before a press, the picture names the scoring the next press trains (so the toggle answers)."""
-    tr = ap.trainer(_explorer(), steps=10, redraws=2)
+    tr = lesson.play_trainer(explorer=_explorer(), steps=10, redraws=2)
     first = bytes(tr.panel.image.value)
     assert tr.extra_ax.get_title() == "no additive model yet: press “Train a fresh model”"
     tr.controls["scoring"].value = "dot"
@@ -84,7 +101,7 @@ def test_the_trainer_follows_the_date_typed_in_the_explorer():
     keep the date of the first render as its placeholder's columns), and a refused date keeps the last
     accepted one, as the explorer's dimmed heatmaps do."""
     ex = _explorer()
-    tr = ap.trainer(ex, steps=10, redraws=2)
+    tr = lesson.play_trainer(explorer=ex, steps=10, redraws=2)
     assert _ticks(tr.extra_ax) == "7 mar 1994"
     ex.text.value = "31 dec 2049"
     assert _ticks(tr.extra_ax) == "31 dec 2049" and tr.extra_ax.images[0].get_array().shape == (11, 11)
@@ -100,7 +117,7 @@ def test_the_trainer_follows_the_date_typed_in_the_explorer():
 
 def test_trainer_gives_the_same_model_twice_and_leaves_the_global_rng_alone():
     ex = _explorer()
-    tr = ap.trainer(ex, steps=10, redraws=5)
+    tr = lesson.play_trainer(explorer=ex, steps=10, redraws=5)
     state = torch.random.get_rng_state()
     first = [p.detach().clone() for p in tr.train().parameters()]
     second = list(tr.train().parameters())

@@ -9,7 +9,8 @@ import torch
 
 from attnlab.lessons import nb09_transformer_block as lesson
 from attnlab.lessons.nb09_transformer_block import data, training
-from attnlab.lessons.nb09_transformer_block.model import CHECKPOINT, RESULTS
+from attnlab.lessons.nb09_transformer_block import live
+from attnlab.lessons.nb09_transformer_block.model import CHECKPOINT, RESULTS, ItResolver
 
 NOUNS = set(lesson.VOCAB["animals"]) | set(lesson.VOCAB["objects"])
 
@@ -137,7 +138,7 @@ def test_positions_matter_and_without_them_self_attention_is_permutation_equivar
     ids, valid_lens, it_pos = data.encode(["the cat drank the milk because it was hungry"])
     perm = torch.tensor([4, 1, 2, 3, 0, 5, 6, 7, 8])                # swap cat's "the" and milk
     for positions, equal in ((False, True), (True, False)):
-        model = lesson.ItResolver(positions=positions, seed=3).eval()
+        model = ItResolver(positions=positions, seed=3).eval()
         with torch.no_grad():
             a = model(ids, valid_lens, it_pos)
             b = model(ids[:, perm], valid_lens, it_pos)
@@ -146,9 +147,9 @@ def test_positions_matter_and_without_them_self_attention_is_permutation_equivar
 
 def test_model_init_does_not_touch_the_global_generator():
     state = torch.random.get_rng_state()
-    a = lesson.ItResolver(seed=5)
+    a = ItResolver(seed=5)
     assert torch.equal(torch.random.get_rng_state(), state)
-    b = lesson.ItResolver(seed=5)
+    b = ItResolver(seed=5)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
 
 
@@ -176,7 +177,7 @@ def test_run_returns_the_model_as_the_generator_value():
     next(gen), next(gen)
     with pytest.raises(StopIteration) as stop:
         next(gen)
-    assert isinstance(stop.value.value, lesson.ItResolver)
+    assert isinstance(stop.value.value, ItResolver)
 
 
 # ---- the shipped checkpoint -----------------------------------------------------------------------
@@ -184,7 +185,7 @@ def test_run_returns_the_model_as_the_generator_value():
 def test_checkpoint_is_small_and_loads_in_eval_mode():
     assert CHECKPOINT.stat().st_size < 1_000_000
     model = lesson.pretrained()
-    assert isinstance(model, lesson.ItResolver) and not model.training
+    assert isinstance(model, ItResolver) and not model.training
 
 
 def test_shipped_model_reaches_the_target_and_matches_its_recorded_numbers():
@@ -280,10 +281,10 @@ def test_explorer_shows_a_message_not_an_error_for_an_unknown_word():
 
 def test_trainer_trains_and_hands_its_model_to_the_explorer():
     explorer = lesson.Explorer()
-    t = lesson.trainer(explorer, steps=20)
+    t = lesson.play_trainer(explorer=explorer, steps=20)
     t.controls["model"].value = "one head"
     model = t.train()
-    assert isinstance(model, lesson.ItResolver) and model.config["num_heads"] == 1
+    assert isinstance(model, ItResolver) and model.config["num_heads"] == 1
     assert len(t.history["loss"]) == 20 and len(t.history["test accuracy"]) == 20
     assert "Done: 20 steps" in t.status.value and "test accuracy <b>" in t.status.value
     assert explorer.model.value == "yours: one head, 20 steps"
@@ -294,19 +295,38 @@ def explorer_side_of_the_trainer():
     """Where notebook 09 puts the explorer (the Play cell) relative to the Train button's cell."""
     notebook = Path(__file__).resolve().parents[1] / "notebooks" / "09_transformer_block.ipynb"
     code = ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
-    trainer_at = next(i for i, s in enumerate(code) if "lesson.trainer(" in s)
+    trainer_at = next(i for i, s in enumerate(code) if "lesson.play_trainer(" in s)
     play_at = next(i for i, s in enumerate(code) if "lesson.play(" in s)
     return "below" if play_at > trainer_at else "above"
 
 
 def test_play_shows_the_explorer_the_trainer_feeds_or_a_new_one():
     explorer = lesson.Explorer()
-    assert lesson.play(explorer) is explorer and explorer.text.value == lesson.EXAMPLE
+    assert lesson.play(explorer=explorer) is explorer and explorer.text.value == live.EXAMPLE
     sweet = "the cat drank the milk because it was sweet"
-    assert lesson.play(explorer, text=sweet) is explorer and explorer.text.value == sweet
+    assert lesson.play(explorer=explorer, text=sweet) is explorer and explorer.text.value == sweet
     assert "refers to: milk" in explorer.panel.text.value                 # the panel redrew for the new text
     fresh = lesson.play(text=sweet)
     assert type(fresh) is lesson.Explorer and fresh is not explorer and fresh.text.value == sweet
     assert list(fresh.models) == ["shipped"]
+    with pytest.raises(TypeError, match="positional"):
+        lesson.play(explorer)
     with pytest.raises(TypeError, match="explorer: expected the Explorer, got str"):
-        lesson.play("the cat")
+        lesson.play(explorer="the cat")
+    with pytest.raises(TypeError, match="text: expected a str, got int"):
+        lesson.play(text=3)
+    with pytest.raises(TypeError, match="explorer: expected the Explorer, got str"):
+        lesson.play_trainer(explorer="the cat")
+    with pytest.raises(TypeError, match="positional"):
+        lesson.play_trainer(explorer)
+
+
+def test_a_typed_sentence_is_checked_once_on_its_way_to_the_figure(monkeypatch):
+    """The explorer reads the typed words once (data.words_of) and calls no checked function after that."""
+    explorer = lesson.Explorer()
+    calls = []
+    real = data.words_of
+    monkeypatch.setattr(data, "words_of", lambda s: calls.append(s) or real(s))
+    monkeypatch.setattr(live, "checks", None)                              # nothing in live checks again
+    explorer.text.value = "the cat drank the milk because it was sweet"
+    assert calls == ["the cat drank the milk because it was sweet"] and "refers to: milk" in explorer.panel.text.value

@@ -133,8 +133,8 @@ def test_lesson_01_explorer_and_training_view_display():
     ("nb00_index", lambda m: m.play()),
     ("nb02_scoring_functions", lambda m: m.play(d_k=16, num_queries=64)),
     ("nb06_positional_encoding", lambda m: m.play(n=20)),
-    ("nb07_masks_and_efficient_attention", lambda m: m.play("masks")),
-    ("nb07_masks_and_efficient_attention", lambda m: m.play("tiles", *m.toy_problem())),
+    ("nb07_masks_and_efficient_attention", lambda m: m.play()),
+    ("nb07_masks_and_efficient_attention", lambda m: m.play_tiles(**dict(zip(("queries", "keys", "values"), m.toy_problem())))),
 ])
 def test_a_lesson_panel_displays_as_its_panel(lesson_name, make):
     """The Play panels that share panels.ShowsPanel show their Panel's own bundle (view, text, PNG)."""
@@ -149,14 +149,14 @@ def test_a_lesson_panel_displays_as_its_panel(lesson_name, make):
 
 def test_lesson_08_explorer_and_trainer_display():
     from attnlab.lessons import nb08_bahdanau_attention as lesson
-    explorer = lesson.AlignmentExplorer({"additive (shipped)": lesson.pretrained("additive")}, text="17 mar 1994")
+    explorer = lesson.play(models={"additive (shipped)": lesson.pretrained("additive")}, text="17 mar 1994")
     data = shown(explorer)
     assert_live_view(data, explorer.widget)
     assert data["text/plain"].startswith("Live panel 'alignment explorer': date text box, left and right model "
                                          "menus (additive (shipped))\n")
     assert explorer.panel.summary and data["text/plain"].endswith(explorer.panel.summary)
     assert png_of(data) == bytes(explorer.panel.image.value)
-    trainer = lesson.trainer(explorer, steps=20)
+    trainer = lesson.play_trainer(explorer=explorer, steps=20)
     data = shown(trainer)
     assert_live_view(data, trainer.widget)
     assert png_of(data) == bytes(trainer.panel.image.value)
@@ -170,7 +170,7 @@ def test_lesson_09_explorer_and_trainer_display():
     assert data["text/plain"].startswith("Live panel 'it explorer': sentence text box, model menu (shipped)\n")
     assert explorer.panel.summary and data["text/plain"].endswith(explorer.panel.summary)
     assert png_of(data) == bytes(explorer.panel.image.value)
-    trainer = lesson.trainer(explorer, steps=300)
+    trainer = lesson.play_trainer(explorer=explorer, steps=300)
     data = shown(trainer)
     assert_live_view(data, trainer.widget)
     assert png_of(data) == bytes(trainer.panel.image.value)

@@ -21,7 +21,7 @@ from ...i18n import gettext as _
 
 __all__ = [
     "frequencies", "wavelengths", "rotation_matrix", "offset_similarity", "similarity_by_offset", "rope",
-    "wavelength_mistakes"
+    "wavelength_mistakes", "frequencies_unchecked", "rotation_matrix_unchecked", "offset_similarity_unchecked"
 ]
 
 
@@ -38,9 +38,13 @@ def frequencies(num_hiddens, base=10000.0, *, dtype=torch.float64):
     query or key it turns."""
     d = checks.count(num_hiddens, "num_hiddens", low=1)
     checks.fits(((d + 1) // 2,), 8, "num_hiddens", "frequencies")
-    base = checks.real(base, "base", positive=True)
-    two_j = torch.arange(0, d, 2, dtype=torch.float64)                 # (ceil(D/2),)
-    return (base ** (-two_j / d)).to(dtype)
+    return frequencies_unchecked(d, checks.real(base, "base", positive=True)).to(dtype)
+
+
+def frequencies_unchecked(D, base):
+    """``frequencies`` in float64 for a checked width D and base (the Play's update calls this)."""
+    two_j = torch.arange(0, D, 2, dtype=torch.float64)                 # (ceil(D/2),)
+    return base ** (-two_j / D)
 
 
 def wavelengths(num_hiddens, base=10000.0, *, dtype=torch.float64):
@@ -58,15 +62,20 @@ def rotation_matrix(delta, num_hiddens, base=10000.0, *, dtype=torch.float64):
     d = _even_width(num_hiddens)
     checks.fits((d, d), 8, "num_hiddens", "a matrix M_δ")
     delta = checks.real(delta, "delta")
-    angles = delta * frequencies(d, base)                              # (D/2,)
+    return rotation_matrix_unchecked(delta, d, checks.real(base, "base", positive=True)).to(dtype)
+
+
+def rotation_matrix_unchecked(delta, D, base):
+    """``rotation_matrix`` in float64 for checked arguments (an even width D)."""
+    angles = delta * frequencies_unchecked(D, base)                             # (D/2,)
     c, s = torch.cos(angles), torch.sin(angles)                        # (D/2,)
-    M = torch.zeros(d, d, dtype=torch.float64)
-    idx = torch.arange(0, d, 2)
+    M = torch.zeros(D, D, dtype=torch.float64)
+    idx = torch.arange(0, D, 2)
     M[idx, idx] = c                                                    # sin' = cos·sin + sin·cos
     M[idx, idx + 1] = s
     M[idx + 1, idx] = -s                                               # cos' = -sin·sin + cos·cos
     M[idx + 1, idx + 1] = c
-    return M.to(dtype)
+    return M
 
 
 def offset_similarity(deltas, num_hiddens, base=10000.0, *, dtype=torch.float64):
@@ -82,8 +91,13 @@ def offset_similarity(deltas, num_hiddens, base=10000.0, *, dtype=torch.float64)
         checks.Array()(deltas, "deltas") if not isinstance(deltas, (int, float)) or isinstance(deltas, bool) else None
     deltas = torch.as_tensor(deltas, dtype=torch.float64)
     checks.fits((deltas.numel(), d // 2), 8, "deltas, num_hiddens", "cosines")
-    omega = frequencies(d, base)                                       # (D/2,)
-    return torch.cos(deltas[..., None] * omega).sum(-1).to(dtype)     # (...,)
+    return offset_similarity_unchecked(deltas, d, checks.real(base, "base", positive=True)).to(dtype)
+
+
+def offset_similarity_unchecked(deltas, D, base):
+    """``offset_similarity`` in float64 for checked arguments: ``deltas`` a float64 tensor, an even width D."""
+    omega = frequencies_unchecked(D, base)                                      # (D/2,)
+    return torch.cos(deltas[..., None] * omega).sum(-1)               # (...,)
 
 
 def similarity_by_offset(P, max_offset):

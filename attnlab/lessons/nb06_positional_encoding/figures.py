@@ -1,5 +1,6 @@
 """Notebook 06's figures: the signed heatmap of P, seed 000's columns, the binary counter beside the
-sine columns, similarity by offset, the rotation circle, and the Play explorer.
+sine columns, similarity by offset, the rotation circle, and the index thumbnail (the Play explorer is in
+``live``).
 
 Each figure function builds its own figure and returns a small NamedTuple of named artists, so the
 notebook never looks an artist up by position. Shape letters: n positions, D columns of P (the model
@@ -8,25 +9,21 @@ width, as in the suite's notation); in the Play, i is the chosen position and m 
 import math
 from typing import NamedTuple
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from ...core import checks
-from ...ui import panels
 from ...i18n import gettext as _
 from ...ui.plotting import to_numpy
 from ...core.positional import sinusoidal_encoding
-from .encoding import frequencies, offset_similarity, rotation_matrix, similarity_by_offset, wavelengths
+from .encoding import frequencies, offset_similarity, similarity_by_offset, wavelengths
 
 __all__ = [
     "SIGNED_CMAP", "MAX_BITS", "encoding_image", "encoding_heatmap", "update_encoding_heatmap",
     "encoding_columns_plot", "binary_counter_plot", "CounterFigure", "counter_vs_columns_figure",
-    "SimilarityFigure", "similarity_figure", "CircleFigure", "rotation_circle_figure", "Explorer", "play",
-    "thumbnail"
+    "SimilarityFigure", "similarity_figure", "CircleFigure", "rotation_circle_figure", "thumbnail", "update_encoding_heatmap_unchecked"
 ]
 
 SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
@@ -87,6 +84,11 @@ def update_encoding_heatmap(ax, P, image=None):
         if len(ax.images) != 1:
             raise ValueError(f"ax: expected one image (an encoding_heatmap), got {len(ax.images)}; pass image=")
         image = ax.images[0]
+    return update_encoding_heatmap_unchecked(ax, M, image)
+
+
+def update_encoding_heatmap_unchecked(ax, M, image):
+    """``update_encoding_heatmap`` for a checked 2-D array ``M`` and the AxesImage ``image`` of ``ax``."""
     resized = image.get_array().shape != M.shape
     image.set_data(M)
     if resized:                      # unchanged limits stay untouched, so a live panel need not redraw the axes
@@ -234,122 +236,6 @@ def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6
            xlim=(-1.5, 1.5), ylim=(-1.35, 1.35), aspect="equal")
     ax.set_title(_("{delta} positions on = the same clockwise turn, from any start").format(delta=delta))
     return CircleFigure(fig, ax, dots, arrows)
-
-
-class Explorer(panels.ShowsPanel):
-    """The Play panel: P with a chosen row and column pair, that pair against position, the pair on the
-    unit circle, and the similarity of the chosen position to every other. ``.panel`` is the live panel;
-    the artists it moves are attributes (``row_box``, ``sin_line``, ``trail`` ...).
-
-    The titles say what each view shows and do not change; the numbers (D, base, the pair's columns,
-    ω_j, λ_j, the similarity's peak D/2) are in the text under the figure. i is the chosen position;
-    the axes that run over every position say m (as the similarity's P_i · P_m does). The legends sit outside the
-    axes, where nothing that moves covers them, so a move redraws neither a title nor a legend."""
-
-    @checks.arguments(n=checks.Int(2, 1024, why="positions drawn in the explorer"), position=checks.Int(0),
-                       pair=checks.Int(0), width=checks.Int(4, 64, why="the D slider's range"),
-                       base=checks.Real(low=10.0, high=1e5, why="the base slider's range"))
-    def __init__(self, n=60, *, position=10, pair=3, width=32, base=10000.0):
-        if position >= n or pair >= width // 2 or width % 2:
-            raise ValueError(f"position, pair, width: expected position < n = {n}, an even width and pair < width/2, "
-                             f"got position {position}, pair {pair}, width {width}")
-        self.n = n
-        positions = np.arange(n)
-        zeros = np.zeros(n)
-        self.controls = {
-            "position": widgets.IntSlider(value=position, min=0, max=n - 1, description=_("position i")),
-            "pair": widgets.IntSlider(value=pair, min=0, max=width // 2 - 1, description=_("pair j")),
-            "width": widgets.IntSlider(value=width, min=4, max=64, step=2, description="D"),
-            "base": widgets.FloatLogSlider(value=base, base=10, min=1, max=5, step=1, readout_format=".0f",
-                                           description=_("base"))}
-        self.controls["width"].observe(self._keep_pair_valid, names="value")
-        fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = panels.new_figure(2, 2, figsize=(11, 7))
-        self.figure, self.ax_P, self.ax_pair, self.ax_circle, self.ax_sim = fig, ax_P, ax_pair, ax_circle, ax_sim
-        self.image = encoding_image(sinusoidal_encoding(n, width), ax_P)
-        ax_P.set_ylabel(_("position m (row of P)"))                        # every row; i is the boxed one
-        ax_P.set_title(_("P: position i (black box), pair j (green box)"))
-        self.row_box = ax_P.add_patch(Rectangle((-0.5, 0), 1, 1, fill=False, edgecolor="black", linewidth=2))
-        self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor="lime", linewidth=2))
-        self.sin_line, = ax_pair.plot(positions, zeros, color="C0", label=_("sin column 2j"))
-        self.cos_line, = ax_pair.plot(positions, zeros, color="C1", label=_("cos column 2j+1"))
-        self.pair_marker = ax_pair.axvline(0, color="black", linewidth=1)
-        self.pair_dots, = ax_pair.plot([0, 0], [0, 0], "ko", markersize=5)
-        ax_pair.set(xlabel=_("position m"), ylabel=_("P[m, column]"), ylim=(-1.15, 1.15),
-                    title=_("pair j (columns 2j, 2j+1) against position"))
-        angle = np.linspace(0, 2 * math.pi, 200)
-        ax_circle.plot(np.sin(angle), np.cos(angle), color="0.85")
-        self.trail = ax_circle.scatter(zeros, zeros, c=positions, cmap="viridis", s=12)
-        self.here, = ax_circle.plot([0], [0], "o", color="black", markersize=8, fillstyle="none", markeredgewidth=2)
-        ax_circle.set(xlabel=_("sin column 2j"), ylabel=_("cos column 2j+1"), xlim=(-1.2, 1.2), ylim=(-1.2, 1.2),
-                      aspect="equal", title=_("pair j on the unit circle: one step turns it by ω_j"))
-        self.trail_colorbar = fig.colorbar(self.trail, ax=ax_circle, label=_("position m"))
-        self.sim_dots, = ax_sim.plot(positions, zeros, "o", color="C1", markersize=3, label="P_i · P_m")
-        self.sim_line, = ax_sim.plot(positions, zeros, color="C0", label="Σ cos((m−i) ω_j)")
-        self.sim_marker = ax_sim.axvline(0, color="black", linewidth=1)
-        ax_sim.axhline(0, color="0.8", linewidth=0.8)
-        ax_sim.set(xlabel=_("position m"), ylabel=_("similarity P_i · P_m to position i"),
-                   title=_("similarity of position i to every position m"))
-        # Each legend beside the plot it explains, outside the axes: a legend inside an axes with moving
-        # artists is redrawn on every move (~5 ms each); out here nothing that moves covers it.
-        # The first one makes constrained layout keep a margin on the right; the second is placed in that
-        # margin beside the similarity plot (a figure legend anchored to its axes' top right corner).
-        self.legends = (fig.legend([self.sin_line, self.cos_line], [_("sin column 2j"), _("cos column 2j+1")],
-                                   loc="outside right upper", fontsize=9),
-                        fig.legend([self.sim_dots, self.sim_line], ["P_i · P_m", "Σ cos((m−i) ω_j)"],
-                                   loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax_sim.transAxes,
-                                   fontsize=9))
-        self.sim_ylim = None
-        # What a move changes: P, the boxes, lines, dots and markers. The width D changes P's shape (its
-        # limits and ticks) and the similarity's y range, so a move of D draws the whole figure.
-        self.moving = [self.image, self.row_box, self.col_box, self.sin_line, self.cos_line, self.pair_marker,
-                       self.pair_dots, self.trail, self.here, self.sim_dots, self.sim_line, self.sim_marker]
-        self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving, name="06_positional_encoding")
-
-    def _keep_pair_valid(self, change):
-        self.controls["pair"].max = change["new"] // 2 - 1                 # keep j < D/2
-
-    def update(self, position, pair, width, base):
-        """Redraw for the control values; returns the numbers shown under the figure."""
-        n, j = self.n, min(pair, width // 2 - 1)
-        P = sinusoidal_encoding(n, width, base, dtype=torch.float64)                # (n, D)
-        omega, lam = frequencies(width, base)[j].item(), wavelengths(width, base)[j].item()
-        update_encoding_heatmap(self.ax_P, P, self.image)
-        self.row_box.set_bounds(-0.5, position - 0.5, width, 1)
-        self.col_box.set_bounds(2 * j - 0.5, -0.5, 2, n)
-        s, c = P[:, 2 * j].numpy(), P[:, 2 * j + 1].numpy()
-        self.sin_line.set_ydata(s)
-        self.cos_line.set_ydata(c)
-        self.pair_marker.set_xdata([position, position])
-        self.pair_dots.set_data([position, position], [s[position], c[position]])
-        self.trail.set_offsets(np.stack([s, c], 1))
-        self.here.set_data([s[position]], [c[position]])
-        self.sim_dots.set_ydata((P[position] @ P.T).numpy())                         # (n,): P_i · P_m
-        self.sim_line.set_ydata(offset_similarity(torch.arange(n) - position, width, base).numpy())
-        self.sim_marker.set_xdata([position, position])
-        ylim = (-0.5 * width / 2 - 0.5, width / 2 + 1)
-        if ylim != self.sim_ylim:                                   # set only when D changed it
-            self.ax_sim.set_ylim(*ylim)
-            self.sim_ylim = ylim
-        M1 = rotation_matrix(1, width, base)                                         # (D, D)
-        rotated = bool((P[:-1] @ M1.T - P[1:]).abs().max() < 1e-12)                  # every row i at once
-        return "\n".join([
-            _("P: n = {n} positions, D = {D} columns, base = {base:g}").format(n=n, D=width, base=base),
-            _("position i = {i}, pair j = {j} (columns {c0}, {c1}): P[i, {c0}] = sin({i}·{omega:.4g}) = {sin:.3f}, "
-              "P[i, {c1}] = {cos:.3f}").format(i=position, j=j, c0=2 * j, c1=2 * j + 1, omega=omega, sin=s[position],
-                                               cos=c[position]),
-            _("one step turns pair j by ω_j = base^(−2j/D) = {omega:.3g} rad: a full turn (wavelength 2π/ω_j) "
-              "every {wavelength:.2f} positions").format(omega=omega, wavelength=lam),
-            _("each pair is {ratio:.2f}× slower than the one before (bits: 2×)").format(ratio=base ** (2 / width)),
-            _("similarity: peak P_i·P_i = D/2 = {peak}, P_i·P_(i+1) = {next:.3f}, P_i·P_(i+10) = {tenth:.3f} "
-              "(same for every i)").format(peak=width // 2, next=offset_similarity(1, width, base).item(),
-                                           tenth=offset_similarity(10, width, base).item()),
-            _("rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 10⁻¹²): {rotated}").format(
-                rotated=rotated)])
-
-
-def play(n=60, **values):
-    """The Play panel of notebook 06 (see ``Explorer``); display it as the cell's last value."""
-    return Explorer(n, **values)
 
 
 @checks.arguments(ax=_AX)

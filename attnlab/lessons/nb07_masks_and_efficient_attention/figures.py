@@ -1,15 +1,14 @@
-"""Notebook 07's figures and Play panels: masks, the sparse-pattern gallery, errors and memory of the
-cheap methods, and the tiled-attention step-through. Each returns its figure with named handles
-(NamedTuple or object attributes), so the notebook never looks an artist up by position.
+"""Notebook 07's figures: masks, the sparse-pattern gallery, errors and memory of the cheap methods, the
+weights so far of the tiled step-through, and the index thumbnail (the Play panels are in ``live``). Each
+returns its figure with named handles (NamedTuple or object attributes), so the notebook never looks an
+artist up by position.
 
 The numbers come from ``masks``, ``costs`` and ``tiles``; nothing here computes attention itself
 except through them and ``al.scaled_dot_product_attention``.
 """
 from typing import NamedTuple
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
-import numpy as np
 import torch
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
@@ -17,21 +16,17 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ...core import checks
-from ... import i18n
-from ...ui import panels, plotting
-from ...i18n import N_, gettext as _, ngettext
-from ...core.attention import check_qkv, scaled_dot_product_attention
-from ...core.masking import causal_mask
-from .costs import memory_bytes, structured_qkv
-from .masks import MASK_KINDS, make_mask
-from .tiles import implied_weights, tiled_attention_steps
+from ...ui import plotting
+from ...i18n import N_, gettext as _
+from ...core.masking import causal_mask, local_mask
+from .costs import memory_bytes
+from .tiles import implied_weights
 
 __all__ = [
     "MASK_CMAP", "SCORE_CMAP", "OUTSIDE_COLOUR", "NOT_VISITED_HATCH", "NOT_VISITED_EDGE", "MASK_CMAP_OUTSIDE",
     "WEIGHT_CMAP_OUTSIDE", "mask_heatmap", "mask_key", "not_visited_background", "not_visited_patch", "Gallery",
     "mask_gallery", "ErrorPlot", "error_plot", "SoFarFigure", "weights_so_far_figure", "MemoryPlot",
-    "memory_plot", "key_positions", "visible_keys_table", "MaskExplorer", "StepFigure", "TileExplorer",
-    "PLAY_PANELS", "play"
+    "memory_plot", "thumbnail"
 ]
 
 MASK_CMAP = "Greys"          # black = may attend
@@ -192,249 +187,12 @@ def memory_plot(lengths, d=64, *, methods=("dense", "tiled", "linear"), block_si
     return MemoryPlot(fig, ax, lines)
 
 
-def key_positions(row):
-    """The key positions where a bool row is True, as ranges: "0–2", "0, 4–5", "9", or "none"."""
-    keys = [int(j) for j in torch.nonzero(row).flatten().tolist()]
-    runs = []
-    for j in keys:
-        if runs and j == runs[-1][1] + 1:
-            runs[-1][1] = j
-        else:
-            runs.append([j, j])
-    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs) or _("none")
-
-
-def visible_keys_table(mask, weights, start=0):
-    """The text under the mask panel: one column per query (its position start + i), saying which keys
-    it sees (positions), how many, the key of its largest weight and that weight; a query that sees
-    no key gets "none", 0 and "–". Returns a str of aligned lines."""
-    checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
-    if mask.dim() != 2 or tuple(weights.shape) != tuple(mask.shape):
-        raise ValueError(f"weights: expected the mask's shape {tuple(mask.shape)}, got {tuple(weights.shape)}")
-    seen = mask.sum(-1).tolist()
-    rows = [(_("query"), [str(start + i) for i in range(mask.shape[0])]),
-            (_("sees keys"), [key_positions(r) for r in mask]),
-            (_("how many"), [str(n) for n in seen]),
-            (_("top key"), [str(int(w.argmax())) if n else "–" for w, n in zip(weights, seen)]),
-            (_("its weight"), [f"{float(w.max()):.2f}" if n else "0" for w, n in zip(weights, seen)])]
-    widths = [i18n.room([cells[c] for _label, cells in rows]) for c in range(mask.shape[0])]
-    wide, narrow = i18n.room([label for label, _cells in rows])
-    label_width = (wide, max(12 - 2 * wide, narrow + 2))                          # 12 columns in English
-    lines = [(i18n.pad(label, label_width) + "  ".join(i18n.pad(c, wd) for c, wd in zip(cells, widths))).rstrip()
-             for label, cells in rows]
-    empty = seen.count(0)
-    if empty:
-        lines.append(ngettext("{n} query sees no key: weights all 0", "{n} queries see no key: weights all 0",
-                              empty).format(n=empty))
-    return "\n".join(lines)
-
-
-class MaskExplorer(panels.ShowsPanel):
-    """Play panel 1: a mask (left, black = may attend) and the weights it allows on mostly local data
-    (right). The queries are the last Tq of Tk positions, as when decoding with a cache.
-
-    Both heatmaps cover every position 0..max_len-1 (rows: query positions, columns: key positions),
-    whatever Tq and Tk, so the active block (rows start..start+Tq-1, columns 0..Tk-1) is seen where
-    it sits; the cells outside it are masked for display only (``OUTSIDE_COLOUR``, said in the key)."""
-
-    @checks.arguments(kind=checks.Choice(MASK_KINDS), num_queries=checks.Int(1), num_keys=checks.Int(2), w=checks.Int(0),
-                       max_len=checks.Int(2, 64, why="cells drawn in the panel"))
-    def __init__(self, *, kind="local", num_queries=12, num_keys=12, w=2, max_len=12):
-        if max(num_queries, num_keys, w) > max_len:
-            raise ValueError(f"num_queries, num_keys, w: expected at most max_len = {max_len}, got "
-                             f"{num_queries}, {num_keys}, {w}")
-        if kind == "block" and w < 1:
-            raise ValueError(f"w: expected a block size of at least 1 for kind 'block', got {w}")
-        self.max_len = max_len
-        self.q_all, self.k_all, _values = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
-        self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.6))
-        grid = torch.zeros(max_len, max_len)                                        # every position, fixed
-        plotting.heatmap(grid, ax=self.ax_mask, cmap=MASK_CMAP_OUTSIDE, colorbar=False, annotate=False,
-                         xlabel=_("key position"), ylabel=_("query position"))
-        plotting.heatmap(grid, ax=self.ax_weights, cmap=WEIGHT_CMAP_OUTSIDE, annotate=False,
-                         xlabel=_("key position"), ylabel=_("query position"), title=_("weights it allows"))
-        self.mask_title = plotting.live_title(self.ax_mask)
-        handles = [Patch(facecolor="black", edgecolor="0.3", label=_("black = may attend (True)")),
-                   Patch(facecolor="white", edgecolor="0.3", label=_("white = masked (False)")),
-                   Patch(facecolor=OUTSIDE_COLOUR, edgecolor="0.3",
-                         label=_("grey = not in this sequence (no query or no key there)"))]
-        self.key = self.figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=9,
-                                      frameon=False)
-        # What a move changes: the two images (the grid, the ticks and the weights' title are fixed, so
-        # Tq and Tk blit too) and the mask's title, which changes with the menu only. It is declared
-        # all the same: redrawing it costs about 1 ms a move, an undeclared change of it a full draw
-        # and a new plan (about 300 ms) on every change of the menu.
-        self.moving = [plotting.heatmap_state(self.ax_mask).image, plotting.heatmap_state(self.ax_weights).image,
-                       self.mask_title]
-        self.controls = {
-            "kind": widgets.Dropdown(options=[(_(k), k) for k in MASK_KINDS], value=kind, description=_("mask")),
-            "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description=_("queries Tq"),
-                                    continuous_update=False),
-            "Tk": widgets.IntSlider(value=num_keys, min=2, max=max_len, description=_("keys Tk"),
-                                    continuous_update=False),
-            "w": widgets.IntSlider(value=w, min=self.w_min(kind), max=max_len, description="w",
-                                   continuous_update=False)}
-        # A block size is at least 1: with "block" picked the slider starts at 1 (w = 0 moves to 1).
-        # Observed before the panel's own observer, so the panel draws the menu's new kind with a valid w.
-        self.controls["kind"].observe(lambda change: setattr(self.controls["w"], "min", self.w_min(change["new"])),
-                                      names="value")
-        self.panel = panels.Panel(self.figure, self.controls, self.update, moving=self.moving, name="07-masks")
-
-    @staticmethod
-    def w_min(kind):
-        """The smallest w the slider offers for ``kind``: 1 for "block" (a block size), else 0 (a window of
-        half-width 0 is the query alone; 0 pads is no padding; the causal masks ignore w)."""
-        return 1 if kind == "block" else 0
-
-    def mask(self, kind, Tq, Tk, w):
-        """The (Tq, Tk) mask shown, and the position of the first query."""
-        start = max(Tk - Tq, 0)                                                     # queries = the last Tq positions
-        if kind == "block" and w < 1:
-            raise ValueError(f"w: expected a block size of at least 1 for kind 'block', got {w}")
-        sizes = dict(window=w, block_size=max(w, 1), valid_len=max(Tk - w, 0))
-        if kind in ("local", "block") and Tq <= Tk:                                 # windows follow the positions
-            return make_mask(kind, Tk, Tk, **sizes)[start:], start
-        return make_mask(kind, Tq, Tk, **sizes), start                              # causal: as the function aligns it
-
-    def on_grid(self, block, start):
-        """A (Tq, Tk) block placed on the max_len x max_len grid of positions at rows start..start+Tq-1,
-        columns 0..Tk-1, as a masked array (for display only): the other cells are masked (data 0)."""
-        Tq, Tk = block.shape
-        data = np.zeros((self.max_len, self.max_len))
-        outside = np.ones((self.max_len, self.max_len), dtype=bool)
-        data[start:start + Tq, :Tk] = block.detach().double().numpy()
-        outside[start:start + Tq, :Tk] = False
-        return np.ma.masked_array(data, mask=outside)
-
-    def update(self, kind, Tq, Tk, w):
-        mask, start = self.mask(kind, Tq, Tk, w)
-        _out, weights = scaled_dot_product_attention(self.q_all[start:start + Tq], self.k_all[:Tk], self.k_all[:Tk], mask)
-        plotting.heatmap_state(self.ax_mask).image.set_data(self.on_grid(mask.float(), start))
-        plotting.heatmap_state(self.ax_weights).image.set_data(self.on_grid(weights, start))
-        self.mask_title.set_text(_("{kind} mask").format(kind=_(kind)))
-        return visible_keys_table(mask, weights, start)
-
-
-class StepFigure:
-    """The three views of the tiled step-through: scores filled in tile by tile with the current tile
-    boxed (``scores_image``, ``tile_box``), the weights implied by m and l (``ax_weights``), and each
-    query's output so far (``partial``) against the exact output (``exact``)."""
-
-    def __init__(self, axes, scores, exact):
-        self.ax_scores, self.ax_weights, self.ax_out = axes
-        self.scores = scores
-        Tq, Tk = scores.shape
-        lim = float(scores.abs().max())
-        self.scores_image = self.ax_scores.imshow(torch.full((Tq, Tk), float("nan")).numpy(), cmap=SCORE_CMAP, vmin=-lim,
-                                                  vmax=lim, interpolation="nearest", aspect="auto")
-        self.ax_scores.figure.colorbar(self.scores_image, ax=self.ax_scores, fraction=0.046, pad=0.04,
-                                       label=_("score q·k/√d"))
-        self.ax_scores.set(xlabel=_("keys"), ylabel=_("queries"), xticks=range(Tk), yticks=range(Tq))
-        self.tile_box = self.ax_scores.add_patch(Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#ff7f0e",
-                                                           linewidth=3))
-        plotting.heatmap(torch.full((Tq, Tk), float("nan")), ax=self.ax_weights, annotate=False,
-                         title=_("weights implied by m and l"), xlabel=_("keys"), ylabel=_("queries"))
-        # Cells no tile has reached are NaN, drawn transparent over a hatched background (not grey: in
-        # this notebook grey means "not in this sequence", in the mask panel).
-        self.not_visited = [not_visited_background(ax, (Tq, Tk)) for ax in (self.ax_scores, self.ax_weights)]
-        rows = list(range(Tq))
-        self.exact, = self.ax_out.plot(exact, rows, "o", mfc="none", mec="black", ms=9, label=_("exact (dense)"))
-        self.partial, = self.ax_out.plot([0.0] * Tq, rows, "o", color="#ff7f0e", ms=6, label=_("acc / l so far"))
-        self.ax_out.set(ylim=(Tq - 0.5, -0.5), yticks=rows, xlabel=_("output (value is 1 number)"),
-                        ylabel=_("queries"), title=_("output per query"), xlim=self._limits(exact))
-        self.ax_out.axvline(0, color="grey", linewidth=0.5)
-        self.ax_out.legend(loc="lower right", fontsize=8)
-        self.scores_title = plotting.live_title(self.ax_scores)
-        # What ``show`` changes (for a live panel to declare); a new x range of the outputs (another
-        # exact output, e.g. causal) redraws the whole figure.
-        self.moving = [self.scores_image, self.tile_box, plotting.heatmap_state(self.ax_weights).image,
-                       self.partial, self.exact, self.scores_title]
-
-    def show(self, states, scores=None, exact=None):
-        """Show the state after the last of ``states`` (a prefix of tiled_attention_steps' output)."""
-        scores = self.scores if scores is None else scores
-        Tq, Tk = scores.shape
-        shown = torch.full((Tq, Tk), float("nan"), dtype=scores.dtype)
-        for s in states:
-            (q0, q1), (k0, k1) = s["q_block"], s["k_block"]
-            shown[q0:q1, k0:k1] = scores[q0:q1, k0:k1]
-        self.scores_image.set_data(shown.numpy())
-        st = states[-1]
-        (q0, q1), (k0, k1) = st["q_block"], st["k_block"]
-        self.tile_box.set_bounds(k0 - 0.5, q0 - 0.5, k1 - k0, q1 - q0)
-        self.scores_title.set_text(_("tile {tile}: queries {q0}–{q1}, keys {k0}–{k1}").format(
-            tile=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1))
-        plotting.update_heatmap(self.ax_weights, implied_weights(states, Tk))
-        self.partial.set_xdata(st["out"][:, 0].numpy())
-        if exact is not None:
-            self.exact.set_xdata(exact.numpy())
-            if tuple(self.ax_out.get_xlim()) != self._limits(exact):     # unchanged limits stay untouched
-                self.ax_out.set_xlim(self._limits(exact))
-
-    @staticmethod
-    def _limits(exact):
-        """x limits that show every exact output (and 0, where the partial outputs start)."""
-        pad = 0.15 * (float(exact.abs().max()) + 1e-9)
-        return min(float(exact.min()), 0.0) - pad, max(float(exact.max()), 0.0) + pad
-
-
-class TileExplorer(panels.ShowsPanel):
-    """Play panel 2: the step-through of ``tiled_attention_steps`` on (q, k, v), one tile per slider step,
-    with the tile size and a causal mask as controls. ``.steps`` is the StepFigure."""
-
-    @checks.arguments(q=checks.Tensor(2), k=checks.Tensor(2), v=checks.Tensor(2), tile=checks.Int(1, 16),
-                       block=checks.Choice((1, 2, 4, 8)))
-    def __init__(self, q, k, v, *, tile=2, block=2):
-        check_qkv(q, k, v)
-        self.q, self.k, self.v = q, k, v
-        self.scores = q @ k.T / q.shape[-1] ** 0.5                                   # (Tq, Tk) = q·k / √d
-        exact = scaled_dot_product_attention(q, k, v)[0][:, 0]
-        self.figure, axes = panels.new_figure(1, 3, figsize=(12.5, 4.1))
-        self.steps = StepFigure(axes, self.scores, exact)
-        self.key = self.figure.legend(
-            handles=[Patch(facecolor="none", edgecolor="#ff7f0e", linewidth=3, label=_("orange box = the current tile")),
-                     not_visited_patch()], loc="outside lower center", ncols=2, fontsize=9, frameon=False)
-        self.controls = {
-            "tile": widgets.IntSlider(value=tile, min=1, max=16, description=_("tile"), continuous_update=False),
-            "block": widgets.SelectionSlider(options=[1, 2, 4, 8], value=block, description=_("block"),
-                                             continuous_update=False),
-            "causal": widgets.Checkbox(value=False, description=_("causal"))}
-        self.panel = panels.Panel(self.figure, self.controls, self.update, moving=self.steps.moving,
-                                  name="07-tiled-steps")
-
-    def update(self, tile, block, causal):
-        states = list(tiled_attention_steps(self.q, self.k, self.v, block_size=block, causal=causal))
-        self.controls["tile"].max = len(states)              # clamping the value re-runs this with a valid tile
-        tile = min(tile, len(states))
-        exact = scaled_dot_product_attention(self.q, self.k, self.v, causal=causal)[0][:, 0]
-        Tq, Tk = self.scores.shape
-        scores = self.scores.masked_fill(~causal_mask(Tq, Tk), float("nan")) if causal else self.scores
-        self.steps.show(states[:tile], scores, exact)
-        st = states[tile - 1]
-        (q0, q1), (k0, k1) = st["q_block"], st["k_block"]
-
-        def fmt(t):                                          # one column per query of the block
-            return "  ".join(f"{x:6.3f}" for x in t.flatten().tolist())
-        head = (_("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}   (last tile of this query block)")
-                if st["last"] else _("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}"))
-        rows = [(_("running max m   = {values}"), st["m"]), (_("rescale         = {values}"), st["rescale"]),
-                (_("denominator l   = {values}"), st["l"]), (_("output so far   = {values}"), st["output"]),
-                (_("exact output    = {values}"), exact[q0:q1])]
-        # the "=" signs line up in any font: each label padded as visible_keys_table pads its cells
-        labels = [line.split("=", 1)[0].rstrip() for line, _values in rows]
-        wide, narrow = i18n.room(labels)
-        room = (wide, max(16 - 2 * wide, narrow + 1))                              # 16 columns in English
-        return "\n".join([head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1)] + [
-            i18n.pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
-
-
-#: The notebook's two Play panels, by the name ``play`` takes.
-PLAY_PANELS = {"masks": MaskExplorer, "tiles": TileExplorer}
-
-
-@checks.arguments(panel=checks.Choice(tuple(PLAY_PANELS)))
-def play(panel, *args, **values):
-    """One of the notebook's Play panels, display it as the cell's last value:
-    ``play("masks", kind=..., num_queries=..., num_keys=..., w=...)`` (``MaskExplorer``) or
-    ``play("tiles", q, k, v, tile=..., block=...)`` (``TileExplorer``)."""
-    return PLAY_PANELS[panel](*args, **values)
+@checks.arguments(ax=checks.Axes())
+def thumbnail(ax):
+    """The index's small picture of this notebook, drawn into ``ax``."""
+    both = torch.cat([causal_mask(6, 6), torch.zeros(6, 1, dtype=torch.bool), local_mask(6, 6, 1)], dim=1)
+    ax.imshow(both.numpy(), cmap="gray_r", vmin=0, vmax=1.25, aspect="auto")
+    ax.set_xticks([2.5, 9.5], [_("causal"), _("local, w = 1")], fontsize=7)
+    ax.set_yticks([])
+    ax.set_xlabel(_("keys (dark = may attend)"), fontsize=6)
+    ax.set_ylabel(_("queries"), fontsize=6)

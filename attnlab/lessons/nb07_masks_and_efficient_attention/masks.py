@@ -17,7 +17,7 @@ from ...core.masking import causal_mask, local_mask, masked_softmax, sequence_ma
 __all__ = [
     "MASK_KINDS", "SPARSE_PATTERNS", "causal_mask_bottom_right", "block_mask", "make_mask",
     "masked_row_conventions", "global_mask", "random_mask", "log_sparse_mask", "lsh_buckets", "lsh_mask",
-    "sparse_patterns", "thumbnail", "visible_keys_mistakes"
+    "sparse_patterns", "visible_keys_mistakes", "make_mask_unchecked"
 ]
 
 _SIDE = checks.Int(0, 1 << 15, why="a side of a bool mask of at most 1 GiB")
@@ -64,6 +64,11 @@ def make_mask(kind, num_queries, num_keys, *, window=2, valid_len=None, block_si
     default Tk - 2); block_size: for "block".
     """
     checks.choice(kind, "kind", MASK_KINDS, expected=f"one of {MASK_KINDS}")
+    return make_mask_unchecked(kind, num_queries, num_keys, window=window, valid_len=valid_len, block_size=block_size)
+
+
+def make_mask_unchecked(kind, num_queries, num_keys, *, window, valid_len, block_size):
+    """``make_mask`` for checked arguments (the Play's update calls this)."""
     if kind == "causal top-left":
         return causal_mask(num_queries, num_keys)
     if kind == "causal bottom-right":
@@ -187,17 +192,6 @@ def sparse_patterns(length=16, *, window=1, global_tokens=(0,), num_random=2, nu
         x = torch.randn(n, 8, generator=g, dtype=torch.float64)
     return {"local": local, "Longformer": local | glob, "random": rand, "BigBird": local | glob | rand,
             "log-sparse": log_sparse_mask(n), "Reformer (LSH)": lsh_mask(x, num_buckets, generator=g)}
-
-
-@checks.arguments(ax=checks.Axes())
-def thumbnail(ax):
-    """The index's small picture of this notebook, drawn into ``ax``."""
-    both = torch.cat([causal_mask(6, 6), torch.zeros(6, 1, dtype=torch.bool), local_mask(6, 6, 1)], dim=1)
-    ax.imshow(both.numpy(), cmap="gray_r", vmin=0, vmax=1.25, aspect="auto")
-    ax.set_xticks([2.5, 9.5], [_("causal"), _("local, w = 1")], fontsize=7)
-    ax.set_yticks([])
-    ax.set_xlabel(_("keys (dark = may attend)"), fontsize=6)
-    ax.set_ylabel(_("queries"), fontsize=6)
 
 
 def visible_keys_mistakes(query, num_queries, num_keys):

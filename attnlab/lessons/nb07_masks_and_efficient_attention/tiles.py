@@ -12,7 +12,7 @@ import torch
 from ...core import checks
 from ...core.attention import check_qkv
 
-__all__ = ["tiled_attention_steps", "implied_weights", "toy_problem"]
+__all__ = ["tiled_attention_steps", "implied_weights", "toy_problem", "tiled_attention_steps_unchecked"]
 
 
 def tiled_attention_steps(queries, keys, values, *, block_size=2, causal=False):
@@ -41,8 +41,11 @@ def tiled_attention_steps(queries, keys, values, *, block_size=2, causal=False):
         raise ValueError(f"queries, keys, values: expected unbatched (T, d) tensors, got shapes "
                          f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
     b = checks.count(block_size, "block_size", low=1)
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal: expected a bool, got {type(causal).__name__}")
+    return tiled_attention_steps_unchecked(queries, keys, values, b, checks.flag(causal, "causal"))
+
+
+def tiled_attention_steps_unchecked(queries, keys, values, b, causal):
+    """``tiled_attention_steps`` for checked arguments (the Play's update calls this)."""
     Tq, d = queries.shape
     Tk, dv = values.shape
     out = queries.new_zeros(Tq, dv)                                                 # (Tq, dv)

@@ -19,7 +19,7 @@ from . import dates
 from ...core.attention import AdditiveAttention, DotProductAttention
 from ...ui.trainer import one_thread
 
-__all__ = ["CHECKPOINTS", "DateTranslator", "translate", "trace", "train", "train_steps", "accuracy", "pretrained"]
+__all__ = ["CHECKPOINTS", "DateTranslator", "translate", "trace", "train", "train_steps", "accuracy", "pretrained", "greedy_unchecked"]
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 
@@ -79,11 +79,16 @@ class DateTranslator(nn.Module):
 @torch.no_grad()
 def _greedy(model, texts):
     """Greedy decoding -> (output ids (B, Tt), weights (B, Tt, Ts), queries (B, Tt, 2h), states (B, Ts, 2h))."""
-    src, valid_lens = dates.encode_sources(texts)
+    return greedy_unchecked(model, *dates.encode_sources(texts))
+
+
+@torch.no_grad()
+def greedy_unchecked(model, src, valid_lens):
+    """Greedy decoding of sources already encoded (``dates.encode_sources_unchecked``): ids (B, Ts), valid_lens (B,)."""
     model.eval()
     with one_thread():
         states, s = model.encode(src, valid_lens)
-        y = torch.full((len(texts),), dates.TARGET_VOCAB.index(dates.BOS))
+        y = torch.full((src.shape[0],), dates.TARGET_VOCAB.index(dates.BOS))
         ids, weights, queries = [], [], []
         for _ in range(dates.TARGET_LEN + 1):
             queries.append(s)                                             # s_{i-1}: the query of step i
@@ -94,9 +99,7 @@ def _greedy(model, texts):
     return torch.stack(ids, 1), torch.stack(weights, 1), torch.stack(queries, 1), states
 
 
-def _model(x, name):
-    if not isinstance(x, DateTranslator):
-        raise TypeError(f"{name}: expected a DateTranslator, got {type(x).__name__}")
+_model = checks.Instance(DateTranslator, "a DateTranslator")
 
 
 def _texts(x, name):

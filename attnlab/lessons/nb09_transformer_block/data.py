@@ -198,7 +198,7 @@ def _problem(sentence):
 
 def sentence_problem(sentence):
     """Why ``words_of`` refuses the str ``sentence``, in the learner's language (for a panel; the known
-    words are listed apart, by ``widgets.known_words``), or None when it accepts it. The typed words
+    words are listed apart, by ``live.known_words``), or None when it accepts it. The typed words
     are quoted as typed, never translated."""
     return explain(_problem(sentence)[1])
 

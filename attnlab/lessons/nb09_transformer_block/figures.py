@@ -10,11 +10,11 @@ from matplotlib.patches import FancyBboxPatch
 from ...core import checks
 from ...ui import plotting
 from ...i18n import N_, gettext as _
-from .model import Resolution
+from .model import Resolution, pretrained, resolve
 
 __all__ = [
     "BLOCK_PARTS", "block_diagram", "row_labels", "attention_rows", "it_attention", "head_accuracy_map",
-    "ablation_bars", "pointer_rows"
+    "ablation_bars", "pointer_rows", "thumbnail"
 ]
 
 # (label, job, colour) from the bottom of the diagram to its top; label and job marked N_, drawn with _().
@@ -146,3 +146,11 @@ def pointer_rows(ax, resolutions):
     cbar.ax.tick_params(labelsize=5)
     cbar.set_label(_("weight"), fontsize=6)
     return ax
+
+
+@checks.arguments(ax=_AX)
+def thumbnail(ax):
+    """The index's small picture of this notebook, drawn into ``ax``."""
+    model = pretrained()
+    pointer_rows(ax, [resolve(model, f"the cat drank the milk because it was {adjective}")
+                      for adjective in ("sweet", "hungry")])

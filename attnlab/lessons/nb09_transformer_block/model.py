@@ -28,7 +28,7 @@ from . import data
 
 __all__ = [
     "CHECKPOINTS", "CHECKPOINT", "RESULTS", "TransformerBlock", "torch_layer", "ItResolver", "Resolution",
-    "resolve", "pretrained", "measured"
+    "resolve", "pretrained", "measured", "resolve_unchecked"
 ]
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
@@ -119,8 +119,11 @@ class Resolution:
 def resolve(model, sentence):
     """Which word does "it" refer to? The peak of the model's pointer. Raises ValueError for a
     sentence with an unknown word (named), no or several "it", or too many words."""
-    if not isinstance(model, ItResolver):
-        raise TypeError(f"model: expected an ItResolver (e.g. pretrained()), got {type(model).__name__}")
+    return resolve_unchecked(model, sentence)
+
+
+def resolve_unchecked(model, sentence):
+    """``resolve`` for an ItResolver (the explorer's menu holds only those); the sentence is checked here."""
     words = data.words_of(sentence)
     ids, valid_lens, it_pos = data.encode([" ".join(words)])
     was_training = model.training

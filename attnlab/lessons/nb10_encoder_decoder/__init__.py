@@ -10,13 +10,26 @@ model     DateTransformer (attnlab.transformer's EncoderLayer and DecoderLayer),
           and without the KV cache, translate, decode, pretrained
 training  teacher forcing and free running, exact match per format, the live model's settings, the
           retrain entry
-play      the Play panel (a typed date decoded step by step), the Train button, the index thumbnail
 analysis  which heads read which field, head ablations, the three families' masks, the race against
           08's Bahdanau GRU (comparison_figure, comparison_lines: results.json's numbers)
+figures   the index thumbnail
+live      the Play panels: ``play(*, model, text)`` (a typed date decoded step by step) and
+          ``play_trainer(*, steps)`` (the Train button)
+
+``__all__`` is what the notebook reads as ``lesson.<name>``, the names DESIGN.md's "Lesson 10" block
+documents, and ``thumbnail`` (for the index); tests import the rest from the modules.
 
 Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_encoder_decoder
 """
-from .. import surface
-from . import analysis, data, model, play, training
+from .analysis import comparison_figure, comparison_lines, families_figure, head_ablations, head_alignment
+from .data import format_of, random_dates
+from .figures import thumbnail
+from .live import play, play_trainer
+from .model import decode, measured, parameters, pretrained, translate
+from .training import accuracy
 
-__all__ = surface(globals(), data, model, training, play, analysis)
+__all__ = [
+    "accuracy", "comparison_figure", "comparison_lines", "decode", "families_figure", "format_of",
+    "head_ablations", "head_alignment", "measured", "parameters", "play", "play_trainer", "pretrained",
+    "random_dates", "thumbnail", "translate",
+]

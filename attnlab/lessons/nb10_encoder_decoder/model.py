@@ -25,7 +25,7 @@ from . import data
 
 __all__ = [
     "BOS_ID", "CHECKPOINT", "CHECKPOINTS", "EOS_ID", "MAX_STEPS", "RESULTS", "DateTransformer", "Decoding",
-    "decode", "greedy", "measured", "parameters", "pretrained", "translate"
+    "decode", "greedy", "measured", "parameters", "pretrained", "translate", "decode_unchecked"
 ]
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
@@ -160,8 +160,13 @@ def decode(model, text, *, cache=True):
     """Greedy decoding of one date, stopping at EOS: a Decoding. ``cache=False`` recomputes every
     position at each step (same tokens, same logits to round-off). A text the model cannot read is a
     ValueError naming ``text``; it is never evaluated."""
-    source = data.check_source(text)
-    src, valid_lens = data.encode_sources([source])
+    return decode_unchecked(model, data.check_source(text), cache)
+
+
+def decode_unchecked(model, source, cache=True):
+    """``decode`` for a DateTransformer and a ``source`` that ``data.check_source`` returned (the Play's
+    update calls this after its one check of the typed text)."""
+    src, valid_lens = data.encode_sources_unchecked([source])
     was = model.training
     model.eval()
     try:

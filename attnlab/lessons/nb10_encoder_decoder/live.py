@@ -1,4 +1,6 @@
-"""Notebook 10's Play panel: type a date and step through greedy decoding.
+"""Notebook 10's Play panels: type a date and step through greedy decoding (``play``), and train the small
+live model behind a button (``play_trainer``). Both check their arguments once; the panel's update checks
+the typed text once (``data.source_problem``) and then calls the unchecked ``model.decode_unchecked``.
 
 Left: the decoder's causal mask over the steps so far. Steps count from 1, as the notebook's text and the
 panel's title do: row t is the query of step t; its keys are the cached positions 0..t-1 (the KV cache
@@ -20,24 +22,17 @@ from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, update_heatmap
 from ...ui.trainer import Trainer
 from . import data, training
-from .model import MAX_STEPS, DateTransformer, decode, pretrained, translate
+from .figures import EXAMPLE, token_label
+from .model import MAX_STEPS, DateTransformer, decode_unchecked, pretrained, translate
 
-__all__ = [
-    "CONTROLS", "EXAMPLE", "SHOWCASE", "DecodingPlay", "controls", "play", "thumbnail", "trainer"
-]
+__all__ = ["CONTROLS", "EXAMPLE", "SHOWCASE", "DecodingPlay", "play", "play_trainer"]
 
 CONTROLS = ("text", "step", "layer")
-EXAMPLE = "march 7, 1994"
-
-
-def _shown(token):
-    return {data.EOS: "EOS", data.BOS: "BOS"}.get(token, token)
 
 
 class DecodingPlay:
     """The figure and ``update(text, step, layer)`` (returns the text under the figure)."""
 
-    @checks.arguments(model=checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())"))
     def __init__(self, model):
         self.model = model
         self.heads = model.config["num_heads"]
@@ -55,8 +50,9 @@ class DecodingPlay:
                 ax.tick_params(labelleft=False)
 
     def decoding(self, text):
+        """The Decoding of a typed ``text`` that ``data.source_problem`` accepted (kept per text)."""
         if text not in self.decoded:
-            self.decoded[text] = decode(self.model, text)
+            self.decoded[text] = decode_unchecked(self.model, text.strip().lower())
         return self.decoded[text]
 
     def _clear(self, message):
@@ -72,8 +68,8 @@ class DecodingPlay:
         d = self.decoding(text)
         n = len(d.tokens)
         t = min(step, n)                                                # steps taken (1..n)
-        tokens = [_shown(c) for c in d.tokens]
-        inputs = [_shown(data.BOS)] + tokens[:-1]                       # what each step was fed
+        tokens = [token_label(c) for c in d.tokens]
+        inputs = [token_label(data.BOS)] + tokens[:-1]                       # what each step was fed
         labels = [f"{inputs[i]}→{tokens[i]}" for i in range(MAX_STEPS)] if n == MAX_STEPS else \
             [f"{inputs[i]}→{tokens[i]}" if i < n else "" for i in range(MAX_STEPS)]
         mask = np.full((MAX_STEPS, MAX_STEPS), np.nan)
@@ -104,11 +100,8 @@ class DecodingPlay:
         ])
 
 
-
-
-@checks.arguments(text=checks.Text(), layers=checks.Int(1, 12))
-def controls(text=EXAMPLE, layers=2):
-    """The Play section's controls: a text box, the decoding step and the decoder layer."""
+def _controls(text, layers):
+    """The Play section's controls (CONTROLS): a text box, the decoding step and the decoder layer."""
     return {"text": widgets.Text(value=text, description=_("date"), continuous_update=False),
             "step": widgets.IntSlider(value=MAX_STEPS, min=1, max=MAX_STEPS, description=_("step")),
             "layer": widgets.IntSlider(value=layers, min=1, max=layers, description=_("layer"))}
@@ -116,12 +109,12 @@ def controls(text=EXAMPLE, layers=2):
 
 @checks.arguments(model=checks.Optional(checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")),
                    text=checks.Text())
-def play(model=None, *, text=EXAMPLE):
+def play(*, model=None, text=EXAMPLE):
     """The Play panel: type a date, step through greedy decoding with the KV cache (the shipped model by
     default). Returns the Panel; a date it cannot read gets a message under the figure."""
     model = pretrained() if model is None else model
     view = DecodingPlay(model)
-    return Panel(view.figure, controls(text, model.config["num_layers"]), view.update, name="10-decoding",
+    return Panel(view.figure, _controls(text, model.config["num_layers"]), view.update, name="10-decoding",
                  columns=3)
 
 
@@ -129,7 +122,7 @@ SHOWCASE = ("7 mar 1994", "march 7, 1994", "07.03.1994", "1994 mar 7", "03/07/19
 
 
 @checks.arguments(steps=checks.Int(100, 3000, why="the slider's range"))
-def trainer(*, steps=training.LIVE_STEPS):
+def play_trainer(*, steps=training.LIVE_STEPS):
     """Train the small live model (training.LIVE: one encoder and one decoder layer, width 32) behind a
     button: the loss and the held-out exact match as it learns; when done, the exact match per format,
     the CPU seconds and the five ways of writing 7 March 1994 read by the new model. Each press starts
@@ -154,14 +147,3 @@ def trainer(*, steps=training.LIVE_STEPS):
     t.axes["accuracy"].set(ylabel=_("held-out exact match"), title=_("held-out exact match"))
     t.panel.refresh()
     return t
-
-
-@checks.arguments(ax=checks.Axes())
-def thumbnail(ax):
-    """The index's small picture of this notebook: the last layer's cross-attention (mean of the heads)
-    of the shipped model decoding "march 7, 1994", drawn into ``ax``."""
-    from ...ui.plotting import heatmap as draw
-    d = decode(pretrained(), EXAMPLE)
-    w = d.cross_attention[-1].mean(0)                                     # (steps, S)
-    draw(w, x_labels=list(d.source), y_labels=[_shown(c) for c in d.tokens], ax=ax, colorbar=False,
-         annotate=False, xlabel="", ylabel="")

@@ -1,95 +1,27 @@
-"""Alignment heatmaps of the date translator (notebook 08) and two live widgets: an explorer for a
-date the learner types, and a trainer that trains a fresh model behind a button.
+"""Notebook 08's Play panels: an explorer for a date the learner types (``play``), and a trainer that
+trains a fresh model behind a button and adds it to that explorer (``play_trainer``).
 
-An alignment (对齐) heatmap has one row per output character (decoder step i, the last one writes
-<eos>) and one column per input character (encoder state h_j); cell (i, j) is the weight alpha_ij.
-The widgets compute nothing themselves: translations come from ``attnlab.seq2seq``.
+The widgets compute nothing themselves: translations come from ``seq2seq``, the heatmaps from
+``figures``. ``play`` and ``play_trainer`` check their arguments once; what a control gives goes to the
+unchecked internals (``figures.alignment_unchecked``, ``figures.update_alignment_unchecked``) without being
+checked again.
 """
 import html
 import textwrap
-import time
 
 import ipywidgets as widgets
 import torch
 
 from ...core import checks
-from ...ui import panels, plotting
 from ...i18n import N_, get_language, gettext as _
+from ...ui import panels
 from ...ui.trainer import Trainer
 from . import dates, seq2seq
+from .figures import ROWS, alignment_unchecked, argmax_line_unchecked, update_alignment_unchecked, alignment_heatmap
 
-__all__ = [
-    "SPACE", "ROWS", "source_labels", "output_labels", "alignment_heatmap", "update_alignment", "alignment",
-    "argmax_line", "AlignmentExplorer", "trainer", "PLAY_PANELS", "play", "thumbnail"
-]
+__all__ = ["AlignmentExplorer", "play", "play_trainer"]
 
-SPACE = "␣"                                   # a visible space for tick labels
-ROWS = dates.TARGET_LEN + 1                    # 10 output characters + <eos>
-XLABEL, YLABEL = N_("input character j (encoder state h_j)"), N_("output character i (decoder step)")   # shown with _()
-
-
-_AX = checks.Axes()
-_WEIGHTS = checks.Tensor(2)
-
-
-def _same_length(weights, source):
-    if weights.shape[-1] != len(source):
-        raise ValueError(f"source: expected {weights.shape[-1]} characters, one per column of weights, "
-                         f"got {len(source)} ({source!r})")
-
-
-@checks.arguments(source=checks.Text())
-def source_labels(source):
-    """Tick labels for the input characters, spaces shown as ␣."""
-    return [SPACE if c == " " else c for c in source]
-
-
-@checks.arguments(output=checks.Text())
-def output_labels(output):
-    """Tick labels for the ROWS decoder steps: the output characters, <eos>, then · for steps after it."""
-    return (list(output) + ["<eos>"] + ["·"] * ROWS)[:ROWS]
-
-
-@checks.arguments(weights=_WEIGHTS, source=checks.Text(), output=checks.Text(), ax=checks.Optional(_AX))
-def alignment_heatmap(weights, source, output, *, ax=None, title=None, colorbar=True, annotate=False):
-    """Draw weights (ROWS, len(source)) as output characters × input characters, fixed 0–1 scale."""
-    _same_length(weights, source)
-    ax = plotting.heatmap(weights, x_labels=source_labels(source), y_labels=output_labels(output), ax=ax,
-                          title=title, xlabel=_(XLABEL), ylabel=_(YLABEL), colorbar=colorbar, annotate=annotate)
-    return _upright(ax)
-
-
-def _upright(ax):
-    """Single characters read best unrotated."""
-    for label in ax.get_xticklabels():
-        label.set(rotation=0, ha="center")
-    return ax
-
-
-@checks.arguments(ax=_AX, weights=_WEIGHTS, source=checks.Text(), output=checks.Text())
-def update_alignment(ax, weights, source, output, *, title=None):
-    """Put a new alignment into a heatmap drawn by ``alignment_heatmap`` (the input length may change)."""
-    _same_length(weights, source)
-    return _upright(plotting.update_heatmap(ax, weights, x_labels=source_labels(source),
-                                            y_labels=output_labels(output), title=title))
-
-
-@checks.arguments(model=checks.Instance(seq2seq.DateTranslator, "a DateTranslator"), source=checks.Text())
-def alignment(model, source):
-    """(output str, weights (ROWS, len(source))) for one checked source string."""
-    outputs, weights = seq2seq.translate(model, [source])
-    return outputs[0], weights[0, :, :len(source)]
-
-
-@checks.arguments(weights=_WEIGHTS, source=checks.Text(), output=checks.Text())
-def argmax_line(weights, source, output):
-    """One line of text: for each output character, the input character with the largest weight."""
-    ys, xs = output_labels(output), source_labels(source)
-    if tuple(weights.shape) != (ROWS, len(xs)):
-        raise ValueError(f"weights: expected shape ({ROWS}, {len(xs)}): decoder steps × characters of source, "
-                         f"got {tuple(weights.shape)}")
-    best = weights.argmax(-1).tolist()
-    return " · ".join(f"{ys[i]}←{xs[j]} {weights[i, j]:.2f}" for i, j in enumerate(best))
+_TRANSLATOR = checks.Instance(seq2seq.DateTranslator, "a DateTranslator")
 
 
 class AlignmentExplorer:
@@ -99,8 +31,7 @@ class AlignmentExplorer:
     the message over them and under them; no traceback.
     """
 
-    @checks.arguments(models=checks.Dict(), text=checks.Text())
-    def __init__(self, models, *, text="17 mar 1994", left=None, right=None):
+    def __init__(self, models, text, left=None, right=None):
         self.models = dict(models)
         self._last = None                          # the last date accepted, shown dimmed under a refusal
         names = list(self.models)
@@ -132,10 +63,10 @@ class AlignmentExplorer:
     def _draw(self, source, left, right):
         lines = []
         for ax, name in zip(self.axes, (left, right)):
-            output, w = alignment(self.models[name], source)
-            update_alignment(ax, w, source, output, title=f"{name}: {source} → {output}")
+            output, w = alignment_unchecked(self.models[name], source)
+            update_alignment_unchecked(ax, w, source, output, title=f"{name}: {source} → {output}")
             lines.append(_("{model}, largest weight per output character:\n  {line}").format(
-                model=name, line=argmax_line(w, source, output)))
+                model=name, line=argmax_line_unchecked(w, source, output)))
         return "\n".join(lines)
 
     def _refuse(self, reason, left, right):
@@ -185,7 +116,7 @@ class AlignmentExplorer:
 
 
 @checks.arguments(explorer=checks.Instance(AlignmentExplorer, "the AlignmentExplorer"), seed=checks.Int(0))
-def trainer(explorer, *, steps=80, seed=5, redraws=16):
+def play_trainer(*, explorer, steps=80, seed=5, redraws=16):
     """Train a fresh DateTranslator behind a button (``attnlab.trainer.Trainer``): progress bar, live
     loss curve and the live alignment of the model being trained for the explorer's date; when done,
     the model joins the explorer.
@@ -213,13 +144,13 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
             title = _("no {scoring} model yet: press “Train a fresh model”").format(scoring=_(scoring))
             if not ax.images:
                 alignment_heatmap(blank, source, "?" * dates.TARGET_LEN, ax=ax, title=title)
-            update_alignment(ax, blank, source, "?" * dates.TARGET_LEN, title=title)   # the date typed now
+            update_alignment_unchecked(ax, blank, source, "?" * dates.TARGET_LEN, title=title)   # the date typed now
             return None
         model = latest["model"]
         was_training = model.training
-        output, w = alignment(model, source)
+        output, w = alignment_unchecked(model, source)
         model.train(was_training)
-        update_alignment(ax, w, source, output, title=_("your model after {step} steps: {source} → {output}").format(
+        update_alignment_unchecked(ax, w, source, output, title=_("your model after {step} steps: {source} → {output}").format(
             step=latest["step"], source=source, output=output))
         return None
 
@@ -239,29 +170,10 @@ def trainer(explorer, *, steps=80, seed=5, redraws=16):
     return t
 
 
-#: The notebook's two Play panels, by the name ``play`` takes: the explorer, then the trainer that feeds it.
-PLAY_PANELS = {"explorer": AlignmentExplorer, "trainer": trainer}
-
-
-@checks.arguments(panel=checks.Choice(tuple(PLAY_PANELS)))
-def play(panel, *args, **values):
-    """One of the notebook's Play panels, display it as the cell's last value:
-    ``play("explorer", {name: model, ...}, text=...)`` (``AlignmentExplorer``) or
-    ``play("trainer", explorer, steps=...)`` (``trainer``: its trained models join that explorer)."""
-    return PLAY_PANELS[panel](*args, **values)
-
-
-@checks.arguments(ax=_AX)
-def thumbnail(ax):
-    """The index's small picture of this notebook, drawn into ``ax``."""
-    text = "17 mar 1994"
-    out, w = seq2seq.translate(seq2seq.pretrained("additive"), [text])
-    im = ax.imshow(w[0, :10].numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(text)), [c if c != " " else "␣" for c in text], fontsize=6)
-    ax.set_yticks(range(10), list(out[0]), fontsize=6)
-    ax.set_xlabel(_("input characters"), fontsize=6)
-    ax.set_ylabel(_("output"), fontsize=6)
-    cbar = ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
-    cbar.ax.tick_params(labelsize=5)
-    cbar.set_label(_("weight"), fontsize=6)
-
+@checks.arguments(models=checks.Dict(), text=checks.Text())
+def play(*, models, text="17 mar 1994"):
+    """The alignment explorer (``AlignmentExplorer``) of ``models`` ({name: DateTranslator}) showing ``text``;
+    display it as the cell's last value. Its menus gain the models ``play_trainer`` trains."""
+    for name, model in models.items():
+        _TRANSLATOR(model, f"models[{name!r}]")
+    return AlignmentExplorer(models, text)

@@ -1,5 +1,6 @@
-"""The live parts of notebook 09: an explorer for a sentence the learner types, and a trainer that
-trains a fresh resolver (or an ablation) behind a button with ``attnlab.trainer.Trainer``.
+"""Notebook 09's Play panels: the explorer for a sentence the learner types (``Explorer``, shown by
+``play``), and a trainer that trains a fresh resolver (or an ablation) behind a button with
+``attnlab.trainer.Trainer`` (``play_trainer``).
 
 The typed text is only split into words and looked up in VOCAB; it is never run as code.
 """
@@ -14,9 +15,9 @@ from ...ui import panels, plotting
 from ...i18n import N_, get_language, gettext as _
 from ...ui.trainer import Trainer
 from . import data, figures, training
-from .model import Resolution, pretrained, resolve
+from .model import Resolution, resolve_unchecked, pretrained
 
-__all__ = ["EXAMPLE", "known_words", "describe", "Explorer", "trainer", "play", "thumbnail"]
+__all__ = ["EXAMPLE", "known_words", "describe", "Explorer", "play", "play_trainer"]
 
 EXAMPLE = "the cat drank the milk because it was hungry"
 
@@ -35,6 +36,10 @@ def known_words(width=110):
 @checks.arguments(resolution=checks.Instance(Resolution, "a Resolution (from resolve)"))
 def describe(resolution):
     """The answer and each head's peak in words, for readers who can't see colour (one line per block)."""
+    return _describe(resolution)
+
+
+def _describe(resolution):
     it = resolution.it_index
     L, H, _n = resolution.attention.shape
     lines = [_("“it” (word {position}) refers to: {referent} (pointer weight {weight:.2f})").format(
@@ -59,7 +64,7 @@ class Explorer:
         self.text = widgets.Text(value=text, description=_("sentence"), continuous_update=False,
                                  layout=widgets.Layout(width="640px"))
         self.model = widgets.Dropdown(options=list(self.models), description=_("model"))
-        first = resolve(self.models[self.model.value], EXAMPLE)
+        first = resolve_unchecked(self.models[self.model.value], EXAMPLE)
         fig, self.ax = panels.new_figure(figsize=(11, 4.6))
         figures.it_attention(first, ax=self.ax)
         self.title = plotting.live_title(self.ax, self.ax.get_title())       # changed by the menu: drawn alone
@@ -77,7 +82,7 @@ class Explorer:
 
     def _draw(self, sentence, model):
         try:
-            r = resolve(self.models[model], sentence)
+            r = resolve_unchecked(self.models[model], sentence)
         except (TypeError, ValueError) as exc:
             return self._refuse(data.sentence_problem(sentence) if isinstance(sentence, str) else None, model,
                                 str(exc))
@@ -85,7 +90,7 @@ class Explorer:
         labels = figures.row_labels(*r.attention.shape[:2])
         plotting.update_heatmap(self.ax, figures.attention_rows(r), x_labels=r.words, y_labels=labels)
         self.title.set_text(_("{model} model: “it” refers to {referent}").format(model=model, referent=r.referent))
-        return describe(r)
+        return _describe(r)
 
     def _refuse(self, short, model, error=""):
         """Dim the figure and say why: ``short`` is data.sentence_problem's reason (in the learner's
@@ -120,7 +125,7 @@ class Explorer:
 
 
 @checks.arguments(explorer=checks.Optional(checks.Instance(Explorer, "the Explorer")), sentence=checks.Text())
-def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
+def play_trainer(*, explorer=None, steps=300, sentence=EXAMPLE):
     """Train a fresh resolver (or an ablation) behind a button: loss, batch accuracy and test accuracy
     curves, and the model's pointer for ``sentence`` as it learns. Each press starts from the same
     weights and data, so the same settings give the same model. When done, it joins the explorer."""
@@ -142,7 +147,7 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
         if latest is None:
             ax.set_title(_("{model}: press the button to train it").format(model=_(model)), fontsize=10)
             return None
-        r = resolve(latest["model"], sentence)
+        r = resolve_unchecked(latest["model"], sentence)
         shown = trained["name"]                             # the model the picture shows (an ABLATIONS key)
         plotting.update_heatmap(ax, r.pointer[None], title=_("{model}: “it” → {referent}").format(
             model=_(shown), referent=r.referent))
@@ -170,10 +175,10 @@ def trainer(explorer=None, *, steps=300, sentence=EXAMPLE):
 
 @checks.arguments(explorer=checks.Optional(checks.Instance(Explorer, "the Explorer")),
                    text=checks.Optional(checks.Text()))
-def play(explorer=None, *, text=None):
+def play(*, explorer=None, text=None):
     """The Play panel of notebook 09, the “it” explorer; display it as the cell's last value.
 
-    ``explorer``: the one §7's trainer adds its models to (``trainer(explorer)``), so the models trained
+    ``explorer``: the one §7's trainer adds its models to (``play_trainer(explorer=explorer)``), so the models trained
     there are in its menu; with ``text``, that sentence is typed into its box. Without ``explorer``, a new
     Explorer of the shipped model showing ``text`` (default EXAMPLE)."""
     if explorer is None:
@@ -181,11 +186,3 @@ def play(explorer=None, *, text=None):
     if text is not None:
         explorer.text.value = text
     return explorer
-
-
-@checks.arguments(ax=checks.Axes())
-def thumbnail(ax):
-    """The index's small picture of this notebook, drawn into ``ax``."""
-    model = pretrained()
-    figures.pointer_rows(ax, [resolve(model, f"the cat drank the milk because it was {adjective}")
-                           for adjective in ("sweet", "hungry")])
