@@ -30,7 +30,6 @@ import contextvars
 import gettext as _gettext
 import os
 import threading
-import unicodedata
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "N_", "set_language", "get_language",
@@ -149,25 +148,3 @@ def page_messages(lang):
     translations = _translations(_checked(lang, "lang"))
     return {key: translations.gettext(message) for key, message in PAGE_MESSAGES.items()}
 
-
-# -- text tables that line up in both languages -------------------------------------------------
-def _counts(text):
-    """(wide, narrow): how many wide (CJK: two columns in a monospaced font) and other characters."""
-    wide = sum(unicodedata.east_asian_width(c) in "WF" for c in text)
-    return wide, len(text) - wide
-
-
-def room(texts):
-    """(most wide characters, most narrow characters) over ``texts``: the room a column needs."""
-    counts = [_counts(t) for t in texts]
-    return max(w for w, _n in counts), max(n for _w, n in counts)
-
-
-def pad(text, room):
-    """``text`` padded to ``room`` = (wide, narrow): wide characters with the ideographic space,
-    narrow ones with spaces (for English text: ``str.ljust``). Every cell of a column then holds as
-    many wide and as many narrow characters, so the columns line up in any font: a browser draws a
-    CJK character from a fallback font about 1.7, not 2, monospaced columns wide (padding by
-    terminal columns lined up only in a terminal)."""
-    wide, narrow = _counts(text)
-    return text + "\u3000" * (room[0] - wide) + " " * (room[1] - narrow)

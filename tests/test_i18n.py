@@ -471,9 +471,3 @@ def test_a_lessons_verdict_is_raised_in_english_and_explained_in_the_learners_la
     assert zh != problem[0] and any("\u4e00" <= c <= "\u9fff" for c in zh)     # the catalog's Chinese
     assert i18n.explain((i18n.N_("{n} keys"), {"n": 3})) == "3 keys"                   # fields filled in
 
-
-def test_pad_and_room_count_wide_and_narrow_characters_apart():
-    from attnlab import i18n
-    assert i18n.room(["权重 a", "x", "分数"]) == (2, 2)
-    assert i18n.pad("x", (2, 2)) == "x\u3000\u3000 " and i18n.pad("分数", (2, 2)) == "分数  "
-    assert i18n.pad("abc", (0, 5)) == "abc".ljust(5)                    # English: str.ljust

@@ -6,7 +6,6 @@ An alignment (对齐) heatmap has one row per output character (decoder step i, 
 The widgets compute nothing themselves: translations come from ``attnlab.seq2seq``.
 """
 import html
-import textwrap
 import time
 
 import ipywidgets as widgets
@@ -15,7 +14,8 @@ from matplotlib.axes import Axes
 
 from ...core import checks
 from ...ui import panels, plotting
-from ...i18n import N_, get_language, gettext as _
+from ...i18n import N_, gettext as _
+from ...ui.text import fill
 from ...ui.trainer import Trainer
 from . import dates, seq2seq
 
@@ -143,7 +143,7 @@ class AlignmentExplorer:
         if self._last:           # the dimmed heatmaps show the models the menus name, on the last date accepted
             self._draw(self._last, left, right)
         self._dim(True)
-        reason_lines = textwrap.fill(reason, 60 if get_language() == "en" else 34)   # Chinese characters are wider
+        reason_lines = fill(reason, 60)             # 60 columns: a Chinese character takes two
         if self._last:
             note = _("This input is not accepted:\n{reason}\n(the dimmed heatmaps still show {date})").format(
                 reason=reason_lines, date=self._last)
