@@ -471,3 +471,26 @@ def test_a_lessons_verdict_is_raised_in_english_and_explained_in_the_learners_la
     assert zh != problem[0] and any("\u4e00" <= c <= "\u9fff" for c in zh)     # the catalog's Chinese
     assert i18n.explain((i18n.N_("{n} keys"), {"n": 3})) == "3 keys"                   # fields filled in
 
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_notebook_03s_head_titles_are_built_from_their_parts_and_read_as_before(lang):
+    """The Play panel's heatmap titles come from a two-line template and the readout table's headings
+    from the head names, no longer from a regex over the translated "head {h}: {title}"; the learner
+    reads the same text (the old regex is the reference)."""
+    import importlib
+
+    import torch
+
+    heads = importlib.import_module("attnlab.lessons.nb03_multi_head_attention.heads")
+    play = importlib.import_module("attnlab.lessons.nb03_multi_head_attention.play")   # the module, not play()
+    with i18n.language(lang):
+        view = play.HeadsPlay()
+        view.update(heads=4, valid_len_0=6, valid_len_1=3, temperature=1.0, causal=False)
+        titles = [view.axes[0, h].get_title() for h in range(4)]
+        full = heads.head_titles(4)
+        names = heads.head_names(4)
+        table = heads.readout_table(torch.zeros(1, 4, len(heads.VOCAB)), ["the"], full)
+    assert titles == [re.sub(": |：", "\n", t, count=1) for t in full]
+    assert names == [re.split(": |：", t)[-1] for t in full]
+    assert table.splitlines()[0].split(" | ")[1:] == [f"{n:>15}" for n in names]
+    assert lang == "en" or titles[0] != "head 1\nprevious word"
