@@ -10,19 +10,26 @@ extracted from the package and the English notebooks by ``tools/catalog.py``. En
 source language: its strings are the msgids themselves. The core's exception messages are an API
 and stay English; they never go through this module.
 
-Choosing the language: ``set_language("zh")``, the context manager ``language("zh")`` (tests, tools),
-or the environment variable ``ATTNLAB_LANG`` read at import (servers). English by default. A figure
-or panel built after a switch is all in the new language; one built before keeps its own (panels
-remember the language they were built in).
+Choosing the language: ``set_language("zh")``, the context manager ``language("zh")`` (tests, tools,
+a panel's refresh), or the environment variable ``ATTNLAB_LANG`` read at import (servers). English by
+default. A figure or panel built after a switch is all in the new language; one built before keeps its
+own (panels remember the language they were built in and refresh inside ``language(...)``).
+
+The language is a ``contextvars.ContextVar``: ``language(...)`` sets it for its block and resets it
+with the token it got, so nested blocks, an exception inside one, and blocks running at the same
+time in other threads or asyncio tasks (two panels in two languages refreshed from one kernel, two
+server pages) never leak a language into each other. ``set_language`` chooses for the current
+context and also for every thread or task that has chosen nothing itself (a kernel's cells and its
+widget callbacks share one context; a fresh thread starts with none).
 
 This module uses the standard library only, so the core may import it (``set_language`` is part
 of ``import attnlab``); the shipped CJK font is registered by ``attnlab.plotting``.
 """
 import contextlib
+import contextvars
 import gettext as _gettext
 import os
 import threading
-import unicodedata
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "N_", "set_language", "get_language",
@@ -59,44 +66,52 @@ def _translations(lang):
         return _loaded[lang]
 
 
-_current = _checked(os.environ.get(ENVIRONMENT_VARIABLE) or "en", ENVIRONMENT_VARIABLE)
+# The language of this context, when it chose one (set_language, language(...)); else _chosen.
+_language = contextvars.ContextVar("attnlab_language")
+_chosen = _checked(os.environ.get(ENVIRONMENT_VARIABLE) or "en", ENVIRONMENT_VARIABLE)
 
 
 def get_language():
     """The language strings are looked up in now: "en" or "zh"."""
-    return _current
+    return _language.get(_chosen)
 
 
 def set_language(lang):
     """Choose the language of every figure, widget and message built from now on: "en" or "zh".
 
     Returns the language that was in force before. Figures and panels built earlier keep theirs.
+    The choice holds in this context and in every thread or task that has not chosen its own.
     """
-    global _current
+    global _chosen
     _checked(lang, "language")
     _translations(lang)                   # load now, so a missing catalog fails here, not mid-figure
-    previous, _current = _current, lang
+    previous = get_language()
+    _chosen = lang
+    _language.set(lang)
     return previous
 
 
 @contextlib.contextmanager
 def language(lang):
-    """``with language("zh"): ...`` builds in that language and restores the previous one after."""
-    previous = set_language(lang)
+    """``with language("zh"): ...`` builds in that language and restores the previous one after,
+    for this context only (other threads and tasks keep theirs), even when the block raises."""
+    _checked(lang, "language")
+    _translations(lang)
+    token = _language.set(lang)
     try:
         yield lang
     finally:
-        set_language(previous)
+        _language.reset(token)
 
 
 def gettext(message):
     """``message`` (an English msgid) in the current language; English where the catalog has none."""
-    return _translations(_current).gettext(message)
+    return _translations(get_language()).gettext(message)
 
 
 def ngettext(singular, plural, n):
     """The singular or plural form for ``n``, in the current language (Chinese has one form)."""
-    return _translations(_current).ngettext(singular, plural, n)
+    return _translations(get_language()).ngettext(singular, plural, n)
 
 
 def explain(problem):
@@ -133,25 +148,3 @@ def page_messages(lang):
     translations = _translations(_checked(lang, "lang"))
     return {key: translations.gettext(message) for key, message in PAGE_MESSAGES.items()}
 
-
-# -- text tables that line up in both languages -------------------------------------------------
-def _counts(text):
-    """(wide, narrow): how many wide (CJK: two columns in a monospaced font) and other characters."""
-    wide = sum(unicodedata.east_asian_width(c) in "WF" for c in text)
-    return wide, len(text) - wide
-
-
-def room(texts):
-    """(most wide characters, most narrow characters) over ``texts``: the room a column needs."""
-    counts = [_counts(t) for t in texts]
-    return max(w for w, _n in counts), max(n for _w, n in counts)
-
-
-def pad(text, room):
-    """``text`` padded to ``room`` = (wide, narrow): wide characters with the ideographic space,
-    narrow ones with spaces (for English text: ``str.ljust``). Every cell of a column then holds as
-    many wide and as many narrow characters, so the columns line up in any font: a browser draws a
-    CJK character from a fallback font about 1.7, not 2, monospaced columns wide (padding by
-    terminal columns lined up only in a terminal)."""
-    wide, narrow = _counts(text)
-    return text + "\u3000" * (room[0] - wide) + " " * (room[1] - narrow)

@@ -84,6 +84,91 @@ def test_bad_language_is_refused_and_nothing_changes(bad, error, match):
     assert attnlab.get_language() == "en"
 
 
+def test_nested_language_blocks_restore_in_order_even_when_the_inner_one_raises():
+    with attnlab.language("zh"):
+        with pytest.raises(RuntimeError):
+            with attnlab.language("en"):
+                assert attnlab.get_language() == "en"
+                raise RuntimeError("boom")
+        assert attnlab.get_language() == "zh"
+        with attnlab.language("zh"), attnlab.language("en"):
+            assert attnlab.get_language() == "en"
+        assert attnlab.get_language() == "zh"
+    assert attnlab.get_language() == "en"
+
+
+@pytest.mark.parametrize("bad, error", [("fr", ValueError), (None, TypeError)])
+def test_a_language_block_with_a_bad_language_is_refused_before_anything_changes(bad, error):
+    with pytest.raises(error, match="language: expected"):
+        with attnlab.language(bad):
+            pass
+    assert attnlab.get_language() == "en"
+
+
+def test_threads_in_language_blocks_at_the_same_time_each_see_their_own():
+    """Both threads are inside their block at once (the barrier), look up, then wait for each other
+    again before leaving: with one language for the whole process, one of them would see the other's."""
+    import threading
+    msgid, msgstr = a_translated_msgid()
+    barrier, seen = threading.Barrier(2, timeout=10), {}
+
+    def work(lang):
+        with attnlab.language(lang):
+            barrier.wait()
+            seen[lang] = [attnlab.get_language(), i18n.gettext(msgid)]
+            barrier.wait()
+            seen[lang].append(attnlab.get_language())
+
+    threads = [threading.Thread(target=work, args=(lang,)) for lang in ("en", "zh")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == {"en": ["en", msgid, "en"], "zh": ["zh", msgstr, "zh"]}
+    assert attnlab.get_language() == "en"                    # nothing leaked into this thread
+
+
+def test_a_thread_that_chose_nothing_follows_set_language_and_its_own_choice_stays_its_own():
+    import threading
+    seen = []
+
+    def look():
+        seen.append(attnlab.get_language())
+
+    def choose():
+        attnlab.set_language("en")
+        with attnlab.language("zh"):
+            seen.append(attnlab.get_language())
+        seen.append(attnlab.get_language())
+
+    attnlab.set_language("zh")
+    for target in (look, choose):
+        t = threading.Thread(target=target)
+        t.start()
+        t.join()
+    assert seen == ["zh", "zh", "en"]
+
+
+def test_asyncio_tasks_interleaved_in_language_blocks_each_see_their_own():
+    import asyncio
+    msgid, msgstr = a_translated_msgid()
+
+    async def work(lang):
+        with attnlab.language(lang):
+            seen = []
+            for _ in range(3):
+                await asyncio.sleep(0)                       # let the other task run inside its block
+                seen.append((attnlab.get_language(), i18n.gettext(msgid)))
+            return seen
+
+    async def both():
+        return await asyncio.gather(work("zh"), work("en"), work("zh"))
+
+    zh, en, zh2 = asyncio.run(both())
+    assert zh == zh2 == [("zh", msgstr)] * 3 and en == [("en", msgid)] * 3
+    assert attnlab.get_language() == "en"
+
+
 @pytest.mark.parametrize("value, expected", [("zh", "zh"), ("en", "en"), ("", "en")])
 def test_environment_variable_chooses_the_language_at_import(value, expected):
     code = "import attnlab; print(attnlab.get_language())"
@@ -387,8 +472,25 @@ def test_a_lessons_verdict_is_raised_in_english_and_explained_in_the_learners_la
     assert i18n.explain((i18n.N_("{n} keys"), {"n": 3})) == "3 keys"                   # fields filled in
 
 
-def test_pad_and_room_count_wide_and_narrow_characters_apart():
-    from attnlab import i18n
-    assert i18n.room(["权重 a", "x", "分数"]) == (2, 2)
-    assert i18n.pad("x", (2, 2)) == "x\u3000\u3000 " and i18n.pad("分数", (2, 2)) == "分数  "
-    assert i18n.pad("abc", (0, 5)) == "abc".ljust(5)                    # English: str.ljust
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_notebook_03s_head_titles_are_built_from_their_parts_and_read_as_before(lang):
+    """The Play panel's heatmap titles come from a two-line template and the readout table's headings
+    from the head names, no longer from a regex over the translated "head {h}: {title}"; the learner
+    reads the same text (the old regex is the reference)."""
+    import importlib
+
+    import torch
+
+    heads = importlib.import_module("attnlab.lessons.nb03_multi_head_attention.heads")
+    play = importlib.import_module("attnlab.lessons.nb03_multi_head_attention.play")   # the module, not play()
+    with i18n.language(lang):
+        view = play.HeadsPlay()
+        view.update(heads=4, valid_len_0=6, valid_len_1=3, temperature=1.0, causal=False)
+        titles = [view.axes[0, h].get_title() for h in range(4)]
+        full = heads.head_titles(4)
+        names = heads.head_names(4)
+        table = heads.readout_table(torch.zeros(1, 4, len(heads.VOCAB)), ["the"], full)
+    assert titles == [re.sub(": |：", "\n", t, count=1) for t in full]
+    assert names == [re.split(": |：", t)[-1] for t in full]
+    assert table.splitlines()[0].split(" | ")[1:] == [f"{n:>15}" for n in names]
+    assert lang == "en" or titles[0] != "head 1\nprevious word"

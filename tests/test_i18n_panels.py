@@ -115,3 +115,52 @@ def test_a_hint_marked_for_the_catalog_shows_in_the_language_of_the_check(capsys
     assert translated in zh and top_left_hint.message not in zh
     nb07.check_bottom_right(lambda num_queries, num_keys: torch.ones(num_queries, num_keys, dtype=torch.bool).tril())
     assert top_left_hint.message in capsys.readouterr().out
+
+
+def test_two_panels_in_two_languages_refreshed_at_the_same_time_each_draw_in_their_own():
+    """Each update waits inside its refresh until the other is inside its own (a barrier): one
+    language for the whole process would put one panel's title in the other's language."""
+    import threading
+    barrier = threading.Barrier(2, timeout=10)
+    built = {}
+    for lang in ("zh", "en"):
+        with language(lang):
+            fig, ax = panels.new_figure(figsize=(3, 2))
+            step = widgets.IntSlider(value=1, min=1, max=4, description="h")
+            wait = []
+
+            def update(h, ax=ax, wait=wait):
+                if wait:
+                    barrier.wait()
+                ax.set_title(_(HEAD).format(h=h))
+                return _(WEIGHT)
+
+            built[lang] = (panels.Panel(fig, {"h": step}, update, name=lang), ax, wait, _(HEAD).format(h=2))
+    attnlab.set_language("en")
+    for _panel, _ax, wait, _want in built.values():
+        wait.append(True)
+    threads = [threading.Thread(target=lambda p=p: setattr(p.controls["h"], "value", 2)) for p, *_ in built.values()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for lang, (panel, ax, _wait, want) in built.items():
+        assert ax.get_title() == want, lang
+        assert panel.error.value == ""
+    assert built["zh"][3] != built["en"][3]
+    assert attnlab.get_language() == "en"
+
+
+def test_a_panel_whose_update_raises_leaves_the_kernels_language_and_keeps_its_own():
+    with language("zh"):
+        panel, ax = _titled_panel()
+        want = _(HEAD).format(h=4)
+    attnlab.set_language("en")
+    good = panel.update
+    panel.update = lambda h: 1 / 0
+    panel.controls["h"].value = 2
+    assert "ZeroDivisionError" in panel.error.value
+    assert attnlab.get_language() == "en"
+    panel.update = good
+    panel.controls["h"].value = 4
+    assert ax.get_title() == want and panel.error.value == ""

@@ -215,7 +215,7 @@ def test_step_table_text_lines_up_in_chinese_in_any_font():
     import re
 
     import attnlab as al
-    from attnlab import i18n
+    from attnlab.ui import text
     d = thinking_machines()
     s = wt.self_attention_steps(d["X"], d["W_Q"], d["W_K"], d["W_V"])
     previous = al.set_language("zh")
@@ -225,9 +225,9 @@ def test_step_table_text_lines_up_in_chinese_in_any_font():
         layers = wt.complexity_table().splitlines()
     finally:
         al.set_language(previous)
-    assert any(i18n.room([line])[0] for line in lines), "the Chinese labels hold wide characters"
+    assert any(text.room([line])[0] for line in lines), "the Chinese labels hold wide characters"
     n = len(d["words"])
-    starts = [[i18n.room([line[:m.end()]]) for m in re.finditer(r"[ \u3000]{2,}", line)][-n:] for line in lines]
+    starts = [[text.room([line[:m.end()]]) for m in re.finditer(r"[ \u3000]{2,}", line)][-n:] for line in lines]
     assert all(len(s) == n for s in starts) and all(s == starts[0] for s in starts), starts
-    cols = [[i18n.room([line[:m.end()]]) for m in re.finditer(r"[ \u3000]{2,}", line)][:3] for line in layers]
+    cols = [[text.room([line[:m.end()]]) for m in re.finditer(r"[ \u3000]{2,}", line)][:3] for line in layers]
     assert all(c == cols[0] for c in cols), cols

@@ -15,7 +15,6 @@ is the one-hot word of the key, so a head's slice of the output says which word 
 Shape legend: B batch, H heads, n tokens, D = H * HEAD_SIZE.
 """
 import math
-import re
 
 import torch
 
@@ -25,7 +24,7 @@ from ...core.multihead import MultiHeadAttention
 
 __all__ = [
     "VOCAB", "MAX_LEN", "HEAD_SIZE", "INPUT_SIZE", "HEAD_KINDS", "HEAD_TITLES", "SENTENCES", "embed",
-    "head_projections", "toy_multihead", "head_titles", "titles_of", "head_readout", "readout_table"
+    "head_projections", "toy_multihead", "head_titles", "titles_of", "head_names", "names_of", "head_readout", "readout_table"
 ]
 
 VOCAB = ("<pad>", "the", "cat", "sat", "on", "mat")
@@ -123,8 +122,19 @@ def head_titles(num_heads, target="cat"):
 
 def titles_of(num_heads, target="cat"):
     """``head_titles`` without its checks: the Play panel's path."""
-    return [_("head {h}: {title}").format(h=h + 1, title=_(HEAD_TITLES[k]).format(target=target))
-            for h, k in enumerate(HEAD_KINDS[:num_heads])]
+    return [_("head {h}: {title}").format(h=h + 1, title=name) for h, name in enumerate(names_of(num_heads, target))]
+
+
+@checks.arguments(num_heads=checks.Int(1, len(HEAD_KINDS), why="one per toy head"), target=checks.Choice(VOCAB))
+def head_names(num_heads, target="cat"):
+    """What each of the first ``num_heads`` toy heads looks at, e.g. "previous word" (``head_titles``
+    without "head 1: ")."""
+    return names_of(num_heads, target)
+
+
+def names_of(num_heads, target="cat"):
+    """``head_names`` without its checks: the Play panel's path."""
+    return [_(HEAD_TITLES[k]).format(target=target) for k in HEAD_KINDS[:num_heads]]
 
 
 @checks.arguments(num_heads=checks.Int(1, len(HEAD_KINDS), why="one per toy head"))
@@ -144,7 +154,9 @@ def readout_table(readout, tokens, titles):
         raise ValueError(f"tokens, titles: expected {readout.shape[0]} tokens and {readout.shape[1]} titles for readout "
                          f"of shape {tuple(readout.shape)}, got {len(tokens)} and {len(titles)}")
     V = readout[0, 0, 0].numel()
-    names = [re.split(": |：", t)[-1] for t in titles]            # "head 1: previous word" -> "previous word"
+    named = {title: name for target in VOCAB                     # "head 1: previous word" -> "previous word"
+             for title, name in zip(head_titles(len(HEAD_KINDS), target), head_names(len(HEAD_KINDS), target))}
+    names = [named.get(t, t) for t in titles]                    # any other title as given
     query = _("query")
     lines = [f"{query:<6} | " + " | ".join(f"{t:>15}" for t in names)]
     for t, tok in enumerate(tokens):

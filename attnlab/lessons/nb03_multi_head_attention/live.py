@@ -7,9 +7,6 @@ value goes to the update unchecked. All figure state (axes, hatches, slots, colo
 The toy modules are built once, up front, for 1..MAX_HEADS heads: a move of a control computes,
 it never builds a module, and nothing reads or advances torch's global RNG.
 """
-import re
-
-import ipywidgets as widgets
 import torch
 
 from ...core import checks
@@ -17,7 +14,7 @@ from ...i18n import gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, update_heatmap, weights_summary
 from .figures import mark_padding
-from .heads import HEAD_KINDS, SENTENCES, embed, titles_of, toy_multihead
+from .heads import HEAD_KINDS, SENTENCES, embed, names_of, titles_of, toy_multihead
 
 __all__ = ["CONTROLS", "MAX_HEADS", "QUERY", "HeadsPlay", "controls", "play"]
 
@@ -69,13 +66,14 @@ class HeadsPlay:
 
     def update(self, heads, valid_len_0, valid_len_1, temperature, causal):
         W = self.weights(heads, valid_len_0, valid_len_1, temperature, causal)   # (2, heads, n, n)
-        names = titles_of(heads)
+        names = names_of(heads)
         valid = (valid_len_0, valid_len_1)
         for b in range(2):
             for h in range(MAX_HEADS):
                 self.axes[b, h].set_visible(h < heads)
                 if h < heads:
-                    update_heatmap(self.axes[b, h], W[b, h], title=re.sub(": |：", "\n", names[h], count=1) if b == 0 else "")
+                    title = _("head {h}\n{title}").format(h=h + 1, title=names[h]) if b == 0 else ""   # two lines
+                    update_heatmap(self.axes[b, h], W[b, h], title=title)
                     mark_padding(self.axes[b, h], valid[b], patch=self.padding[b][h])
             average = self.axes[b, MAX_HEADS]
             _place(average, self.slots[b][heads])                              # right after the last head

@@ -14,8 +14,8 @@ import numpy as np
 import torch
 
 from ...core import checks
-from ... import i18n
 from ...i18n import N_, gettext as _
+from ...ui import text
 from ...core.masking import masked_softmax
 
 __all__ = [
@@ -145,14 +145,14 @@ def step_table_text(table, words, *, current=None, title=None):
     shown = [n for n, _, row in table if all(c != "?" for c in row)]
     current = max(shown) if current is None and shown else current
     labels = [(f"{n}  " if n else "   ") + plain_label(label) for n, label, _ in table]
-    # Columns padded by wide and narrow characters (i18n.pad), so they line up in Chinese in a browser too.
-    lw = i18n.room(labels)
-    widths = [i18n.room([words[j], *(row[j] for _, _, row in table)]) for j in range(len(words))]
+    # Columns padded by wide and narrow characters (text.pad), so they line up in Chinese in a browser too.
+    lw = text.room(labels)
+    widths = [text.room([words[j], *(row[j] for _, _, row in table)]) for j in range(len(words))]
     lines = [] if title is None else [title]
-    lines.append(("  " + i18n.pad("", lw) + "  " + "  ".join(i18n.pad(w, cw) for w, cw in zip(words, widths))).rstrip())
+    lines.append(("  " + text.pad("", lw) + "  " + "  ".join(text.pad(w, cw) for w, cw in zip(words, widths))).rstrip())
     for label, (n, _, row) in zip(labels, table):
         mark = "▶ " if n == current and n and all(c != "?" for c in row) else "  "
-        lines.append((mark + i18n.pad(label, lw) + "  " + "  ".join(i18n.pad(c, cw) for c, cw in zip(row, widths))).rstrip())
+        lines.append((mark + text.pad(label, lw) + "  " + "  ".join(text.pad(c, cw) for c, cw in zip(row, widths))).rstrip())
     return "\n".join(lines)
 
 
@@ -287,5 +287,5 @@ def complexity_table():
     head = (_("layer"), _("complexity per layer"), _("sequential operations"), _("maximum path length"))
     rows = [head] + [(_(_LAYER_NAMES.get(kind, kind)),) + tuple(_(c) for c in COMPLEXITY[kind])   # O(1) has no entry
                      for kind in LAYER_TYPES]
-    widths = [i18n.room([r[c] for r in rows]) for c in range(4)]
-    return "\n".join("  ".join(i18n.pad(cell, w) for cell, w in zip(r, widths)).rstrip() for r in rows)
+    widths = [text.room([r[c] for r in rows]) for c in range(4)]
+    return "\n".join("  ".join(text.pad(cell, w) for cell, w in zip(r, widths)).rstrip() for r in rows)

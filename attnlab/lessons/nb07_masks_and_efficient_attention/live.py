@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from matplotlib.patches import Patch, Rectangle
 
-from ... import i18n
+from ...ui import text
 from ...core import checks
 from ...core.attention import check_qkv, scaled_dot_product_attention
 from ...core.masking import causal_mask
@@ -56,10 +56,10 @@ def _visible_keys_table(mask, weights, start):
             (_("how many"), [str(n) for n in seen]),
             (_("top key"), [str(int(w.argmax())) if n else "–" for w, n in zip(weights, seen)]),
             (_("its weight"), [f"{float(w.max()):.2f}" if n else "0" for w, n in zip(weights, seen)])]
-    widths = [i18n.room([cells[c] for _label, cells in rows]) for c in range(mask.shape[0])]
-    wide, narrow = i18n.room([label for label, _cells in rows])
+    widths = [text.room([cells[c] for _label, cells in rows]) for c in range(mask.shape[0])]
+    wide, narrow = text.room([label for label, _cells in rows])
     label_width = (wide, max(12 - 2 * wide, narrow + 2))                          # 12 columns in English
-    lines = [(i18n.pad(label, label_width) + "  ".join(i18n.pad(c, wd) for c, wd in zip(cells, widths))).rstrip()
+    lines = [(text.pad(label, label_width) + "  ".join(text.pad(c, wd) for c, wd in zip(cells, widths))).rstrip()
              for label, cells in rows]
     empty = seen.count(0)
     if empty:
@@ -249,10 +249,10 @@ class TileExplorer(panels.ShowsPanel):
                 (_("exact output    = {values}"), exact[q0:q1])]
         # the "=" signs line up in any font: each label padded as visible_keys_table pads its cells
         labels = [line.split("=", 1)[0].rstrip() for line, _values in rows]
-        wide, narrow = i18n.room(labels)
+        wide, narrow = text.room(labels)
         room = (wide, max(16 - 2 * wide, narrow + 1))                              # 16 columns in English
         return "\n".join([head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1)] + [
-            i18n.pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
+            text.pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
 
 
 @checks.arguments(kind=checks.Choice(MASK_KINDS), num_queries=checks.Int(1), num_keys=checks.Int(2), w=checks.Int(0),

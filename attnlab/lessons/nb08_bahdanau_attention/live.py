@@ -7,7 +7,6 @@ unchecked internals (``figures.alignment_unchecked``, ``figures.update_alignment
 checked again.
 """
 import html
-import textwrap
 
 import ipywidgets as widgets
 import torch
@@ -15,6 +14,7 @@ import torch
 from ...core import checks
 from ...i18n import N_, get_language, gettext as _
 from ...ui import panels
+from ...ui.text import fill
 from ...ui.trainer import Trainer
 from . import dates, seq2seq
 from .figures import ROWS, alignment_unchecked, argmax_line_unchecked, update_alignment_unchecked, alignment_heatmap
@@ -73,7 +73,7 @@ class AlignmentExplorer:
         if self._last:           # the dimmed heatmaps show the models the menus name, on the last date accepted
             self._draw(self._last, left, right)
         self._dim(True)
-        reason_lines = textwrap.fill(reason, 60 if get_language() == "en" else 34)   # Chinese characters are wider
+        reason_lines = fill(reason, 60)             # 60 columns: a Chinese character takes two
         if self._last:
             note = _("This input is not accepted:\n{reason}\n(the dimmed heatmaps still show {date})").format(
                 reason=reason_lines, date=self._last)

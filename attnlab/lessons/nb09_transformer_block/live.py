@@ -5,14 +5,14 @@
 The typed text is only split into words and looked up in VOCAB; it is never run as code.
 """
 import html
-import textwrap
 
 import ipywidgets as widgets
 import torch
 
 from ...core import checks
 from ...ui import panels, plotting
-from ...i18n import N_, get_language, gettext as _
+from ...i18n import N_, gettext as _
+from ...ui.text import fill
 from ...ui.trainer import Trainer
 from . import data, figures, training
 from .model import Resolution, resolve_unchecked, pretrained
@@ -24,12 +24,12 @@ EXAMPLE = "the cat drank the milk because it was hungry"
 
 @checks.arguments(width=checks.Int(20))
 def known_words(width=110):
-    """The kinds of words the model knows, one kind a paragraph, wrapped to ``width``."""
+    """The kinds of words the model knows, one kind a paragraph, wrapped to ``width``
+    columns (a Chinese character takes two)."""
     lines = [_("The model knows only these kinds of words:")]
     for kind, words in data.VOCAB.items():
-        lines.append(textwrap.fill(_("{kind}: {words}").format(kind=_(data.KIND_NAMES[kind]), words=", ".join(words)),
-                                   width,
-                                   initial_indent="  ", subsequent_indent="    "))
+        lines.append(fill(_("{kind}: {words}").format(kind=_(data.KIND_NAMES[kind]), words=", ".join(words)),
+                          width, initial_indent="  ", subsequent_indent="    "))
     return "\n".join(lines)
 
 
@@ -98,8 +98,7 @@ class Explorer:
         self._dim(True)
         self.title.set_text(_("{model} model: no answer for this sentence").format(model=model))  # not the last referent
         short = short or error.split("; the model knows")[0].replace("sentence: ", "")
-        width = 60 if get_language() == "en" else 34                               # Chinese characters are wider
-        self.note.set_text(_("This sentence is not accepted:\n{reason}").format(reason=textwrap.fill(short, width)))
+        self.note.set_text(_("This sentence is not accepted:\n{reason}").format(reason=fill(short, 60)))   # 60 columns
         return _("⚠ Not accepted: {reason}.\n{known}").format(reason=short, known=known_words())
 
     def _dim(self, dim):
