@@ -48,17 +48,34 @@ def every_name(lesson):
 
 
 nb00, nb01, nb02, nb03, nb04, nb05 = map(every_name, (nb00, nb01, nb02, nb03, nb04, nb05))
-from attnlab.lessons.nb06_positional_encoding import figures as nb06_figures  # noqa: E402
-from attnlab.lessons.nb07_masks_and_efficient_attention import (  # noqa: E402
-    costs as nb07_costs, figures as nb07_figures, live as nb07_live, masks as nb07_masks,
-    tile_exercise as nb07_tile_exercise, tiles as nb07_tiles)
-from attnlab.lessons.nb08_bahdanau_attention import (  # noqa: E402
-    dates as nb08_dates, exercises as nb08_exercises, figures as nb08_figures, gru_pooling as nb08_gru_pooling,
-    seq2seq as nb08_seq2seq)
-from attnlab.lessons.nb09_transformer_block import (  # noqa: E402
-    data as nb09_data, figures as nb09_figures, live as nb09_live, model as nb09_model, training as nb09_training)
-from attnlab.lessons.nb10_encoder_decoder import (  # noqa: E402
-    analysis as nb10_analysis, data as nb10_data, model as nb10_model, training as nb10_training)
+from attnlab.lessons.nb06_positional_encoding import figures as nb06_figures
+from attnlab.lessons.nb07_masks_and_efficient_attention import (
+    costs as nb07_costs,
+    figures as nb07_figures,
+    masks as nb07_masks,
+    tile_exercise as nb07_tile_exercise,
+    tiles as nb07_tiles,
+)
+from attnlab.lessons.nb08_bahdanau_attention import (
+    dates as nb08_dates,
+    exercises as nb08_exercises,
+    figures as nb08_figures,
+    gru_pooling as nb08_gru_pooling,
+    seq2seq as nb08_seq2seq,
+)
+from attnlab.lessons.nb09_transformer_block import (
+    data as nb09_data,
+    figures as nb09_figures,
+    live as nb09_live,
+    model as nb09_model,
+    training as nb09_training,
+)
+from attnlab.lessons.nb10_encoder_decoder import (
+    analysis as nb10_analysis,
+    data as nb10_data,
+    model as nb10_model,
+    training as nb10_training,
+)
 
 
 def _g(seed=0):

@@ -296,18 +296,3 @@ def test_the_surface_rule_can_fail():
                         "attnlab.lessons.nb99_x.__all__ lists 'g', which it does not have",
                         "attnlab.lessons.nb99_x defines the public 'h' but its __all__ leaves it out",
                         "attnlab.lessons.nb99_x defines the public 'C' but its __all__ leaves it out"]
-
-
-def test_surface_gathers_names_and_refuses_a_clash_or_a_module_without_all():
-    import types
-
-    from attnlab.lessons import surface
-    a, b, c = types.ModuleType("a"), types.ModuleType("b"), types.ModuleType("c")
-    a.__all__, a.x, a.y = ["x", "y"], 1, 2
-    b.__all__, b.x = ["x"], 3
-    namespace = {}
-    assert surface(namespace, a) == ["x", "y"] and namespace == {"x": 1, "y": 2}
-    with pytest.raises(ValueError, match="modules: 'x' is declared by both a and b"):
-        surface({}, a, b)
-    with pytest.raises(ValueError, match="modules: c has no __all__"):
-        surface({}, a, c)

@@ -24,12 +24,14 @@ from attnlab.lessons import (
     nb06_positional_encoding as nb06,
     nb07_masks_and_efficient_attention as nb07,
     nb08_bahdanau_attention as nb08,
-    nb09_transformer_block as nb09,
     nb10_encoder_decoder as nb10,
 )
 from attnlab.lessons.nb06_positional_encoding import figures as nb06_figures
 from attnlab.lessons.nb07_masks_and_efficient_attention import (
-    figures as nb07_figures, tile_exercise as nb07_tile_exercise, tiles as nb07_tiles)
+    figures as nb07_figures,
+    tile_exercise as nb07_tile_exercise,
+    tiles as nb07_tiles,
+)
 from attnlab.lessons.nb08_bahdanau_attention import exercises as nb08_exercises, seq2seq as nb08_seq2seq
 from attnlab.lessons.nb09_transformer_block import training as nb09_training
 from attnlab.lessons.nb10_encoder_decoder import model as nb10_model, training as nb10_training

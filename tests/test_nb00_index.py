@@ -7,16 +7,16 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-from attnlab.lessons import nb00_index  # noqa: E402
-from attnlab.lessons.nb00_index import figures, index, live  # noqa: E402
+from attnlab.lessons import nb00_index
+from attnlab.lessons.nb00_index import figures, index, live
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import make_thumbnails  # noqa: E402
+import make_thumbnails
 
 
 def test_every_notebook_in_the_folder_has_a_caption_and_a_stored_thumbnail():

@@ -4,11 +4,11 @@ import math
 
 import pytest
 import torch
+from attnlab.data import kernel_regression_data
 
 import attnlab as al
 from attnlab.lessons import nb01_kernel_regression as kr
 from attnlab.lessons.nb01_kernel_regression import figures, live, model as nw
-from attnlab.data import kernel_regression_data
 
 
 @pytest.fixture

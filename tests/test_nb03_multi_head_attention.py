@@ -11,9 +11,9 @@ import torch
 
 matplotlib.use("Agg")
 
-import attnlab as al  # noqa: E402
+import attnlab as al
 from attnlab import plotting
-from attnlab.lessons.nb03_multi_head_attention import figures as head_plots, heads as th, live  # noqa: E402
+from attnlab.lessons.nb03_multi_head_attention import figures as head_plots, heads as th, live
 
 
 def closed_form(target_index, n_valid, strength):

@@ -2,13 +2,16 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from attnlab.data import thinking_machines
 
-from attnlab.lessons.nb04_self_attention_walkthrough import steps as wt  # noqa: E402
-from attnlab.lessons.nb04_self_attention_walkthrough import figures as wtp, live  # noqa: E402
-from attnlab.data import thinking_machines  # noqa: E402
+from attnlab.lessons.nb04_self_attention_walkthrough import (
+    figures as wtp,
+    live,
+    steps as wt,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -39,10 +42,10 @@ def test_step_table_drawn_then_updated_in_place():
 
 def test_play_panel_updates_in_place_without_the_global_rng():
     import torch
+    from attnlab.masking import causal_mask
     from matplotlib.text import Text
 
     from attnlab.lessons import nb04_self_attention_walkthrough as lesson
-    from attnlab.masking import causal_mask
 
     panel = lesson.play(step=4, d_k=64, causal=False, padding=2)
     controls = panel.controls

@@ -4,10 +4,10 @@ import math
 
 import pytest
 import torch
+from attnlab.data import cat_milk_it
 
 from attnlab.lessons import nb05_cat_milk_it as cmi
 from attnlab.lessons.nb05_cat_milk_it import compute, figures, live
-from attnlab.data import cat_milk_it
 
 # The seed's numbers, typed in again from the note (not imported from the module under test).
 SEED = {

@@ -4,14 +4,14 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
 
-import attnlab as al  # noqa: E402
-from attnlab import data  # noqa: E402
-from attnlab.lessons import nb06_positional_encoding as lesson  # noqa: E402
-from attnlab.lessons.nb06_positional_encoding import figures  # noqa: E402
+import attnlab as al
+from attnlab import data
+from attnlab.lessons import nb06_positional_encoding as lesson
+from attnlab.lessons.nb06_positional_encoding import figures
 
 
 def test_encoding_heatmap_fixed_signed_scale_and_update_changes_shape():
@@ -60,8 +60,8 @@ def test_kernel_regression_and_encoding_columns_plots():
 
 # ---- figures with named handles, the Play explorer, the exercises ----
 
-import torch  # noqa: E402
-from matplotlib import pyplot as plt  # noqa: E402
+import torch
+from matplotlib import pyplot as plt
 
 
 def test_update_encoding_heatmap_needs_its_image_when_ambiguous():

@@ -3,8 +3,7 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import attnlab as al
 from attnlab.lessons import nb06_positional_encoding as rotation
@@ -52,7 +51,7 @@ def test_rotation_matrix_is_orthogonal_and_matches_generator(d):
 
 def test_rotations_compose_and_invert():
     d = 16
-    M = lambda k: rotation.rotation_matrix(k, d)  # noqa: E731
+    M = lambda k: rotation.rotation_matrix(k, d)
     torch.testing.assert_close(M(3) @ M(4), M(7), atol=1e-12, rtol=0)
     torch.testing.assert_close(M(-5), M(5).T, atol=1e-12, rtol=0)
 
@@ -184,7 +183,7 @@ def test_rope_equals_rotation_matrix_and_leaves_input_alone():
 @given(i=st.integers(0, 500), j=st.integers(0, 500), shift=st.integers(-200, 200), seed=st.integers(0, 10 ** 6))
 def test_rope_scores_depend_only_on_the_offset(i, j, shift, seed):
     q, k = torch.randn(2, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
-    score = lambda a, b: rotation.rope(q[None], torch.tensor([a]))[0] @ rotation.rope(k[None], torch.tensor([b]))[0]  # noqa: E731
+    score = lambda a, b: rotation.rope(q[None], torch.tensor([a]))[0] @ rotation.rope(k[None], torch.tensor([b]))[0]
     expected = q @ rotation.rotation_matrix(j - i, 16) @ k
     assert abs(score(i, j) - expected) < 1e-9
     if i + shift >= 0 and j + shift >= 0:

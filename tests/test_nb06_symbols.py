@@ -11,14 +11,14 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from matplotlib import pyplot as plt  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
+import pytest
+import torch
+from matplotlib import pyplot as plt
+from matplotlib.text import Text
 
-import attnlab as al  # noqa: E402
-from attnlab.lessons import nb06_positional_encoding as lesson  # noqa: E402
-from attnlab.lessons.nb06_positional_encoding import encoding, exercises, figures, live  # noqa: E402
+import attnlab as al
+from attnlab.lessons import nb06_positional_encoding as lesson
+from attnlab.lessons.nb06_positional_encoding import encoding, exercises, figures, live
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_positional_encoding.ipynb"
 # the symbol d on its own: "d = 32", "2j/d", "d/2", "(n, d)", "$d$"; not d_k, d2l, dv, "I'd", \delta

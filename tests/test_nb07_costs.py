@@ -5,8 +5,13 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from attnlab.lessons.nb07_masks_and_efficient_attention.costs import (approximation_errors, flops, memory_bytes, relative_error,
-                                     structured_qkv)
+from attnlab.lessons.nb07_masks_and_efficient_attention.costs import (
+    approximation_errors,
+    flops,
+    memory_bytes,
+    relative_error,
+    structured_qkv,
+)
 
 
 def test_structured_qkv_is_seeded_and_local():

@@ -5,14 +5,14 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from matplotlib import pyplot as plt  # noqa: E402
+import numpy as np
+import pytest
+import torch
+from matplotlib import pyplot as plt
 
-import attnlab as al  # noqa: E402
-from attnlab.lessons import nb07_masks_and_efficient_attention as lesson  # noqa: E402
-from attnlab.lessons.nb07_masks_and_efficient_attention import figures, live, masks  # noqa: E402
+import attnlab as al
+from attnlab.lessons import nb07_masks_and_efficient_attention as lesson
+from attnlab.lessons.nb07_masks_and_efficient_attention import figures, live, masks
 
 
 def test_mask_gallery_draws_each_mask_by_name():
@@ -298,7 +298,7 @@ def _column_starts(line):
     more spaces, ideographic or not)."""
     import re
     import unicodedata
-    counts = lambda s: (sum(unicodedata.east_asian_width(c) in "WF" for c in s),  # noqa: E731
+    counts = lambda s: (sum(unicodedata.east_asian_width(c) in "WF" for c in s),
                         sum(unicodedata.east_asian_width(c) not in "WF" for c in s))
     return [counts(line[:m.end()]) for m in re.finditer(r"[ \u3000]{2,}", line)]
 

@@ -9,8 +9,13 @@ from torch.nn import functional as F
 from torch.nn.attention.bias import causal_lower_right, causal_upper_left
 
 import attnlab as al
-from attnlab.lessons.nb07_masks_and_efficient_attention.masks import (MASK_KINDS, block_mask, causal_mask_bottom_right, make_mask,
-                                  masked_row_conventions)
+from attnlab.lessons.nb07_masks_and_efficient_attention.masks import (
+    MASK_KINDS,
+    block_mask,
+    causal_mask_bottom_right,
+    make_mask,
+    masked_row_conventions,
+)
 
 SIZES = [(1, 1), (2, 5), (5, 5), (5, 2), (3, 7), (7, 3)]
 
@@ -117,8 +122,8 @@ def test_nan_row_poisons_the_next_layer_and_its_gradients():
 
 # ---- sparse patterns (seed 002) ----
 
-from attnlab.lessons import nb07_masks_and_efficient_attention as lesson  # noqa: E402
-from attnlab.lessons.nb07_masks_and_efficient_attention import masks  # noqa: E402
+from attnlab.lessons import nb07_masks_and_efficient_attention as lesson
+from attnlab.lessons.nb07_masks_and_efficient_attention import masks
 
 
 def test_global_mask_rows_and_columns_against_loop():

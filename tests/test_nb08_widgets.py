@@ -2,8 +2,7 @@ import torch
 from torch.nn import functional as F
 
 from attnlab.lessons import nb08_bahdanau_attention as lesson
-from attnlab.lessons.nb08_bahdanau_attention import figures, live
-from attnlab.lessons.nb08_bahdanau_attention import gru_pooling, seq2seq
+from attnlab.lessons.nb08_bahdanau_attention import figures, gru_pooling, live, seq2seq
 
 
 def _explorer():

@@ -8,8 +8,7 @@ import pytest
 import torch
 
 from attnlab.lessons import nb09_transformer_block as lesson
-from attnlab.lessons.nb09_transformer_block import data, training
-from attnlab.lessons.nb09_transformer_block import live
+from attnlab.lessons.nb09_transformer_block import data, live, training
 from attnlab.lessons.nb09_transformer_block.model import CHECKPOINT, RESULTS, ItResolver
 
 NOUNS = set(lesson.VOCAB["animals"]) | set(lesson.VOCAB["objects"])

@@ -3,8 +3,7 @@ import pytest
 import torch
 
 from attnlab.lessons import nb10_encoder_decoder as lesson
-from attnlab.lessons.nb10_encoder_decoder import analysis, data, training
-from attnlab.lessons.nb10_encoder_decoder import model as nb10_model
+from attnlab.lessons.nb10_encoder_decoder import analysis, data, model as nb10_model, training
 
 
 @pytest.fixture(scope="module")

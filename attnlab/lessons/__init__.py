@@ -1,27 +1,12 @@
-"""One module (or package) per notebook: what that notebook needs and no other.
+"""One package per notebook: what that notebook needs and no other, always in the same rooms
+(docs/adding_a_notebook.md):
 
-A lesson package's modules each declare their public names once, in ``__all__``; the package's
-``__init__`` gathers them with ``surface`` so the notebook sees one namespace (``lesson.X``)::
+    <domain modules>.py   its toy models, data, training
+    figures.py            static figures and the index thumbnail
+    live.py               play(*, <starting values>) -> the Play panel; play_<name>(...) for a second one
+    exercises.py          the "write it yourself" checks
+    __init__.py           __all__ = what the notebook uses (and names outside checks call), imported explicitly
 
-    from .. import surface
-    from . import model, figures
-    __all__ = surface(globals(), model, figures)
+Tests import a lesson's internals from its modules (``from attnlab.lessons.nb03_x import heads``).
 """
 from ..ui import fonts  # noqa: F401  (the CJK font, behind matplotlib's default: Chinese figures draw anywhere)
-
-
-def surface(namespace, *modules):
-    """Copy each module's ``__all__`` names into ``namespace`` (a lesson package's ``globals()``) and
-    return them as one list, the package's ``__all__``. A name declared by two modules is an error."""
-    names, source = [], {}
-    for module in modules:
-        declared = getattr(module, "__all__", None)
-        if declared is None:
-            raise ValueError(f"modules: {module.__name__} has no __all__ (a list of its public names)")
-        for name in declared:
-            if name in source:
-                raise ValueError(f"modules: {name!r} is declared by both {source[name]} and {module.__name__}")
-            source[name] = module.__name__
-            namespace[name] = getattr(module, name)
-            names.append(name)
-    return names

@@ -10,8 +10,8 @@ import torch
 from matplotlib.patches import Rectangle
 
 from ...core import checks, data
-from ...i18n import N_, gettext as _
 from ...core.attention import nadaraya_watson
+from ...i18n import N_, gettext as _
 from ...ui.plotting import heatmap, heatmap_state, to_numpy
 
 __all__ = ["FitLines", "POOLINGS", "every_label", "fit_lines", "kernel_regression_plot", "pooling_weights", "thumbnail",

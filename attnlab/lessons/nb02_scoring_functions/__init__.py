@@ -6,8 +6,18 @@ live       the Play panel
 """
 from .figures import key_choice_plot, thumbnail, vectors_and_weights
 from .live import play
-from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, scaling_hint,
-                    score_statistics, scores, seeded_additive, variance_mistakes)
+from .stats import (
+                    METHODS,
+                    centre_rows,
+                    histogram_density,
+                    key_choice,
+                    random_queries_keys,
+                    scaling_hint,
+                    score_statistics,
+                    scores,
+                    seeded_additive,
+                    variance_mistakes,
+)
 
 __all__ = ["METHODS", "centre_rows", "histogram_density", "key_choice", "key_choice_plot", "play",
            "random_queries_keys", "scaling_hint", "score_statistics", "scores", "seeded_additive", "thumbnail",

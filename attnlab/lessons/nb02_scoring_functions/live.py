@@ -13,8 +13,16 @@ from ...core.masking import stable_softmax
 from ...i18n import gettext as _
 from ...ui import panels
 from ...ui.plotting import heatmap, heatmap_state, update_heatmap
-from .stats import (METHODS, centre_rows, histogram_density, key_choice, random_queries_keys, row_entropy, scores,
-                    seeded_additive)
+from .stats import (
+    METHODS,
+    centre_rows,
+    histogram_density,
+    key_choice,
+    random_queries_keys,
+    row_entropy,
+    scores,
+    seeded_additive,
+)
 
 __all__ = ["D_KS", "PLAY_LIMITS", "PLAY_METHODS", "ScoringPlay", "play", "play_edges", "play_limit"]
 

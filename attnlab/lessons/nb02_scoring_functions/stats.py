@@ -12,9 +12,9 @@ import math
 import torch
 
 from ...core import checks
-from ...i18n import N_, gettext as _
 from ...core.masking import masked_softmax
 from ...core.scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
+from ...i18n import N_, gettext as _
 
 __all__ = [
     "METHODS", "random_queries_keys", "seeded_additive", "scores", "row_entropy", "softmax_jacobian_norm",

@@ -19,8 +19,8 @@ import math
 import torch
 
 from ...core import checks
-from ...i18n import N_, gettext as _
 from ...core.multihead import MultiHeadAttention
+from ...i18n import N_, gettext as _
 
 __all__ = [
     "VOCAB", "MAX_LEN", "HEAD_SIZE", "INPUT_SIZE", "HEAD_KINDS", "HEAD_TITLES", "SENTENCES", "embed",

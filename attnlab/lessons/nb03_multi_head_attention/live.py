@@ -7,6 +7,7 @@ value goes to the update unchecked. All figure state (axes, hatches, slots, colo
 The toy modules are built once, up front, for 1..MAX_HEADS heads: a move of a control computes,
 it never builds a module, and nothing reads or advances torch's global RNG.
 """
+import ipywidgets as widgets
 import torch
 
 from ...core import checks

@@ -21,7 +21,7 @@ __all__ = [
 def attention_cases():
     tm = thinking_machines()
     g = torch.Generator().manual_seed(7)
-    r = lambda *shape: torch.randn(*shape, generator=g, dtype=torch.float64)   # noqa: E731
+    r = lambda *shape: torch.randn(*shape, generator=g, dtype=torch.float64)
     return [tuple(tm["X"] @ tm[w] for w in ("W_Q", "W_K", "W_V")),              # the two words, d_k = 64
             (r(3, 5, 8), r(3, 7, 8), r(3, 7, 4)),                               # batch, Tq = 5, Tk = 7 (cross)
             (r(4, 1), r(4, 1), r(4, 2))]                                        # d_k = 1
@@ -52,7 +52,7 @@ def check_attention(fn):
 
 def masked_cases():
     g = torch.Generator().manual_seed(8)
-    r = lambda *shape: torch.randn(*shape, generator=g, dtype=torch.float64)   # noqa: E731
+    r = lambda *shape: torch.randn(*shape, generator=g, dtype=torch.float64)
     padding = torch.tensor([True, True, True, False, False])                     # valid length 3, (Tk,)
     empty = torch.ones(3, 4, dtype=torch.bool)
     empty[1] = False                                                             # query 1 may see no key

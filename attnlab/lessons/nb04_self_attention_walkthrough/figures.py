@@ -8,10 +8,10 @@ import torch
 
 from ...core import checks
 from ...core.attention import scaled_dot_product_attention
-from ...i18n import N_, gettext as _
 from ...core.masking import causal_mask
+from ...i18n import N_, gettext as _
 from ...ui.plotting import heatmap, heatmap_state
-from .steps import COMPLEXITY, LAYER_TYPES, plain_label, crossover, layer_cost, path_length
+from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length, plain_label
 
 __all__ = ["StepTable", "draw_step_table", "cost_plot", "path_plot", "thumbnail"]
 

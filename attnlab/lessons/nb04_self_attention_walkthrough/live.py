@@ -14,8 +14,8 @@ import torch
 
 from ...core import checks
 from ...core.data import thinking_machines
-from ...i18n import N_, gettext as _
 from ...core.masking import causal_mask
+from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
 from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text

@@ -14,9 +14,9 @@ import numpy as np
 import torch
 
 from ...core import checks
+from ...core.masking import masked_softmax
 from ...i18n import N_, gettext as _
 from ...ui import text
-from ...core.masking import masked_softmax
 
 __all__ = [
     "self_attention_steps", "short", "step_table", "plain_label", "step_table_text", "describe_step",
@@ -147,10 +147,10 @@ def step_table_text(table, words, *, current=None, title=None):
     labels = [(f"{n}  " if n else "   ") + plain_label(label) for n, label, _ in table]
     # Columns padded by wide and narrow characters (text.pad), so they line up in Chinese in a browser too.
     lw = text.room(labels)
-    widths = [text.room([words[j], *(row[j] for _, _, row in table)]) for j in range(len(words))]
+    widths = [text.room([words[j], *(row[j] for _n, _cells, row in table)]) for j in range(len(words))]
     lines = [] if title is None else [title]
     lines.append(("  " + text.pad("", lw) + "  " + "  ".join(text.pad(w, cw) for w, cw in zip(words, widths))).rstrip())
-    for label, (n, _, row) in zip(labels, table):
+    for label, (n, _cells, row) in zip(labels, table):
         mark = "▶ " if n == current and n and all(c != "?" for c in row) else "  "
         lines.append((mark + text.pad(label, lw) + "  " + "  ".join(text.pad(c, cw) for c, cw in zip(row, widths))).rstrip())
     return "\n".join(lines)

@@ -6,8 +6,17 @@ figures    where each word moves, the index thumbnail
 live       the Play panel: its controls (menus, T, word sliders) and figure
 exercises  the two "write it yourself" checks
 """
-from .compute import (SEED_D_K, SEED_OUTPUTS, SEED_SCORES, SEED_SIMILARITIES, attend, compare_to_seed, feature_heads,
-                      similarities, similarity_mistakes)
+from .compute import (
+                      SEED_D_K,
+                      SEED_OUTPUTS,
+                      SEED_SCORES,
+                      SEED_SIMILARITIES,
+                      attend,
+                      compare_to_seed,
+                      feature_heads,
+                      similarities,
+                      similarity_mistakes,
+)
 from .exercises import check_attend, check_feature_heads
 from .figures import moves_plot, thumbnail
 from .live import play

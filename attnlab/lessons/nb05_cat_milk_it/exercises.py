@@ -6,7 +6,7 @@ import math
 import torch
 
 from ...core.data import cat_milk_it
-from ...i18n import N_, gettext as _
+from ...i18n import N_
 from ...ui.selfcheck import check_function, mistake
 from .compute import SEED_D_K, attend, feature_heads
 

@@ -5,7 +5,6 @@ behind the returned panel (its ``moves`` handle and its heatmap Axes), not on ma
 from collections.abc import Mapping
 
 import ipywidgets as widgets
-
 from matplotlib import rcParams
 
 from ...core import checks

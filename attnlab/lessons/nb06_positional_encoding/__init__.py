@@ -10,11 +10,24 @@ exercises  references and checks for the two "write it yourself" cells
 ``__all__`` is what the notebook reads as ``lesson.<name>`` (and ``thumbnail``, for the index); tests import
 the rest from the modules.
 """
-from .encoding import (frequencies, offset_similarity, rope, rotation_matrix, similarity_by_offset,
-                       wavelength_mistakes, wavelengths)
+from .encoding import (
+                       frequencies,
+                       offset_similarity,
+                       rope,
+                       rotation_matrix,
+                       similarity_by_offset,
+                       wavelength_mistakes,
+                       wavelengths,
+)
 from .exercises import check_rope, check_sinusoidal
-from .figures import (counter_vs_columns_figure, encoding_columns_plot, encoding_heatmap, rotation_circle_figure,
-                      similarity_figure, thumbnail)
+from .figures import (
+                       counter_vs_columns_figure,
+                       encoding_columns_plot,
+                       encoding_heatmap,
+                       rotation_circle_figure,
+                       similarity_figure,
+                       thumbnail,
+)
 from .live import play
 
 __all__ = [

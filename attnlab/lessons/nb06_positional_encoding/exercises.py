@@ -7,7 +7,7 @@ size is the query/key size d (the suite's shape letters)."""
 import torch
 
 from ...core.positional import sinusoidal_encoding
-from ...i18n import N_, gettext as _
+from ...i18n import N_
 from ...ui.selfcheck import check_function, mistake
 from .encoding import frequencies, rope
 

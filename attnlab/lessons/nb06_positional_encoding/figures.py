@@ -15,9 +15,9 @@ import torch
 from matplotlib.ticker import MaxNLocator
 
 from ...core import checks
+from ...core.positional import sinusoidal_encoding
 from ...i18n import gettext as _
 from ...ui.plotting import to_numpy
-from ...core.positional import sinusoidal_encoding
 from .encoding import frequencies, offset_similarity, similarity_by_offset, wavelengths
 
 __all__ = [

@@ -16,7 +16,7 @@ from ...core.positional import sinusoidal_encoding
 from ...i18n import gettext as _
 from ...ui import panels
 from .encoding import frequencies_unchecked, offset_similarity_unchecked, rotation_matrix_unchecked
-from .figures import update_encoding_heatmap_unchecked, encoding_image
+from .figures import encoding_image, update_encoding_heatmap_unchecked
 
 __all__ = ["Explorer", "play"]
 
@@ -127,11 +127,6 @@ class Explorer(panels.ShowsPanel):
               "(same for every i)").format(peak=width // 2, next=next_one, tenth=tenth),
             _("rotation check: M_1 P_i = P_(i+1) for every row i, equal up to round-off (< 10⁻¹²): {rotated}").format(
                 rotated=rotated)])
-
-
-def play(n=60, **values):
-    """The Play panel of notebook 06 (see ``Explorer``); display it as the cell's last value."""
-    return Explorer(n, **values)
 
 
 @checks.arguments(n=checks.Int(2, 1024, why="positions drawn in the explorer"), position=checks.Int(0),

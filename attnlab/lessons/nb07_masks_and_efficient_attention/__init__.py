@@ -19,8 +19,7 @@ from .costs import METHODS, approximation_errors, flops, memory_bytes, structure
 from .exercises import check_bottom_right, check_masked_softmax
 from .figures import error_plot, mask_gallery, mask_key, memory_plot, thumbnail, weights_so_far_figure
 from .live import play, play_tiles
-from .masks import (block_mask, causal_mask_bottom_right, masked_row_conventions, sparse_patterns,
-                    visible_keys_mistakes)
+from .masks import block_mask, causal_mask_bottom_right, masked_row_conventions, sparse_patterns, visible_keys_mistakes
 from .seed_dot_product import SeedDotProductAttention, score_spread
 from .tile_exercise import check_tile_update
 from .tiles import tiled_attention_steps, toy_problem

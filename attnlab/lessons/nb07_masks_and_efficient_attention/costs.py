@@ -7,12 +7,12 @@ Shape legend: L sequence length (Tq = Tk = L, self-attention), d = dv head size.
 import torch
 
 from ...core import checks
-from ...i18n import N_
 from ...core.attention import scaled_dot_product_attention
 from ...core.efficient import linear_attention
-from .masks import block_mask
 from ...core.masking import local_mask
 from ...core.positional import sinusoidal_encoding
+from ...i18n import N_
+from .masks import block_mask
 
 __all__ = ["METHODS", "BYTES", "structured_qkv", "relative_error", "approximation_errors", "flops", "memory_bytes"]
 

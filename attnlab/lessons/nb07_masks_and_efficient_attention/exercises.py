@@ -3,8 +3,8 @@ mistakes written out as functions (``BOTTOM_RIGHT_MISTAKES``, ``MASKED_SOFTMAX_M
 ``selfcheck.check_function`` recognises in the learner's output (NaN matching NaN)."""
 import torch
 
-from ...i18n import N_, gettext as _
 from ...core.masking import causal_mask, masked_softmax
+from ...i18n import N_
 from ...ui.selfcheck import check_function, mistake
 from .masks import causal_mask_bottom_right
 

@@ -16,15 +16,15 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ...core import checks
-from ...ui import plotting
-from ...i18n import N_, gettext as _
 from ...core.masking import causal_mask, local_mask
+from ...i18n import N_, gettext as _
+from ...ui import plotting
 from .costs import memory_bytes
 from .tiles import implied_weights
 
 __all__ = [
     "MASK_CMAP", "SCORE_CMAP", "OUTSIDE_COLOUR", "NOT_VISITED_HATCH", "NOT_VISITED_EDGE", "MASK_CMAP_OUTSIDE",
-    "WEIGHT_CMAP_OUTSIDE", "mask_heatmap", "mask_key", "not_visited_background", "not_visited_patch", "Gallery",
+    "WEIGHT_CMAP_OUTSIDE", "KEYS", "QUERIES", "mask_heatmap", "mask_key", "not_visited_background", "not_visited_patch", "Gallery",
     "mask_gallery", "ErrorPlot", "error_plot", "SoFarFigure", "weights_so_far_figure", "MemoryPlot",
     "memory_plot", "thumbnail"
 ]
@@ -43,8 +43,11 @@ WEIGHT_CMAP_OUTSIDE = plt.get_cmap(plotting.WEIGHT_CMAP).with_extremes(bad=OUTSI
 _AX = checks.Axes()
 
 
+KEYS, QUERIES = N_("keys"), N_("queries")          # the default axis labels, looked up where shown
+
+
 @checks.arguments(ax=_AX)
-def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel=N_("keys"), ylabel=N_("queries")):
+def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel=KEYS, ylabel=QUERIES):
     """A bool (Tq, Tk) mask in black (may attend) and white; returns the Axes. The axis labels are
     looked up in the learner's language (a label not in the catalog is shown as given)."""
     checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())

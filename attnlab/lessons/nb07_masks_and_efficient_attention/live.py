@@ -11,17 +11,22 @@ import numpy as np
 import torch
 from matplotlib.patches import Patch, Rectangle
 
-from ...ui import text
 from ...core import checks
 from ...core.attention import check_qkv, scaled_dot_product_attention
 from ...core.masking import causal_mask
 from ...i18n import gettext as _, ngettext
-from ...ui import panels, plotting
+from ...ui import panels, plotting, text
 from .costs import structured_qkv
-from .figures import (MASK_CMAP_OUTSIDE, OUTSIDE_COLOUR, SCORE_CMAP, WEIGHT_CMAP_OUTSIDE, not_visited_background,
-                      not_visited_patch)
+from .figures import (
+    MASK_CMAP_OUTSIDE,
+    OUTSIDE_COLOUR,
+    SCORE_CMAP,
+    WEIGHT_CMAP_OUTSIDE,
+    not_visited_background,
+    not_visited_patch,
+)
 from .masks import MASK_KINDS, make_mask_unchecked
-from .tiles import tiled_attention_steps_unchecked, implied_weights
+from .tiles import implied_weights, tiled_attention_steps_unchecked
 
 __all__ = ["key_positions", "visible_keys_table", "MaskExplorer", "StepFigure", "TileExplorer", "play", "play_tiles"]
 

@@ -11,8 +11,8 @@ a causal mask when Tq != Tk:
 import torch
 
 from ...core import checks
-from ...i18n import N_, gettext as _
 from ...core.masking import causal_mask, local_mask, masked_softmax, sequence_mask
+from ...i18n import N_, gettext as _
 
 __all__ = [
     "MASK_KINDS", "SPARSE_PATTERNS", "causal_mask_bottom_right", "block_mask", "make_mask",

@@ -4,7 +4,6 @@ Generated here, nothing downloaded. The output's year attends to the input's yea
 the month's letters, its day to the day: a crossing alignment that a fixed-size context vector
 would have to memorise, and attention simply looks up.
 """
-import torch
 
 from ...core import checks, data
 from ...i18n import N_, explain

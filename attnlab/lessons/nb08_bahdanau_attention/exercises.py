@@ -4,7 +4,7 @@ mistakes written out as functions (``SCORE_MISTAKES``, ``CONTEXT_MISTAKES``), wh
 import torch
 
 from ...core import checks
-from ...i18n import N_, gettext as _
+from ...i18n import N_
 from ...ui.selfcheck import check_function, mistake
 
 __all__ = [

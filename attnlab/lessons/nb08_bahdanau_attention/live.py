@@ -12,12 +12,12 @@ import ipywidgets as widgets
 import torch
 
 from ...core import checks
-from ...i18n import N_, get_language, gettext as _
+from ...i18n import N_, gettext as _
 from ...ui import panels
 from ...ui.text import fill
 from ...ui.trainer import Trainer
 from . import dates, seq2seq
-from .figures import ROWS, alignment_unchecked, argmax_line_unchecked, update_alignment_unchecked, alignment_heatmap
+from .figures import ROWS, alignment_heatmap, alignment_unchecked, argmax_line_unchecked, update_alignment_unchecked
 
 __all__ = ["AlignmentExplorer", "play", "play_trainer"]
 

@@ -15,9 +15,9 @@ from torch import nn
 from torch.nn import functional as F
 
 from ...core import checks
-from . import dates
 from ...core.attention import AdditiveAttention, DotProductAttention
 from ...ui.trainer import one_thread
+from . import dates
 
 __all__ = ["CHECKPOINTS", "DateTranslator", "translate", "trace", "train", "train_steps", "accuracy", "pretrained", "greedy_unchecked"]
 

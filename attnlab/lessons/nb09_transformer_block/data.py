@@ -12,7 +12,7 @@ import random
 import string
 
 from ...core import checks
-from ...i18n import N_, explain, gettext as _
+from ...i18n import N_, explain
 
 __all__ = [
     "VOCAB", "KIND_NAMES", "WORDS", "KIND_OF", "PAD", "INDEX", "MAX_WORDS", "HELD_OUT_NOUNS", "SPLIT_SEED",

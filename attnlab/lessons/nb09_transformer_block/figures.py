@@ -8,8 +8,8 @@ import numpy as np
 from matplotlib.patches import FancyBboxPatch
 
 from ...core import checks
-from ...ui import plotting
 from ...i18n import N_, gettext as _
+from ...ui import plotting
 from .model import Resolution, pretrained, resolve
 
 __all__ = [

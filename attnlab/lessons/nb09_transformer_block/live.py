@@ -10,12 +10,12 @@ import ipywidgets as widgets
 import torch
 
 from ...core import checks
-from ...ui import panels, plotting
 from ...i18n import N_, gettext as _
+from ...ui import panels, plotting
 from ...ui.text import fill
 from ...ui.trainer import Trainer
 from . import data, figures, training
-from .model import Resolution, resolve_unchecked, pretrained
+from .model import Resolution, pretrained, resolve_unchecked
 
 __all__ = ["EXAMPLE", "known_words", "describe", "Explorer", "play", "play_trainer"]
 

@@ -23,7 +23,6 @@ import attnlab as al
 
 from ...core import checks
 from ...core.transformer import EncoderLayer, torch_encoder_layer
-
 from . import data
 
 __all__ = [

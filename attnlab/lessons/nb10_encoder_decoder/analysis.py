@@ -7,8 +7,8 @@ import numpy as np
 import torch
 
 from ...core import checks
-from ...i18n import N_, gettext as _
 from ...core.masking import causal_mask
+from ...i18n import N_, gettext as _
 from ...ui.trainer import one_thread
 from . import data
 from .model import DateTransformer, greedy, measured

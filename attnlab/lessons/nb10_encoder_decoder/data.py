@@ -10,8 +10,6 @@ the test split is made of such dates only.
 import datetime
 import re
 
-import torch
-
 from ...core import checks, data
 from ...i18n import N_, explain
 

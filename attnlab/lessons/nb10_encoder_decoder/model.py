@@ -19,8 +19,8 @@ from torch import nn
 import attnlab as al
 
 from ...core import checks
-from ...ui.trainer import one_thread
 from ...core.transformer import DecoderLayer, EncoderLayer, KVCache
+from ...ui.trainer import one_thread
 from . import data
 
 __all__ = [
