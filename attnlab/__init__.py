@@ -49,11 +49,15 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        return importlib.import_module(_MOVED[spec.name])
+        module = importlib.import_module(_MOVED[spec.name])
+        _OWN_SPECS[module.__name__] = module.__spec__      # the import system is about to set the alias's
+        return module
 
     def exec_module(self, module):
-        # the import system has set __spec__ to the alias's: give the module its own back
-        module.__spec__ = importlib.util.find_spec(module.__name__)
+        module.__spec__ = _OWN_SPECS[module.__name__]
+
+
+_OWN_SPECS = {}
 
 
 if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):

@@ -3,6 +3,7 @@ import inspect
 
 import pytest
 
+import attnlab
 import attnlab as al
 
 CONTRACT = {
@@ -61,3 +62,28 @@ def test_defaults():
     assert inspect.signature(al.tiled_attention).parameters["block_size"].default == 128
     assert inspect.signature(al.MultiHeadAttention).parameters["bias"].default is False
     assert inspect.signature(al.PositionalEncoding).parameters["max_len"].default == 1000
+
+
+MOVED = {"checks": "core", "masking": "core", "scoring": "core", "attention": "core", "multihead": "core",
+         "positional": "core", "efficient": "core", "transformer": "core", "data": "core",
+         "plotting": "ui", "panels": "ui", "selfcheck": "ui", "trainer": "ui", "fonts": "ui"}
+
+
+@pytest.mark.parametrize("name", sorted(MOVED))
+def test_the_old_module_names_are_the_moved_modules_themselves(name):
+    """The layers became folders (attnlab/core/, attnlab/ui/); `import attnlab.<name>`, `from attnlab import
+    <name>` and `attnlab.<name>` still give the one module object, with its own name and spec."""
+    import importlib
+    moved = importlib.import_module(f"attnlab.{MOVED[name]}.{name}")
+    assert importlib.import_module(f"attnlab.{name}") is moved
+    assert getattr(attnlab, name) is moved
+    assert moved.__name__ == moved.__spec__.name == f"attnlab.{MOVED[name]}.{name}"
+
+
+def test_import_attnlab_needs_no_matplotlib_and_an_unknown_name_is_an_attribute_error():
+    import subprocess
+    import sys
+    code = ("import sys, attnlab; assert 'matplotlib' not in sys.modules and 'ipywidgets' not in sys.modules\n"
+            "try:\n    attnlab.nothing_here\nexcept AttributeError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "module 'attnlab' has no attribute 'nothing_here'"
