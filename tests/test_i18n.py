@@ -482,7 +482,7 @@ def test_notebook_03s_head_titles_are_built_from_their_parts_and_read_as_before(
     import torch
 
     heads = importlib.import_module("attnlab.lessons.nb03_multi_head_attention.heads")
-    play = importlib.import_module("attnlab.lessons.nb03_multi_head_attention.play")   # the module, not play()
+    play = importlib.import_module("attnlab.lessons.nb03_multi_head_attention.live")   # the module, not play()
     with i18n.language(lang):
         view = play.HeadsPlay()
         view.update(heads=4, valid_len_0=6, valid_len_1=3, temperature=1.0, causal=False)
