@@ -1,10 +1,13 @@
 """Measuring the circuit: which heads look at the previous token, which ones at what came after the
 current token last time, and how strongly a layer-2 head's keys read what a layer-1 head wrote.
 
-Scores as ARENA defines them (a head "is" a previous-token head or an induction head above 0.4):
-- previous-token score: the mean weight a query at t puts on t-1 (t = 1 … CONTEXT-1);
+Scores as ARENA defines them (a head "is" a previous-token head or an induction head above 0.4), on
+the repeated part of each sequence (ARENA's sequences are BOS, x, x and nothing after):
+- previous-token score: the mean weight a query at t puts on t-1, t = 1 … 2L;
 - induction score: the mean weight a query in the second copy (t = L+1 … 2L) puts on t-L+1, the
   position just after the current token's first occurrence.
+The filler after 2L is left out: no key there is one the induction head needs, and the trained
+previous-token head does something else there (notebook 11 shows it).
 K-composition (Elhage et al. 2021): ‖W_QK² W_OV¹‖_F / (‖W_QK²‖_F ‖W_OV¹‖_F) for a layer-2 head's
 query-key matrix and a layer-1 head's output-value matrix.
 """
@@ -38,9 +41,11 @@ def scores_of(patterns, lengths):
     """The two scores from attention patterns (a list per layer of (n, heads, T, T)) and each sequence's L."""
     W = torch.stack(patterns, 1)                                   # (n, layers, heads, T, T)
     T = W.shape[-1]
-    previous = W.diagonal(offset=-1, dim1=-2, dim2=-1).mean((0, -1))     # weights[t, t-1], t = 1..T-1
     t = torch.arange(T)
     L = lengths[:, None]
+    repeated = ((t[None, 1:] >= 1) & (t[None, 1:] <= 2 * L)).to(W.dtype)          # t = 1..2L, (n, T-1)
+    back = W.diagonal(offset=-1, dim1=-2, dim2=-1)                                # weights[t, t-1], t = 1..T-1
+    previous = (back * repeated[:, None, None, :]).sum((0, -1)) / repeated.sum()
     in_second = (t[None, :] > L) & (t[None, :] <= 2 * L)                 # (n, T)
     source = (t[None, :] - L + 1).clamp(min=0)                           # t - L + 1
     picked = W.gather(-1, source[:, None, None, :, None].expand(*W.shape[:-1], 1)).squeeze(-1)  # (n, l, h, T)

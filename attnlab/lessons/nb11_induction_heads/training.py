@@ -7,7 +7,7 @@ from .circuits import scores_of
 from .data import LENGTHS, repeats_unchecked
 from .model import AttentionOnly, _run, accuracy
 
-__all__ = ["DEFAULTS", "run", "train"]
+__all__ = ["DEFAULTS", "EVERY", "SHIPPED_STEPS", "example", "length_table", "probe", "retrain_and_measure", "run", "train"]
 
 DEFAULTS = dict(width=64, heads=4, positions="learned", lr=1e-3, batch_size=64, weight_decay=0.01)
 _PROBE = {}
@@ -67,3 +67,79 @@ def train(steps, *, layers=2, seed=0, on_step=None, **options):
                 return row["model"].eval()
         return row["model"].eval()
     return run_to_end(watched())
+
+
+SHIPPED_STEPS = 2500
+EVERY = 50                      # steps between two measurements (curves, scores, snapshots)
+EXAMPLE_SEED = 2024             # the one sequence whose attention patterns the snapshots keep
+
+
+def example():
+    """The sequence the snapshot slider shows: one repeat of L = 10."""
+    return repeats_unchecked(1, 10, 10, torch.Generator().manual_seed(EXAMPLE_SEED))
+
+
+def length_table(model, lengths=range(2, 24), n=500, seed=99):
+    """{L: accuracy on the predictable positions of n repeats of exactly L}."""
+    return {L: round(accuracy(model, repeats_unchecked(n, L, L, torch.Generator().manual_seed(seed + L))), 4)
+            for L in lengths}
+
+
+def _shipped_run(steps, layers, seed, **options):
+    """Train, keeping the curves, the scores and the example's attention patterns every EVERY steps."""
+    ex, curves, snapshots = example(), {"step": [], "loss": [], "accuracy": [], "previous_token": [], "induction": []}, []
+    losses = []
+    gen = run(steps, layers=layers, seed=seed, every=EVERY, **options)
+    while True:
+        try:
+            row = next(gen)
+        except StopIteration as stop:
+            model = stop.value
+            break
+        losses.append(row["loss"])
+        if "scores" in row:
+            curves["step"].append(len(losses))
+            curves["loss"].append(round(sum(losses[-EVERY:]) / len(losses[-EVERY:]), 4))
+            curves["accuracy"].append(round(row["accuracy"], 4))
+            curves["previous_token"].append([[round(v, 4) for v in r] for r in row["scores"].previous_token.tolist()])
+            curves["induction"].append([[round(v, 4) for v in r] for r in row["scores"].induction.tolist()])
+            snapshots.append(torch.stack(row["model"].attention(ex.tokens[:, :2 * 10 + 1]))[:, 0].half())
+    return model, curves, torch.stack(snapshots)
+
+
+def retrain_and_measure(steps=SHIPPED_STEPS):
+    """Retrain the shipped models and measure them: python -m attnlab.lessons.nb11_induction_heads"""
+    import json
+    import platform
+    import time
+
+    from .checkpoints import CHECKPOINTS, RESULTS, SNAPSHOTS
+    from .circuits import k_composition, scores
+    from .data import repeats
+    from .model import ablate
+    held_out = repeats(2000, seed=777)
+    results = {"command": "python -m attnlab.lessons.nb11_induction_heads", "steps": steps,
+               "machine": platform.processor() or platform.machine(), "torch": torch.__version__}
+    runs = {"two_layer": dict(layers=2), "one_layer": dict(layers=1), "rope": dict(layers=2, positions="rope"),
+            "fixed_length": dict(layers=2, lengths=(12, 12))}
+    for name, kwargs in runs.items():
+        t0, c0 = time.perf_counter(), time.process_time()
+        model, curves, snaps = _shipped_run(steps, seed=0, **kwargs)
+        s = scores(model, held_out)
+        entry = {"config": model.config, "lengths": list(kwargs.get("lengths", LENGTHS)),
+                 "held-out accuracy": round(accuracy(model, held_out), 4),
+                 "previous_token": [[round(v, 4) for v in r] for r in s.previous_token.tolist()],
+                 "induction": [[round(v, 4) for v in r] for r in s.induction.tolist()],
+                 "by length": length_table(model), "curves": curves,
+                 "wall seconds": round(time.perf_counter() - t0, 1), "cpu seconds": round(time.process_time() - c0, 1)}
+        if model.config["layers"] == 2:
+            entry["k_composition"] = [[round(v, 4) for v in r] for r in k_composition(model).tolist()]
+            entry["ablations"] = {f"{layer}.{head}": round(accuracy(ablate(model, layer, head), held_out), 4)
+                                  for layer in range(2) for head in range(model.config["heads"])}
+        results[name] = entry
+        print(name, {k: v for k, v in entry.items() if k not in ("curves", "by length")}, flush=True)
+        torch.save({"config": model.config, "state": {k: v.half() for k, v in model.state_dict().items()}},
+                   CHECKPOINTS[name])
+        if name == "two_layer":
+            torch.save({"tokens": example().tokens[0, :21], "steps": curves["step"], "patterns": snaps}, SNAPSHOTS)
+        RESULTS.write_text(json.dumps(results, indent=1) + "\n")

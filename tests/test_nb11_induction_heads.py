@@ -1,0 +1,148 @@
+"""Lesson 11: the repeats task, the attention-only model, the hand-built circuit, the scores, ablation.
+
+References the lesson did not write: torch's scaled_dot_product_attention for one layer, a direct loop over
+positions for the scores, the Frobenius-norm formula written out for K-composition."""
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch.nn import functional as F
+
+from attnlab.lessons.nb11_induction_heads import circuits, data, model, training
+
+
+def test_repeats_has_the_documented_shape_and_kinds():
+    b = data.repeats(5, seed=0)
+    assert b.tokens.shape == b.predictable.shape == (5, data.CONTEXT)
+    assert b.tokens.dtype == torch.int64 and b.predictable.dtype == torch.bool
+    assert (b.tokens[:, 0] == data.BOS).all() and (b.tokens[:, 1:] >= 1).all() and (b.tokens < data.VOCAB).all()
+    assert torch.equal(data.repeats(5, seed=0).tokens, b.tokens)          # seeded: the same batch again
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), low=st.integers(2, 23), span=st.integers(0, 21))
+def test_each_sequence_is_x_then_x_of_distinct_symbols_and_predictable_is_exact(seed, low, span):
+    high = min(low + span, 23)
+    b = data.repeats(8, lengths=(low, high), seed=seed)
+    for tokens, predictable, L in zip(b.tokens.tolist(), b.predictable.tolist(), b.lengths.tolist()):
+        assert low <= L <= high
+        x = tokens[1:L + 1]
+        assert len(set(x)) == L and tokens[L + 1:2 * L + 1] == x
+        # the next token of t is determined by the first copy exactly when t and t+1 are both in the second copy
+        assert [t for t, p in enumerate(predictable) if p] == list(range(L + 1, 2 * L))
+        for t in range(L + 1, 2 * L):
+            first = tokens.index(tokens[t])                  # its first occurrence
+            assert tokens[first + 1] == tokens[t + 1]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("positions", ["learned", "rope"])
+def test_a_layer_is_torchs_attention_per_head(dtype, positions):
+    m = model.AttentionOnly(layers=2, width=16, heads=2, positions=positions, seed=3).to(dtype)
+    b = data.repeats(3, seed=1)
+    stream = m.embed[b.tokens] + torch.randn(3, data.CONTEXT, 16, dtype=dtype, generator=torch.Generator().manual_seed(0))
+    out, weights = model.layer_attention(m, 1, stream)
+    qk_in = stream + m.position if positions == "learned" else stream
+    expected = torch.zeros_like(stream)
+    for h in range(2):
+        q, k, v = qk_in @ m.W_Q[1, h].T, qk_in @ m.W_K[1, h].T, stream @ m.W_V[1, h].T
+        if positions == "rope":
+            q, k = model._rotate(q, torch.arange(data.CONTEXT)), model._rotate(k, torch.arange(data.CONTEXT))
+        z = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        expected += z @ m.W_O[1, h].T
+    tol = 1e-12 if dtype == torch.float64 else 1e-5
+    torch.testing.assert_close(out, expected, atol=tol, rtol=tol)
+    assert torch.allclose(weights.sum(-1), torch.ones((), dtype=dtype)) and (weights.triu(1) == 0).all()
+
+
+def test_rope_turns_pairs_by_position_like_the_complex_product():
+    x = torch.randn(5, 8, dtype=torch.float64)
+    got = model._rotate(x, torch.arange(5))
+    z = torch.view_as_complex(x.reshape(5, 4, 2).contiguous())
+    angle = torch.arange(5, dtype=torch.float64)[:, None] * 10000.0 ** (-torch.arange(0, 8, 2, dtype=torch.float64) / 8)
+    expected = torch.view_as_real(z * torch.polar(torch.ones_like(angle), angle)).reshape(5, 8)
+    torch.testing.assert_close(got, expected)
+
+
+def test_the_hand_built_circuit_completes_every_repeat_and_one_layer_cannot():
+    held_out = data.repeats(2000, seed=777)
+    assert model.accuracy(model.hand_built(), held_out) == 1.0
+    assert model.accuracy(model.hand_built(layers=1), held_out) < 0.05
+    s = circuits.scores(model.hand_built(), held_out)
+    assert s.previous_token[0, 0] > 0.99 and s.induction[1, 0] > 0.99
+
+
+def loop_scores(patterns, tokens, lengths):
+    """The two scores by a plain loop over sequences and positions."""
+    layers, heads = len(patterns), patterns[0].shape[1]
+    prev, ind = torch.zeros(layers, heads, dtype=torch.float64), torch.zeros(layers, heads, dtype=torch.float64)
+    n_prev = n_ind = 0
+    for i, L in enumerate(lengths.tolist()):
+        for t in range(1, 2 * L + 1):
+            n_prev += 1
+            for l in range(layers):
+                prev[l] += patterns[l][i, :, t, t - 1].double()
+        for t in range(L + 1, 2 * L + 1):
+            n_ind += 1
+            first = tokens[i, :t].tolist().index(tokens[i, t].item())
+            for l in range(layers):
+                ind[l] += patterns[l][i, :, t, first + 1].double()
+    return prev / n_prev, ind / n_ind
+
+
+def test_scores_equal_a_loop_over_positions():
+    m = model.AttentionOnly(layers=2, width=16, heads=3, seed=5)
+    b = data.repeats(6, seed=2)
+    s = circuits.scores(m, b)
+    prev, ind = loop_scores(m.attention(b.tokens), b.tokens, b.lengths)
+    torch.testing.assert_close(s.previous_token.double(), prev, atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(s.induction.double(), ind, atol=1e-6, rtol=1e-6)
+
+
+def test_k_composition_is_the_normalised_frobenius_norm():
+    m = model.AttentionOnly(layers=2, width=12, heads=2, seed=1)
+    got = circuits.k_composition(m)
+    for a in range(2):
+        for b in range(2):
+            W_QK = m.W_Q[1, a].T @ m.W_K[1, a]
+            W_OV = m.W_O[0, b] @ m.W_V[0, b]
+            expected = torch.linalg.norm(W_QK @ W_OV) / (torch.linalg.norm(W_QK) * torch.linalg.norm(W_OV))
+            assert math.isclose(got[a, b].item(), expected.item(), rel_tol=1e-5)
+    assert ((got >= 0) & (got <= 1)).all()
+
+
+def test_ablate_removes_one_head_and_leaves_the_model_alone():
+    m = model.hand_built()
+    held_out = data.repeats(200, seed=3)
+    cut = model.ablate(m, 0, 0)
+    assert model.accuracy(cut, held_out) < 0.05 and model.accuracy(m, held_out) == 1.0
+    assert m.keep.eq(1).all() and cut.keep[0, 0] == 0
+
+
+def test_training_yields_rows_and_stops_when_asked():
+    seen = []
+    m, history, _ = training.train(30, seed=0, every=10, on_step=lambda row: seen.append(row) or len(seen) < 12)
+    assert len(seen) == 12 and len(history["loss"]) == 12 and not m.training
+    assert "scores" in seen[9] and seen[9]["scores"].induction.shape == (2, 4)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: data.repeats(0), ValueError, "n: expected an int >= 1"),
+    (lambda: data.repeats(2, lengths=(1, 4)), ValueError, r"lengths\[0\]: expected"),
+    (lambda: data.repeats(2, lengths=(6, 30)), ValueError, r"lengths: expected repeats that fit the context"),
+    (lambda: data.repeats(2, lengths=6), TypeError, r"lengths: expected a pair"),
+    (lambda: model.AttentionOnly()(torch.zeros(2, 5)), TypeError, "tokens: expected an integer tensor"),
+    (lambda: model.AttentionOnly()(torch.full((2, 5), 64)), ValueError, r"tokens: expected token ids in 0..63, got 64"),
+    (lambda: model.AttentionOnly()(torch.zeros(2, 49, dtype=torch.long)), ValueError, "tokens: expected 1 to 48 positions"),
+    (lambda: model.AttentionOnly()(torch.zeros(5, dtype=torch.long)), ValueError, r"tokens: expected"),
+    (lambda: model.ablate(model.hand_built(), 2, 0), ValueError, r"layer: expected 0..1, got 2"),
+    (lambda: model.ablate(model.hand_built(), 0, 1), ValueError, r"head: expected 0..0, got 1"),
+    (lambda: model.ablate("model", 0, 0), TypeError, "model: expected an AttentionOnly model"),
+    (lambda: circuits.scores(model.hand_built(), torch.zeros(2)), TypeError, "batch: expected a batch of repeats"),
+    (lambda: model.hand_built(layers=3), ValueError, "layers: expected one of"),
+])
+def test_bad_input_names_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
