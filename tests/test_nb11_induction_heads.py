@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.nn import functional as F
 
-from attnlab.lessons.nb11_induction_heads import circuits, data, model, training
+from attnlab.lessons.nb11_induction_heads import analysis, circuits, data, exercises, live, model, shipped, training
 
 
 def test_repeats_has_the_documented_shape_and_kinds():
@@ -144,5 +144,74 @@ def test_training_yields_rows_and_stops_when_asked():
     (lambda: model.hand_built(layers=3), ValueError, "layers: expected one of"),
 ])
 def test_bad_input_names_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# ---- the shipped models (python -m attnlab.lessons.nb11_induction_heads), as issue 35's "done means" states them
+@pytest.fixture(scope="module")
+def held_out():
+    return data.repeats(2000, seed=777)
+
+
+@pytest.fixture(scope="module")
+def shipped_two():
+    return shipped.pretrained(layers=2)
+
+
+def test_pretrained_is_in_eval_mode_and_answers_the_documented_api(shipped_two):
+    from attnlab.lessons import nb11_induction_heads as lesson
+    assert not shipped_two.training
+    b = lesson.repeats(3, seed=0)
+    assert shipped_two(b.tokens).shape == (3, lesson.CONTEXT, lesson.VOCAB)
+    weights = shipped_two.attention(b.tokens)
+    assert len(weights) == 2 and weights[0].shape == (3, 4, lesson.CONTEXT, lesson.CONTEXT)
+    s = lesson.scores(shipped_two, b)
+    assert s.previous_token.shape == s.induction.shape == (2, 4)
+    assert lesson.ablate(shipped_two, 0, 0).keep[0, 0] == 0 and shipped_two.keep.eq(1).all()
+    assert shipped.pretrained(layers=1).config["layers"] == 1
+    assert shipped.pretrained(variant="rope").config["positions"] == "rope"
+
+
+def test_the_shipped_two_layer_model_completes_held_out_repeats(shipped_two, held_out):
+    assert model.accuracy(shipped_two, held_out) >= 0.99
+
+
+def test_the_shipped_model_has_a_previous_token_head_and_an_induction_head(shipped_two, held_out):
+    s = circuits.scores(shipped_two, held_out)
+    assert s.previous_token[0].max() >= 0.6
+    assert s.induction[1].max() >= 0.6
+
+
+def test_removing_the_previous_token_head_breaks_the_circuit_and_other_heads_cost_little(shipped_two, held_out):
+    s = circuits.scores(shipped_two, held_out)
+    previous = int(s.previous_token[0].argmax())
+    assert model.accuracy(model.ablate(shipped_two, 0, previous), held_out) <= 0.5
+    others = [model.accuracy(model.ablate(shipped_two, layer, head), held_out)
+              for layer in range(2) for head in range(4) if (layer, head) != (0, previous)]
+    assert min(others) >= 0.8, others
+
+
+def test_the_shipped_one_layer_control_cannot_copy(held_out):
+    assert model.accuracy(shipped.pretrained(layers=1), held_out) <= 0.4
+
+
+def test_the_shipped_measurements_are_what_the_checkpoints_give(shipped_two, held_out):
+    """results.json was written from the float32 model; the checkpoint is stored in float16."""
+    r = shipped.measured()["two_layer"]
+    assert abs(r["held-out accuracy"] - model.accuracy(shipped_two, held_out)) < 0.005
+    s = circuits.scores(shipped_two, held_out)
+    torch.testing.assert_close(s.induction, torch.tensor(r["induction"]), atol=0.01, rtol=0)
+    snaps = shipped.snapshots()
+    assert snaps.patterns.shape == (len(snaps.steps), 2, 4, 21, 21) and snaps.steps == r["curves"]["step"]
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: shipped.pretrained(layers=3), ValueError, "layers: expected one of"),
+    (lambda: shipped.pretrained(variant="big"), ValueError, "variant: expected one of"),
+    (lambda: shipped.pretrained(layers=1, variant="rope"), ValueError, "variant: expected 'standard' for a 1-layer"),
+    (lambda: training.train(5, on_step="print"), TypeError, "on_step: expected"),
+])
+def test_shipped_bad_input_names_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()

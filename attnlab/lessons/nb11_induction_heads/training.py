@@ -7,9 +7,10 @@ from .circuits import scores_of
 from .data import LENGTHS, repeats_unchecked
 from .model import AttentionOnly, _run, accuracy
 
-__all__ = ["DEFAULTS", "EVERY", "SHIPPED_STEPS", "example", "length_table", "probe", "retrain_and_measure", "run", "train"]
+__all__ = ["DEFAULTS", "EVERY", "SECONDS_PER_STEP", "SHIPPED_STEPS", "example", "length_table", "probe", "retrain_and_measure", "run", "train"]
 
 DEFAULTS = dict(width=64, heads=4, positions="learned", lr=1e-3, batch_size=64, weight_decay=0.01)
+SECONDS_PER_STEP = 0.03        # one step of the 2-layer model on one laptop core, for the trainer's hint
 _PROBE = {}
 
 
@@ -56,6 +57,7 @@ def run(steps, *, layers=2, seed=0, every=50, lengths=LENGTHS, **options):
 def train(steps, *, layers=2, seed=0, on_step=None, **options):
     """Run to the end: (model, history, seconds). ``on_step(row)`` is called after each step; a return
     value of False stops the training there (the model keeps what it learnt)."""
+    checks.Optional(checks.Function())(on_step, "on_step")
     if on_step is None:
         return run_to_end(run(steps, layers=layers, seed=seed, **options))
 
