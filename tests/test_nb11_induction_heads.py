@@ -215,3 +215,82 @@ def test_the_shipped_measurements_are_what_the_checkpoints_give(shipped_two, hel
 def test_shipped_bad_input_names_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ---- analysis
+def test_loss_by_position_is_the_cross_entropy_at_each_place_of_each_copy():
+    m = model.AttentionOnly(layers=2, width=16, heads=2, seed=4)
+    first, second = analysis.loss_by_position(m, length=5, n=7, seed=2)
+    b = data.repeats_unchecked(7, 5, 5, torch.Generator().manual_seed(2))
+    logits = m(b.tokens)
+    for i in range(1, 5):                                     # predicting the (i+1)-th symbol of each copy
+        want1 = F.cross_entropy(logits[:, i], b.tokens[:, i + 1])
+        want2 = F.cross_entropy(logits[:, 5 + i], b.tokens[:, 5 + i + 1])
+        assert math.isclose(first[i - 1].item(), want1.item(), rel_tol=1e-5)
+        assert math.isclose(second[i - 1].item(), want2.item(), rel_tol=1e-5)
+
+
+def test_the_hand_built_circuit_reads_as_diagonal_qk_and_ov_tables():
+    v = analysis.circuit_views(model.hand_built(), previous_head=0, induction_head=0)
+    assert v.qk.shape == v.ov.shape == (data.VOCAB - 1, data.VOCAB - 1)
+    assert v.qk_diagonal == 1.0 and v.ov_diagonal == 1.0
+    c = analysis.circuit(model.hand_built(), data.repeats(50, seed=1))
+    assert (c.previous_head, c.induction_head) == (0, 0) and c.previous_score > 0.99 and c.induction_score > 0.99
+
+
+def test_phase_change_finds_the_jump():
+    steps = [50, 100, 150, 200, 250, 300]
+    assert analysis.phase_change(steps, [0.1, 0.2, 0.25, 0.5, 0.95, 0.99]) == (150, 250)
+    assert analysis.phase_change(steps, [0.1, 0.2, 0.25, 0.5, 0.6, 0.7]) is None
+    assert analysis.phase_change(steps, [0.95] * 6) == (50, 50)
+
+
+def test_guesses_of_the_hand_built_model_are_all_right_and_chance_is_the_mean_of_one_over_candidates():
+    b = data.repeats(20, lengths=(4, 4), seed=0)
+    g = analysis.guesses(model.hand_built(), b)
+    assert g.right == g.candidate == g.first_copy == 1.0
+    assert math.isclose(g.chance, (1 / 3 + 1 / 2 + 1) / 3, abs_tol=1e-4)      # 3, 2 then 1 symbols not yet repeated
+
+
+# ---- the Play panels: moving each control changes the figure and the text under it
+def test_the_snapshot_slider_changes_the_patterns_and_the_numbers():
+    p = live.play()
+    before, text = bytes(p.image.value), p.summary
+    steps = shipped.snapshots().steps
+    p.controls["step"].value = steps[len(steps) // 4]
+    assert bytes(p.image.value) != before and p.summary != text and p.error.value == ""
+    assert f"step {steps[len(steps) // 4]}:" in p.summary
+
+
+@pytest.mark.parametrize("control, value", [("remove", "0.1"), ("remove", "1.3"), ("length", 20), ("length", 4)])
+def test_each_control_of_the_circuit_panel_changes_the_figure(control, value):
+    p = live.play_circuit()
+    before, text = bytes(p.image.value), p.summary
+    p.controls[control].value = value
+    assert p.error.value == "" and bytes(p.image.value) != before and p.summary != text
+
+
+def test_the_trainer_trains_and_reports_scores():
+    t = live.play_trainer(steps=100, layers=1)
+    t.train()
+    assert "Done: 100 steps" in t.status.value and "final accuracy" in t.status.value
+    assert "previous-token score" in t.panel.summary and t.result is not None and not t.result.training
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: live.play(step=0), ValueError, "step: expected an int >= 1"),
+    (lambda: live.play(step=99_999), ValueError, r"step: expected a training step in 50..\d+, got 99999"),
+    (lambda: live.play_circuit(remove="2.0"), ValueError, "remove: expected one of"),
+    (lambda: live.play_circuit(length=30), ValueError, "length: expected an int <= 23"),
+    (lambda: live.play_trainer(steps=50), ValueError, "steps: expected an int >= 100"),
+    (lambda: live.play_trainer(layers=3), ValueError, "layers: expected one of"),
+    (lambda: analysis.circuit_views(model.hand_built(), previous_head=1, induction_head=0), ValueError,
+     "previous_head: expected 0..0, got 1"),
+    (lambda: analysis.loss_by_position("model"), TypeError, "model: expected an AttentionOnly model"),
+    (lambda: analysis.circuit(model.hand_built(layers=1), data.repeats(2, seed=0)), ValueError,
+     "model: expected a 2-layer model"),
+    (lambda: exercises.check_induction_score("f"), TypeError, "fn: expected"),
+])
+def test_lesson_bad_input_names_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

@@ -17,7 +17,7 @@ figures    the static figures and the index thumbnail
 live       the Play panels: play (training snapshots), play_circuit (ablation, repeat length), play_trainer
 exercises  the two "write it yourself" checks
 """
-from .analysis import circuit, circuit_views, loss_by_position
+from .analysis import circuit, circuit_views, guesses, loss_by_position
 from .circuits import k_composition, scores
 from .data import CONTEXT, LENGTHS, VOCAB, repeats
 from .exercises import check_induction_score, check_previous_token_head
@@ -29,7 +29,7 @@ from .shipped import measured, pretrained, snapshots
 from .training import train
 
 __all__ = ["CONTEXT", "LENGTHS", "VOCAB", "ablate", "ablation_figure", "accuracy", "check_induction_score",
-           "check_previous_token_head", "circuit", "circuit_views", "hand_built", "k_composition",
+           "check_previous_token_head", "circuit", "circuit_views", "guesses", "hand_built", "k_composition",
            "k_composition_figure", "length_figure", "loss_by_position", "loss_figure", "measured",
            "patterns_figure", "play", "play_circuit", "play_trainer", "pretrained", "repeats", "scores",
            "scores_figure", "snapshots", "thumbnail", "train", "training_figure"]

@@ -12,7 +12,7 @@ from .circuits import scores
 from .data import VOCAB, repeats_unchecked
 from .model import AttentionOnly, _run
 
-__all__ = ["Circuit", "CircuitViews", "circuit", "circuit_views", "loss_by_position", "phase_change"]
+__all__ = ["Circuit", "CircuitViews", "Guesses", "circuit", "circuit_views", "guesses", "loss_by_position", "phase_change"]
 
 _MODEL = checks.Instance(AttentionOnly, "an AttentionOnly model (e.g. pretrained())")
 
@@ -95,3 +95,33 @@ def phase_change(steps, accuracy, *, low=0.3, high=0.9):
         return None
     start = max((i for i in range(end) if accuracy[i] < low), default=0)
     return steps[start], steps[end]
+
+
+class Guesses(NamedTuple):
+    """Where a model's guesses at the predictable positions fall, as fractions of those positions:
+    ``right``; ``candidate``: a symbol of the first copy not yet repeated in the second (the right one is one
+    of them); ``first_copy``: any symbol of the first copy; ``chance``: the accuracy of a uniform guess among
+    the candidates."""
+    right: float
+    candidate: float
+    first_copy: float
+    chance: float
+
+
+@checks.arguments(model=_MODEL)
+def guesses(model, batch):
+    """Classify the argmax guesses of ``model`` at ``batch``'s predictable positions (see Guesses)."""
+    with torch.no_grad():
+        guess = _run(model, batch.tokens, need_weights=False)[0].argmax(-1)          # (n, T)
+    right = candidate = first_copy = chance = 0.0
+    count = 0
+    for tokens, g, L in zip(batch.tokens.tolist(), guess.tolist(), batch.lengths.tolist()):
+        x = tokens[1:L + 1]
+        for t in range(L + 1, 2 * L):                       # predicting tokens[t + 1]
+            left = set(x) - set(tokens[L + 1:t + 1])        # not yet repeated
+            right += g[t] == tokens[t + 1]
+            candidate += g[t] in left
+            first_copy += g[t] in x
+            chance += 1 / len(left)
+            count += 1
+    return Guesses(*(round(v / count, 4) for v in (right, candidate, first_copy, chance)))

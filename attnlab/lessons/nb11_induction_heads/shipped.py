@@ -15,7 +15,7 @@ from typing import NamedTuple
 import torch
 
 from ...core import checks
-from .checkpoints import CHECKPOINTS, RESULTS, SNAPSHOTS
+from .checkpoints import CHECKPOINTS, LIVE, RESULTS, SNAPSHOTS
 from .model import AttentionOnly
 
 __all__ = ["VARIANTS", "Snapshots", "measured", "pretrained", "snapshots"]
@@ -44,12 +44,17 @@ def _load(name):
 
 @functools.cache
 def _results():
-    return RESULTS.read_text(encoding="utf-8")
+    return RESULTS.read_text(encoding="utf-8"), LIVE.read_text(encoding="utf-8") if LIVE.exists() else "null"
 
 
 def measured():
-    """What retraining the shipped models measured (results.json), a fresh dict on each call."""
-    return json.loads(_results())
+    """What retraining the shipped models measured (results.json), a fresh dict on each call; under "live",
+    what bench/bench_nb11_live.py measured of the Train button (live.json), when it has run."""
+    results, live = _results()
+    out = json.loads(results)
+    if json.loads(live) is not None:
+        out["live"] = json.loads(live)
+    return out
 
 
 class Snapshots(NamedTuple):
