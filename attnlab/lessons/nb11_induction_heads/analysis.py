@@ -10,7 +10,7 @@ import torch
 from ...core import checks
 from .circuits import scores
 from .data import VOCAB, repeats_unchecked
-from .model import AttentionOnly, _run
+from .model import AttentionOnly, run_unchecked
 
 __all__ = ["Circuit", "CircuitViews", "Guesses", "circuit", "circuit_views", "guesses", "loss_by_position", "phase_change"]
 
@@ -23,7 +23,7 @@ def loss_by_position(model, *, length=16, n=500, seed=5):
     ``n`` repeats of exactly ``length`` symbols: (first copy (L-1,), second copy (L-1,)), in nats."""
     b = repeats_unchecked(n, length, length, torch.Generator().manual_seed(seed))
     with torch.no_grad():
-        logits = _run(model, b.tokens, need_weights=False)[0]
+        logits = run_unchecked(model, b.tokens, need_weights=False)[0]
     nll = torch.nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), b.tokens[:, 1:], reduction="none")
     L = length                                          # nll[:, t] is the loss of predicting token t+1 at t
     first = nll[:, 1:L].mean(0)                         # t = 1..L-1: x_2..x_L from x_1..x_(L-1)
@@ -112,7 +112,7 @@ class Guesses(NamedTuple):
 def guesses(model, batch):
     """Classify the argmax guesses of ``model`` at ``batch``'s predictable positions (see Guesses)."""
     with torch.no_grad():
-        guess = _run(model, batch.tokens, need_weights=False)[0].argmax(-1)          # (n, T)
+        guess = run_unchecked(model, batch.tokens, need_weights=False)[0].argmax(-1)          # (n, T)
     right = candidate = first_copy = chance = 0.0
     count = 0
     for tokens, g, L in zip(batch.tokens.tolist(), guess.tolist(), batch.lengths.tolist()):

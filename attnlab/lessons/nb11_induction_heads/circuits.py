@@ -15,9 +15,9 @@ from typing import NamedTuple
 
 import torch
 
-from .model import AttentionOnly, _run
+from .model import AttentionOnly, run_unchecked
 
-__all__ = ["Scores", "k_composition", "scores"]
+__all__ = ["Scores", "k_composition", "scores", "scores_of"]
 
 
 class Scores(NamedTuple):
@@ -33,7 +33,7 @@ def scores(model, batch):
     if not (hasattr(batch, "tokens") and hasattr(batch, "lengths")):
         raise TypeError(f"batch: expected a batch of repeats(...), got {type(batch).__name__}")
     with torch.no_grad():
-        patterns = _run(model, batch.tokens, need_weights=True)[1]
+        patterns = run_unchecked(model, batch.tokens, need_weights=True)[1]
     return scores_of(patterns, batch.lengths)
 
 

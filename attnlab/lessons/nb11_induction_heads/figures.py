@@ -50,9 +50,9 @@ def loss_figure(first, second, ax=None):
 
 
 def pattern_ticks(ax, length):
-    """Ticks for a pattern of one repeat of ``length`` (BOS, the two copies): the copies' first and last places,
-    and thin lines between them."""
-    ticks = [0, 1, length, length + 1, 2 * length]
+    """Ticks for a pattern of one repeat of ``length`` (BOS, the two copies): BOS and the copies' last places,
+    and thin lines between the copies."""
+    ticks = [0, length, 2 * length]
     ax.set_xticks(ticks)
     ax.set_yticks(ticks)
     for edge in (length + 0.5,):
@@ -81,7 +81,7 @@ def training_figure(curves, axes=None):
     """Loss, accuracy, and the scores of every head over training (a results.json run's "curves"), the phase
     change (accuracy from below 0.3 to 0.9) shaded in each; returns the three axes."""
     if axes is None:
-        axes = plt.subplots(1, 3, figsize=(13, 3.5), layout="constrained")[1]
+        axes = plt.subplots(1, 3, figsize=(14, 3.6), layout="constrained")[1]
     steps = curves["step"]
     jump = phase_change(steps, curves["accuracy"])
     loss_ax, acc_ax, score_ax = axes
@@ -101,7 +101,7 @@ def training_figure(curves, axes=None):
                           label=_("layer 2 head {h}: induction").format(h=h + 1))
     score_ax.axhline(THRESHOLD, color="0.3", linestyle=":")
     score_ax.set(xlabel=_("training step"), ylabel=_("score"), ylim=(0, 1.02), title=_("scores of each head"))
-    score_ax.legend(fontsize=6.5, ncol=2, loc="upper left")
+    score_ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     if jump is not None:
         for ax in axes:
             ax.axvspan(*jump, **_SHADE, label=None)

@@ -22,10 +22,10 @@ from .analysis import phase_change
 from .circuits import scores_of
 from .data import repeats_unchecked
 from .figures import THRESHOLD, pattern_ticks
-from .model import _run, accuracy, ablate
+from .model import run_unchecked, accuracy, ablate
 from .shipped import measured, pretrained, snapshots
 
-__all__ = ["CircuitView", "SnapshotView", "play", "play_circuit", "play_trainer"]
+__all__ = ["REMOVABLE", "CircuitView", "SnapshotView", "play", "play_circuit", "play_trainer"]
 
 
 def _grid(figure_size, extra_column):
@@ -147,7 +147,7 @@ class CircuitView:
         model = self._model(remove)
         batch = repeats_unchecked(300, length, length, torch.Generator().manual_seed(31 + length))
         with torch.no_grad():
-            patterns = _run(model, batch.tokens[:, :2 * length + 1], need_weights=True)[1]
+            patterns = run_unchecked(model, batch.tokens[:, :2 * length + 1], need_weights=True)[1]
         if length != self.shown_length:
             for ax in self.axes.ravel():
                 ax.images[0].set_extent((-0.5, 2 * length + 0.5, 2 * length + 0.5, -0.5))
@@ -155,8 +155,12 @@ class CircuitView:
                     line.remove()
                 pattern_ticks(ax, length)
             self.shown_length = length
+        gone = None if remove == "none" else 4 * int(remove[0]) + int(remove[2])
         for k, image in enumerate(self.images):
             image.set_data(patterns[k // 4][0, k % 4].numpy())
+            image.set_alpha(0.25 if k == gone else 1.0)          # a removed head still attends; its output is cut
+            title = _("layer {l}, head {h}").format(l=k // 4 + 1, h=k % 4 + 1)
+            image.axes.set_title(_("{head}: removed").format(head=title) if k == gone else title, fontsize=9)
         s = scores_of(patterns, batch.lengths)
         acc, whole = accuracy(model, batch), accuracy(self.model, batch)
         removed = _("no head removed") if remove == "none" else _("layer {l}, head {h} removed").format(

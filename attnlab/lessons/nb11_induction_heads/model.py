@@ -17,7 +17,7 @@ from torch import nn
 from ...core import checks
 from .data import CONTEXT, VOCAB
 
-__all__ = ["AttentionOnly", "ablate", "accuracy", "hand_built", "layer_attention"]
+__all__ = ["POSITIONS", "AttentionOnly", "ablate", "accuracy", "hand_built", "layer_attention", "run_unchecked"]
 
 POSITIONS = ("learned", "rope")
 
@@ -52,12 +52,12 @@ class AttentionOnly(nn.Module):
         self.register_buffer("keep", torch.ones(layers, heads))
 
     def forward(self, tokens):
-        return _run(self, _tokens(tokens, "tokens"), need_weights=False)[0]
+        return run_unchecked(self, _tokens(tokens, "tokens"), need_weights=False)[0]
 
     def attention(self, tokens):
         """One tensor per layer: each head's weights (n, heads, T, T) on ``tokens`` (n, T)."""
         with torch.no_grad():
-            return _run(self, _tokens(tokens, "tokens"), need_weights=True)[1]
+            return run_unchecked(self, _tokens(tokens, "tokens"), need_weights=True)[1]
 
 
 def _tokens(tokens, name):
@@ -106,7 +106,9 @@ def layer_attention(model, layer, stream, need_weights=True):
     return out, (weights if need_weights else None)
 
 
-def _run(model, tokens, need_weights):
+def run_unchecked(model, tokens, need_weights):
+    """The model on ``tokens`` (n, T), unchecked (training and the panels): (logits (n, T, VOCAB), a list per
+    layer of weights (n, heads, T, T), or of None when not ``need_weights``)."""
     stream = model.embed[tokens]
     patterns = []
     for layer in range(model.config["layers"]):
@@ -119,7 +121,7 @@ def _run(model, tokens, need_weights):
 def accuracy(model, batch):
     """The fraction of ``batch``'s predictable positions whose next token the model's argmax gets right."""
     with torch.no_grad():
-        logits = _run(model, batch.tokens, need_weights=False)[0]
+        logits = run_unchecked(model, batch.tokens, need_weights=False)[0]
     guess = logits[:, :-1].argmax(-1)
     right = (guess == batch.tokens[:, 1:]) & batch.predictable[:, :-1]
     return right.sum().item() / batch.predictable[:, :-1].sum().item()

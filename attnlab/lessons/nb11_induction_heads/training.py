@@ -5,12 +5,12 @@ from ...core import checks
 from ...ui.trainer import one_thread, run_to_end
 from .circuits import scores_of
 from .data import LENGTHS, repeats_unchecked
-from .model import AttentionOnly, _run, accuracy
+from .model import AttentionOnly, run_unchecked, accuracy
 
-__all__ = ["DEFAULTS", "EVERY", "SECONDS_PER_STEP", "SHIPPED_STEPS", "example", "length_table", "probe", "retrain_and_measure", "run", "train"]
+__all__ = ["DEFAULTS", "EVERY", "EXAMPLE_SEED", "SECONDS_PER_STEP", "SHIPPED_STEPS", "example", "length_table", "probe", "retrain_and_measure", "run", "train"]
 
 DEFAULTS = dict(width=64, heads=4, positions="learned", lr=1e-3, batch_size=64, weight_decay=0.01)
-SECONDS_PER_STEP = 0.03        # one step of the 2-layer model on one laptop core, for the trainer's hint
+SECONDS_PER_STEP = 0.045       # CPU seconds per step of the 2-layer model (bench/bench_nb11_live.py: 38-52 s to step 900-1200)
 _PROBE = {}
 
 
@@ -37,7 +37,7 @@ def run(steps, *, layers=2, seed=0, every=50, lengths=LENGTHS, **options):
         batch = repeats_unchecked(opts["batch_size"], lengths[0], lengths[1], generator)
         with one_thread():
             model.train()
-            logits = _run(model, batch.tokens, need_weights=False)[0]
+            logits = run_unchecked(model, batch.tokens, need_weights=False)[0]
             loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]),
                                                      batch.tokens[:, 1:].reshape(-1))
             optimizer.zero_grad()
@@ -48,7 +48,7 @@ def run(steps, *, layers=2, seed=0, every=50, lengths=LENGTHS, **options):
             with one_thread(), torch.no_grad():
                 model.eval()
                 acc = accuracy(model, batch_probe)
-                row["scores"] = scores_of(_run(model, batch_probe.tokens, True)[1], batch_probe.lengths)
+                row["scores"] = scores_of(run_unchecked(model, batch_probe.tokens, True)[1], batch_probe.lengths)
         row["accuracy"] = acc
         yield row
     return model.eval()
