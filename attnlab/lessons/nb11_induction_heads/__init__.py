@@ -25,11 +25,11 @@ from .figures import (ablation_figure, k_composition_figure, length_figure, loss
                       scores_figure, thumbnail, training_figure)
 from .live import play, play_circuit, play_trainer
 from .model import ablate, accuracy, hand_built
-from .shipped import measured, pretrained, snapshots
+from .shipped import measured, pretrained
 from .training import train
 
 __all__ = ["CONTEXT", "LENGTHS", "VOCAB", "ablate", "ablation_figure", "accuracy", "check_induction_score",
            "check_previous_token_head", "circuit", "circuit_views", "guesses", "hand_built", "k_composition",
            "k_composition_figure", "length_figure", "loss_by_position", "loss_figure", "measured",
            "patterns_figure", "play", "play_circuit", "play_trainer", "pretrained", "repeats", "scores",
-           "scores_figure", "snapshots", "thumbnail", "train", "training_figure"]
+           "scores_figure", "thumbnail", "train", "training_figure"]
