@@ -46,6 +46,11 @@ def _heads(axes, length):
             ax.set_title(_("layer {l}, head {h}").format(l=layer + 1, h=head + 1), fontsize=9)
             pattern_ticks(ax, length)
             ax.tick_params(labelsize=7)
+    for ax in axes[1, :4]:
+        ax.set_xlabel(_("key position"), fontsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(_("query position"), fontsize=8)
+    axes[0, 0].figure.colorbar(images[0], ax=list(axes[:, :4].ravel()), shrink=0.7, label=_("weight"))
     return images
 
 
@@ -74,7 +79,7 @@ class SnapshotView:
             score_ax.plot(steps, previous[:, h], color=f"C{h}", linestyle="--")
         score_ax.axhline(THRESHOLD, color="0.3", linestyle=":")
         score_ax.set(ylim=(0, 1.02), xlabel=_("training step"),
-                     title=_("scores: induction (L2, solid), previous-token (L1, dashed)"))
+                     title=_("scores: induction (L2, solid),\nprevious-token (L1, dashed)"))
         score_ax.title.set_fontsize(8)
         self.markers = []
         for ax in (acc_ax, score_ax):
