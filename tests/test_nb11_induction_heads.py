@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.nn import functional as F
 
-from attnlab.lessons.nb11_induction_heads import analysis, circuits, data, exercises, live, model, shipped, training
+from attnlab.lessons.nb11_induction_heads import analysis, circuits, data, exercises, figures, live, model, shipped, training
 
 
 def test_repeats_has_the_documented_shape_and_kinds():
@@ -290,6 +290,15 @@ def test_the_trainer_trains_and_reports_scores():
     (lambda: analysis.circuit(model.hand_built(layers=1), data.repeats(2, seed=0)), ValueError,
      "model: expected a 2-layer model"),
     (lambda: exercises.check_induction_score("f"), TypeError, "fn: expected"),
+    (lambda: model.accuracy(model.hand_built(), torch.zeros(2, 5, dtype=torch.long)), TypeError,
+     r"batch: expected a batch of repeats\(\.\.\.\), got Tensor"),
+    (lambda: model.accuracy("model", data.repeats(2, seed=0)), TypeError, "model: expected an AttentionOnly model"),
+    (lambda: analysis.guesses(model.hand_built(), [1, 2]), TypeError, "batch: expected a batch of repeats"),
+    (lambda: figures.loss_figure([1.0, 2.0], [[1.0]]), ValueError, "second: expected a 1-D array, got shape"),
+    (lambda: figures.scores_figure("a", [[0.1]]), TypeError, "previous: expected a tensor or an array"),
+    (lambda: figures.k_composition_figure([0.1, 0.2]), ValueError, "matrix: expected a 2-D array"),
+    (lambda: figures.patterns_figure([], titles=[], length=4), ValueError, "patterns: expected at least 1 entries"),
+    (lambda: figures.length_figure({"a": {}}, ax="ax"), TypeError, "ax: expected a matplotlib Axes"),
 ])
 def test_lesson_bad_input_names_the_argument(call, error, match):
     with pytest.raises(error, match=match):

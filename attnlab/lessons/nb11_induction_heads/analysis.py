@@ -9,7 +9,7 @@ import torch
 
 from ...core import checks
 from .circuits import scores
-from .data import VOCAB, repeats_unchecked
+from .data import BATCH, VOCAB, repeats_unchecked
 from .model import AttentionOnly, run_unchecked
 
 __all__ = ["Circuit", "CircuitViews", "Guesses", "circuit", "circuit_views", "guesses", "loss_by_position", "phase_change"]
@@ -40,7 +40,7 @@ class Circuit(NamedTuple):
     induction_score: float
 
 
-@checks.arguments(model=_MODEL)
+@checks.arguments(model=_MODEL, batch=BATCH)
 def circuit(model, batch):
     """The previous-token head (layer 1) and the induction head (layer 2) of a 2-layer model on ``batch``."""
     if model.config["layers"] != 2:
@@ -108,7 +108,7 @@ class Guesses(NamedTuple):
     chance: float
 
 
-@checks.arguments(model=_MODEL)
+@checks.arguments(model=_MODEL, batch=BATCH)
 def guesses(model, batch):
     """Classify the argmax guesses of ``model`` at ``batch``'s predictable positions (see Guesses)."""
     with torch.no_grad():

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import torch
 
+from .data import BATCH
 from .model import AttentionOnly, run_unchecked
 
 __all__ = ["Scores", "k_composition", "scores", "scores_of"]
@@ -30,8 +31,7 @@ def scores(model, batch):
     """Each head's previous-token and induction score on ``batch`` (a ``repeats(...)`` batch)."""
     if not isinstance(model, AttentionOnly):
         raise TypeError(f"model: expected an AttentionOnly model (e.g. pretrained()), got {type(model).__name__}")
-    if not (hasattr(batch, "tokens") and hasattr(batch, "lengths")):
-        raise TypeError(f"batch: expected a batch of repeats(...), got {type(batch).__name__}")
+    BATCH(batch, "batch")
     with torch.no_grad():
         patterns = run_unchecked(model, batch.tokens, need_weights=True)[1]
     return scores_of(patterns, batch.lengths)

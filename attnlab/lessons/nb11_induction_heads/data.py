@@ -15,7 +15,7 @@ import torch
 
 from ...core import checks
 
-__all__ = ["BOS", "CONTEXT", "LENGTHS", "VOCAB", "Repeats", "repeats", "repeats_unchecked"]
+__all__ = ["BATCH", "BOS", "CONTEXT", "LENGTHS", "VOCAB", "Repeats", "repeats", "repeats_unchecked"]
 
 VOCAB = 64                 # token 0 is BOS; symbols 1..63
 CONTEXT = 48               # positions per sequence
@@ -29,6 +29,9 @@ class Repeats(NamedTuple):
     tokens: torch.Tensor
     predictable: torch.Tensor
     lengths: torch.Tensor
+
+
+BATCH = checks.Instance(Repeats, "a batch of repeats(...)")     # the spec of a `batch` argument
 
 
 def _lengths(lengths, name="lengths"):

@@ -34,7 +34,7 @@ def _new(ax, size):
     return plt.subplots(figsize=size, layout="constrained")[1] if ax is None else ax
 
 
-@checks.arguments(ax=_AX)
+@checks.arguments(first=checks.Array(1), second=checks.Array(1), ax=_AX)
 def loss_figure(first, second, ax=None):
     """Mean loss of predicting each next symbol, first copy against second copy, with ln V dashed."""
     ax = _new(ax, (6.4, 3.4))
@@ -60,7 +60,8 @@ def pattern_ticks(ax, length):
         ax.axhline(edge, color="white", linewidth=0.8)
 
 
-@checks.arguments(titles=checks.Items(checks.Text()), length=checks.Int(2, 23))
+@checks.arguments(patterns=checks.Items(checks.Array(2), min_len=1), titles=checks.Items(checks.Text()),
+                  length=checks.Int(2, 23))
 def patterns_figure(patterns, *, titles, length, axes=None):
     """One heatmap per pattern (a list of (T, T) weights), titled, with the copies marked; returns the axes."""
     if axes is None:
@@ -109,7 +110,7 @@ def training_figure(curves, axes=None):
     return axes
 
 
-@checks.arguments(ax=_AX)
+@checks.arguments(previous=checks.Array(2), induction=checks.Array(2), ax=_AX)
 def scores_figure(previous, induction, ax=None):
     """Bars: each head's previous-token and induction score, layer by layer, with the 0.4 line."""
     ax = _new(ax, (7, 3.2))
@@ -125,7 +126,7 @@ def scores_figure(previous, induction, ax=None):
     return ax
 
 
-@checks.arguments(ax=_AX)
+@checks.arguments(matrix=checks.Array(2), ax=_AX)
 def k_composition_figure(matrix, ax=None):
     """K-composition (rows: layer-2 heads, columns: layer-1 heads), values written in the cells."""
     ax = _new(ax, (4.2, 3.4))
@@ -138,7 +139,7 @@ def k_composition_figure(matrix, ax=None):
     return ax
 
 
-@checks.arguments(ablations=checks.Dict(), intact=checks.Real(low=0))
+@checks.arguments(ablations=checks.Dict(), intact=checks.Real(low=0), ax=_AX)
 def ablation_figure(ablations, intact, ax=None):
     """Accuracy with each head removed (results.json's "ablations": {"layer.head": accuracy}, from 0)."""
     ax = _new(ax, (7, 3.2))
@@ -155,7 +156,7 @@ def ablation_figure(ablations, intact, ax=None):
     return ax
 
 
-@checks.arguments(runs=checks.Dict())
+@checks.arguments(runs=checks.Dict(), ax=_AX)
 def length_figure(runs, ax=None):
     """Accuracy against the repeat length L, one line per run ({label: {L: accuracy}}), the trained range shaded."""
     ax = _new(ax, (7, 3.4))

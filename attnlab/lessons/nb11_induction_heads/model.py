@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from ...core import checks
-from .data import CONTEXT, VOCAB
+from .data import BATCH, CONTEXT, VOCAB
 
 __all__ = ["POSITIONS", "AttentionOnly", "ablate", "accuracy", "hand_built", "layer_attention", "run_unchecked"]
 
@@ -118,6 +118,7 @@ def run_unchecked(model, tokens, need_weights):
     return stream @ model.unembed.T, patterns
 
 
+@checks.arguments(model=checks.Instance(AttentionOnly, "an AttentionOnly model (e.g. pretrained())"), batch=BATCH)
 def accuracy(model, batch):
     """The fraction of ``batch``'s predictable positions whose next token the model's argmax gets right."""
     with torch.no_grad():
