@@ -1,4 +1,4 @@
-"""The code exercises of notebooks 03–08 on the shared ``selfcheck.check_function``: each mistake a
+"""The code exercises of notebooks 03–08 and 11 on the shared ``selfcheck.check_function``: each mistake a
 lesson lists is recognised when a learner makes it, written here the way a learner would (loops,
 view, permute: not the lesson's own functions), with its own message in full, once, and no other
 mistake's message. A right answer gets no message at all."""
@@ -14,6 +14,7 @@ from attnlab.lessons import (
     nb06_positional_encoding as nb06,
     nb07_masks_and_efficient_attention as nb07,
     nb08_bahdanau_attention as nb08,
+    nb11_induction_heads as nb11,
 )
 
 
@@ -150,6 +151,25 @@ def context(outputs, weights, *, how="right"):
     return torch.einsum("nbf,bn->bf", outputs, weights[..., 0])
 
 
+def induction_score(pattern, L, *, how="right"):
+    heads = pattern.shape[0]
+    total = torch.zeros(heads, dtype=pattern.dtype)
+    back = {"right": L - 1, "duplicate": L, "previous": 1, "sum": L - 1}[how]
+    for t in range(L + 1, 2 * L + 1):
+        total += pattern[:, t, t - back]
+    return total if how == "sum" else total / L
+
+
+def previous_token_head(T, sharpness, *, how="right"):
+    W_Q = torch.eye(T) * (1.0 if how == "soft" else sharpness)
+    W_K = torch.zeros(T, T)
+    for s in range(T):
+        target = {"right": s + 1, "soft": s + 1, "backwards": s - 1, "identity": s}[how]
+        if 0 <= target < T:
+            W_K[target, s] = 1.0
+    return W_Q, W_K
+
+
 # ---- (check, the lesson's list of mistakes, learner, mistake -> a phrase of its message)
 EXERCISES = {
     "nb03 split": (nb03.check_split_heads, nb03.exercises.SPLIT_MISTAKES, split,
@@ -187,6 +207,13 @@ EXERCISES = {
     "nb08 context": (nb08.check_context, nb08.exercises.CONTEXT_MISTAKES, context,
                      {"seed": "this is seed 001's line", "mean": "you averaged over time",
                       "features": "you summed over the features"}),
+    "nb11 induction score": (nb11.check_induction_score, nb11.exercises.INDUCTION_MISTAKES, induction_score,
+                             {"duplicate": "duplicate-token head", "previous": "that is the previous-token score",
+                              "sum": "you summed over the L queries"}),
+    "nb11 previous-token head": (nb11.check_previous_token_head, nb11.exercises.PREVIOUS_TOKEN_MISTAKES,
+                                 previous_token_head,
+                                 {"backwards": "your key at s announces s − 1", "identity": "W_K = I",
+                                  "soft": "only by a score of 1"}),
 }
 
 

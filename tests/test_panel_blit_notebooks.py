@@ -81,6 +81,7 @@ FULL_DRAW_SLIDERS = {
     # (step and layer are in the titles) and redraws the panel whole (exact, not blitted)
     ("10-decoding", "step"): "retitles every heatmap; no moving artists declared",
     ("10-decoding", "layer"): "retitles every heatmap; no moving artists declared",
+    ("11-circuit", "length"): "the repeat length sets the size of all eight patterns (extent, ticks, the copies' lines)",
 }
 
 
