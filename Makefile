@@ -66,15 +66,18 @@ npm:
 #   NOTEBOOK=05_cat_milk_it.ipynb    preheat that notebook instead of the index (at most one is)
 #   ATTNLAB_LANG=zh                  the Chinese edition: its index (notebooks/zh/) is the page to open
 #                                    and the one preheated (not LANG, which every shell sets)
+#   DASHBOARD_DIR=some/folder        serve another folder laid out as notebooks/ (its 00_index.ipynb, zh/):
+#                                    tests/browser/test_laptop.py serves tiny notebooks this way
 # Every notebook preheated, as a room of learners wants: `make lesson` (below).
 ATTNLAB_LANG ?= en
 NOTEBOOK ?=
+DASHBOARD_DIR ?= notebooks
 DASHBOARD_PAGE = $(if $(filter zh,$(ATTNLAB_LANG)),$(if $(filter zh/%,$(NOTEBOOK)),,zh/))$(or $(NOTEBOOK),00_index.ipynb)
 dashboard: setup
 	@case "$(ATTNLAB_LANG)" in en|zh) ;; *) echo "make dashboard: ATTNLAB_LANG must be en or zh, got '$(ATTNLAB_LANG)'" >&2; exit 2;; esac
-	@test -f "notebooks/$(DASHBOARD_PAGE)" || { echo "make dashboard: NOTEBOOK: no notebooks/$(DASHBOARD_PAGE) (expected a notebook of notebooks/, e.g. 05_cat_milk_it.ipynb)" >&2; exit 2; }
+	@test -f "$(DASHBOARD_DIR)/$(DASHBOARD_PAGE)" || { echo "make dashboard: NOTEBOOK: no $(DASHBOARD_DIR)/$(DASHBOARD_PAGE) (expected a notebook of $(DASHBOARD_DIR)/, e.g. 05_cat_milk_it.ipynb)" >&2; exit 2; }
 	@echo "make dashboard: open http://127.0.0.1:$(PORT)/voila/render/$(DASHBOARD_PAGE) (preheated; every other page takes the spare kernel)"
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) \
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(VENV)/bin/voila $(DASHBOARD_DIR)/ --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) \
 	  --VoilaKernelManager.kernel_pools_config='{"$(DASHBOARD_PAGE)": {"pool_size": 1}, "default": {"pool_size": 0}}'
 
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
