@@ -27,14 +27,17 @@ def write_tiny_notebooks(folder, code="import ipywidgets\nipywidgets.IntSlider(v
                          name="tiny.ipynb", prose=""):
     """A tiny notebook (a title, ``prose``, one code cell, by default a widget) as ``folder``/``name`` and
     its twin ``folder``/zh/``name``: what tests of a server (not of a lesson) serve, so they run no lesson
-    notebook (tests/notebook_runs.py counts them apart). The twin's cell starts with
-    ``attnlab.set_language("zh")`` when the cell uses attnlab, as a Chinese notebook's does. Returns ``folder``."""
+    notebook (tests/notebook_runs.py counts them apart). The twin is Chinese as a notebook of notebooks/zh/ is:
+    metadata.language "zh", and its cell starts with ``attnlab.set_language("zh")`` when the cell uses attnlab.
+    Returns ``folder``."""
     import nbformat
     folder = Path(folder)
     (folder / "zh").mkdir(parents=True, exist_ok=True)
     for path, zh in ((folder / name, False), (folder / "zh" / name, True)):
         nb = nbformat.v4.new_notebook()
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        if zh:
+            nb.metadata["language"] = "zh"          # as a Chinese notebook's: the template's words in Chinese
         first = 'import attnlab; attnlab.set_language("zh")\n' if zh and "attnlab" in code else ""
         nb.cells = [nbformat.v4.new_markdown_cell("# Tiny" + (f"\n\n{prose}" if prose else "")),
                     nbformat.v4.new_code_cell(first + code)]
