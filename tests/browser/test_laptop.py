@@ -82,7 +82,7 @@ def test_make_dashboard_in_chinese_holds_two_kernels_and_opens_the_chinese_index
     play, stored = play_cell(INDEX)
     folder = tmp_path / "notebooks"
     write_tiny_notebooks(folder, "from attnlab.lessons import nb00_index as lesson\n" + play, "00_index.ipynb")
-    write_tiny_notebooks(folder, LESSON_PANEL, "02_scoring_functions.ipynb")
+    write_tiny_notebooks(folder, LESSON_PANEL, "lesson.ipynb")
     server = MakeDashboard(tmp_path / "dashboard.log", "ATTNLAB_LANG=zh", folder=folder)
     try:
         address = server.wait_for(r"open (http://127\.0\.0\.1:\d+/voila/render/\S+)").group(1)
@@ -104,8 +104,7 @@ def test_make_dashboard_in_chinese_holds_two_kernels_and_opens_the_chinese_index
 
         # A page of the other language takes the spare, whose imports are done.
         page2, watch2 = new_page()
-        page2.goto(f"http://127.0.0.1:{server.port}/voila/render/02_scoring_functions.ipynb", wait_until="commit",
-                   timeout=RENDER_TIMEOUT)
+        page2.goto(f"http://127.0.0.1:{server.port}/voila/render/lesson.ipynb", wait_until="commit", timeout=RENDER_TIMEOUT)
         wait_for_panels(page2, 1, RENDER_TIMEOUT, watch2, server)
         assert "attnlab classroom: a page took spare kernel" in server.log()
         assert not watch.errors and not watch2.errors, (watch.errors, watch2.errors)

@@ -1,7 +1,7 @@
 """A new user's way in: a fresh venv, `pip install -r requirements.txt`, `pip install .` (NOT
-editable), then `voila` from the repo root (its preheated pool narrowed to the lesson: see the test). voila.json names the template
-"attnlab"; it must come from the installed package (pyproject's shared-data), not from JUPYTER_PATH,
-a symlink or this checkout. The index and a lesson answer 200 and render in Chromium with the
+editable), then `voila <folder>` from the repo root (its preheated pool narrowed to the lesson: see
+the test). voila.json names the template "attnlab"; it must come from the installed package
+(pyproject's shared-data), not from JUPYTER_PATH, a symlink or this checkout. The index and a lesson answer 200 and render in Chromium with the
 project's template, and the page asks nothing of any outside host. The folder served is a tiny one
 (dashboard_helpers.write_tiny_notebooks): its lesson is lesson 02's Play cell, run by the installed
 package; no lesson notebook runs here (each one's page is test_dashboards.py's, tests/notebook_runs.py).
