@@ -93,6 +93,21 @@ def test_a_missing_notebook_is_refused_naming_it(fake_venv):
     assert "make dashboard: NOTEBOOK: no notebooks/99_nothing.ipynb (expected a notebook of notebooks/" in run.stderr
 
 
+def test_another_folder_is_served_with_its_own_index(fake_venv, tmp_path):
+    """DASHBOARD_DIR: a folder laid out as notebooks/ (the browser test of make dashboard serves tiny ones)."""
+    (tmp_path / "tiny" / "zh").mkdir(parents=True)
+    (tmp_path / "tiny" / "zh" / "00_index.ipynb").write_text("{}")
+    run = make_dashboard(fake_venv, f"DASHBOARD_DIR={tmp_path / 'tiny'}", "ATTNLAB_LANG=zh")
+    assert run.returncode == 0, run.stderr
+    args = voila_args(run)
+    assert args[0] == f"{tmp_path / 'tiny'}/"
+    assert pools(args) == {"zh/00_index.ipynb": {"pool_size": 1}, "default": {"pool_size": 0}}
+    run = make_dashboard(fake_venv, f"DASHBOARD_DIR={tmp_path / 'tiny'}")
+    assert run.returncode != 0 and "VOILA" not in run.stdout
+    assert f"make dashboard: NOTEBOOK: no {tmp_path / 'tiny'}/00_index.ipynb (expected a notebook of {tmp_path / 'tiny'}/" \
+        in run.stderr
+
+
 def test_make_lesson_keeps_its_own_default_notebook(fake_venv):
     """NOTEBOOK is empty by default now (make dashboard's index); make lesson still preheats 01 for the class."""
     run = subprocess.run(["make", "-s", "--no-print-directory", "-o", "setup", "lesson", f"VENV={fake_venv}", "LEARNERS=3"],

@@ -22,7 +22,7 @@ CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "jupyterhub" / "jupyte
 HUB_ENV = ("ATTNLAB_HUB_USER_PORTS", "ATTNLAB_HUB_PASSWORD", "ATTNLAB_HUB_SPARE", "ATTNLAB_HUB_MODE", "ATTNLAB_HUB_IP",
            "ATTNLAB_HUB_SSL_CERT", "ATTNLAB_HUB_SSL_KEY", "ATTNLAB_HUB_TLS_PROXY", "ATTNLAB_HUB_INSECURE",
            "ATTNLAB_HUB_SPAWNER", "ATTNLAB_HUB_GROUP", "ATTNLAB_HUB_HOMES", "ATTNLAB_LANG", "SUDO_UID",
-           "ATTNLAB_HUB_MAX_LEARNERS")
+           "ATTNLAB_HUB_MAX_LEARNERS", "ATTNLAB_HUB_NOTEBOOKS")
 
 
 def load(monkeypatch, tmp_path, read_only=True, **env):
@@ -160,6 +160,41 @@ def test_the_chinese_edition_lands_on_its_index(monkeypatch, tmp_path):
     assert load(monkeypatch, tmp_path).Spawner.default_url == "/voila/render/notebooks/00_index.ipynb"
     with pytest.raises(SystemExit, match=r"ATTNLAB_LANG: expected en or zh, got 'fr'"):
         load(monkeypatch, tmp_path, ATTNLAB_LANG="fr")
+
+
+def test_learners_get_a_copy_of_the_checkouts_notebooks_or_of_the_folder_named(monkeypatch, tmp_path):
+    assert load(monkeypatch, tmp_path).names["NOTEBOOKS"] == CONFIG.parents[2] / "notebooks"
+    folder = tmp_path / "class"
+    (folder / "zh").mkdir(parents=True)
+    (folder / "00_index.ipynb").write_text("{}")
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_NOTEBOOKS=str(folder))
+    assert c.names["NOTEBOOKS"] == folder
+    assert c.Spawner.default_url == "/voila/render/notebooks/00_index.ipynb"
+    # the Chinese edition lands on the folder's zh/00_index.ipynb, which this one lacks
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_NOTEBOOKS: expected an absolute folder laid out as notebooks/ "
+                                         r"\(with zh/00_index\.ipynb\), got '.*class'"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_NOTEBOOKS=str(folder), ATTNLAB_LANG="zh")
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_NOTEBOOKS: expected an absolute folder .* got 'class'"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_NOTEBOOKS="class")
+
+
+def test_a_folder_of_notebooks_learners_cannot_read_is_refused_at_start(monkeypatch, tmp_path):
+    """The copy runs as the learner: a folder only its owner can enter would give them nothing."""
+    if os.geteuid() != 0:
+        pytest.skip("the start checks run as root only")
+    folder = tmp_path / "class"
+    folder.mkdir(mode=0o700)
+    (folder / "00_index.ipynb").write_text("{}")
+    folder.chmod(0o700)
+    try:
+        load(monkeypatch, tmp_path, read_only=False, ATTNLAB_HUB_NOTEBOOKS=str(folder))
+    except SystemExit as exc:
+        if "learners' servers run this checkout" in str(exc):
+            pytest.skip("other users cannot read this checkout either (refused first)")
+        assert re.search(r"ATTNLAB_HUB_NOTEBOOKS: learners copy .*class as themselves, but other users cannot "
+                         r"enter /", str(exc)), str(exc)
+    else:
+        raise AssertionError("a folder other users cannot enter was accepted")
 
 
 # -- TLS ------------------------------------------------------------------------------------------

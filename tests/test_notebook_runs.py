@@ -89,3 +89,14 @@ def test_voila_renders_are_counted_by_the_servers_config(runs, tmp_path):
     assert notebook_runs.counts() == {"notebooks/02_scoring_functions.ipynb": {"voila": 1}}
     (line,) = [json.loads(x) for f in runs.glob("server-*.jsonl") for x in f.read_text().splitlines()]
     assert line == {"notebook": "notebooks/02_scoring_functions.ipynb", "kind": "voila"}
+
+
+def test_make_test_fails_when_a_notebook_ran_more_than_twice_and_prints_the_table_either_way():
+    """The Makefile's test recipe: the report (the table) after both lines of tests, whatever their status,
+    with --max 2 (nbval once, its dashboard page once); the recipe's status is 1 when the report's is."""
+    make = (ROOT / "Makefile").read_text()
+    assert "\nNOTEBOOK_RUNS_MAX := 2\n" in make
+    recipe = make[make.index("\ntest: test-prereqs\n"):]
+    recipe = recipe[:recipe.index("\n\n")]
+    assert ("test-units test-browser; status=$$?; \\\n"
+            "\t  $(PY) -m tests.notebook_runs report --max $(NOTEBOOK_RUNS_MAX) || status=1; exit $$status") in recipe

@@ -40,6 +40,8 @@ cookie secret), ATTNLAB_HUB_HOMES (/home), ATTNLAB_HUB_GROUP (attnlab-learners),
 ATTNLAB_HUB_CPU (1.0), ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels each learner's server
 keeps started ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page),
 ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_HUB_MAX_LEARNERS (servers at once), ATTNLAB_LANG (en|zh: the index a learner lands on),
+ATTNLAB_HUB_NOTEBOOKS (the folder copied to each learner as ~/attnlab/notebooks: this checkout's notebooks/;
+another absolute folder laid out the same way, with its 00_index.ipynb and zh/, e.g. a class's own edition),
 ATTNLAB_HUB_API_PORT and ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001),
 ATTNLAB_HUB_USER_PORTS ("LOW-HIGH": the learners' servers listen on a free port of that range, for a
 machine whose other ports are taken; default: any free port, JupyterHub's choice).
@@ -285,12 +287,18 @@ if mode not in ("dashboards", "lab"):
 lang = (env("ATTNLAB_LANG") or "en").strip()
 if lang not in ("en", "zh"):
     _refuse(f"ATTNLAB_LANG: expected en or zh, got {lang!r}")
+# The notebooks each learner gets a copy of, and the index they land on in it.
+LANDING = ("zh/" if lang == "zh" else "") + "00_index.ipynb"
+NOTEBOOKS = Path(env("ATTNLAB_HUB_NOTEBOOKS") or ROOT / "notebooks")
+if not NOTEBOOKS.is_absolute() or not (NOTEBOOKS / LANDING).is_file():
+    _refuse(f"ATTNLAB_HUB_NOTEBOOKS: expected an absolute folder laid out as notebooks/ (with {LANDING}), "
+            f"got {str(NOTEBOOKS)!r}")
 
 
 # Each learner's server: their copy of the notebooks (~/attnlab/notebooks), Voila as its extension with
 # Binder's settings (progressive rendering, no pool), attnlab's kernel manager, the index dashboard first.
 c.Spawner.notebook_dir = "~/attnlab"
-c.Spawner.default_url = "/voila/render/notebooks/" + ("zh/" if lang == "zh" else "") + "00_index.ipynb"
+c.Spawner.default_url = "/voila/render/notebooks/" + LANDING
 c.Spawner.cmd = [LEARNER_PYTHON, "-m", "jupyterhub.singleuser"]
 c.Spawner.args = [
     "--ServerApp.kernel_manager_class=attnlab_classroom.ClassroomKernelManager",
@@ -358,7 +366,7 @@ async def prepare_learner(spawner):
     # -I: Python's isolated mode, so nothing in the learner's home (a shutil.py, a .pth, usercustomize) is
     # imported; a subprocess the hub's event loop awaits, so other logins go on meanwhile
     copy = await asyncio.create_subprocess_exec(
-        LEARNER_PYTHON, "-I", "-c", COPY, str(ROOT / "notebooks"), str(home / "attnlab" / "notebooks"),
+        LEARNER_PYTHON, "-I", "-c", COPY, str(NOTEBOOKS), str(home / "attnlab" / "notebooks"),
         user=user.pw_uid, group=user.pw_gid, extra_groups=[], umask=0o077, cwd="/",
         env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT)
@@ -462,6 +470,9 @@ elif os.geteuid() != 0:
 elif (blocked := unreadable_for_learners(ROOT)):
     _refuse(f"learners' servers run this checkout's notebooks and package, but other users cannot enter {blocked}: "
             "put the checkout where they can read it (e.g. /srv/attnlab), or chmod o+x the folders on the way")
+elif (blocked := unreadable_for_learners(NOTEBOOKS)):
+    _refuse(f"ATTNLAB_HUB_NOTEBOOKS: learners copy {NOTEBOOKS} as themselves, but other users cannot enter {blocked}: "
+            "chmod o+rx it and o+x the folders on the way")
 elif runs_for_others(LEARNER_PYTHON) is False:
     _refuse(f"other users cannot run {LEARNER_PYTHON} with attnlab, Voila and JupyterHub (its base interpreter is "
             "in a private folder?): run `make hub-setup`, which makes a Python they can run when one is needed "

@@ -23,19 +23,35 @@ NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb") if not p.name.startsw
 PREHEATED = sorted(p for p in NOTEBOOK_DIR.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
-def write_tiny_notebooks(folder, code="import ipywidgets\nipywidgets.IntSlider(value=1, description='tiny')"):
-    """A tiny notebook (a title and one code cell, by default a widget) as ``folder``/tiny.ipynb and its
-    twin ``folder``/zh/tiny.ipynb: what tests of a server (not of a lesson) serve, so they run no lesson
-    notebook (tests/notebook_runs.py counts them apart). Returns ``folder``."""
+def write_tiny_notebooks(folder, code="import ipywidgets\nipywidgets.IntSlider(value=1, description='tiny')",
+                         name="tiny.ipynb", prose=""):
+    """A tiny notebook (a title, ``prose``, one code cell, by default a widget) as ``folder``/``name`` and
+    its twin ``folder``/zh/``name``: what tests of a server (not of a lesson) serve, so they run no lesson
+    notebook (tests/notebook_runs.py counts them apart). The twin is Chinese as a notebook of notebooks/zh/ is:
+    metadata.language "zh", and its cell starts with ``attnlab.set_language("zh")`` when the cell uses attnlab.
+    Returns ``folder``."""
     import nbformat
     folder = Path(folder)
     (folder / "zh").mkdir(parents=True, exist_ok=True)
-    for path in (folder / "tiny.ipynb", folder / "zh" / "tiny.ipynb"):
+    for path, zh in ((folder / name, False), (folder / "zh" / name, True)):
         nb = nbformat.v4.new_notebook()
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nb.cells = [nbformat.v4.new_markdown_cell("# Tiny"), nbformat.v4.new_code_cell(code)]
+        if zh:
+            nb.metadata["language"] = "zh"          # as a Chinese notebook's: the template's words in Chinese
+        first = 'import attnlab; attnlab.set_language("zh")\n' if zh and "attnlab" in code else ""
+        nb.cells = [nbformat.v4.new_markdown_cell("# Tiny" + (f"\n\n{prose}" if prose else "")),
+                    nbformat.v4.new_code_cell(first + code)]
         nbformat.write(nb, path)
     return folder
+
+
+# A tiny notebook's cell with one real attnlab panel: lesson 02's Play panel, as its notebook's Play cell
+# calls it (for the tests of what a server or the template does to a lesson's page, tests/notebook_runs.py).
+LESSON_PANEL = ("from attnlab.lessons import nb02_scoring_functions as lesson\n"
+                'lesson.play(method="dot", d_k=256, temperature=1.0, n=8)')
+# The same for the index's Play panel (notebook 00's Play cell).
+INDEX_PANEL = ("from attnlab.lessons import nb00_index as lesson\n"
+               "lesson.play(scores=(1.0, 2.0, 3.0), temperature=1.0)")
 
 
 def pool_per_notebook(refill=True):
@@ -55,13 +71,29 @@ sys.path.insert(0, str(ROOT / "tests"))
 import notebook_runs
 
 
-def count_hub_page(path):
+def count_hub_page(path, notebooks=None):
     """Count a page a test opens on a hub learner's server (``path`` after /user/<name>/, e.g.
     voila/render/notebooks/00_index.ipynb): that server runs as another Unix user and cannot write the
-    count, so the test does (tests/notebook_runs.py)."""
-    m = re.search(r"voila/render/(.+\.ipynb)", path)
+    count, so the test does (tests/notebook_runs.py). ``notebooks``: the folder the hub copied to its
+    learners (ATTNLAB_HUB_NOTEBOOKS; the checkout's notebooks/ when None)."""
+    m = re.search(r"voila/render/notebooks/(.+\.ipynb)", path)
     if m:
-        notebook_runs.record(ROOT / m.group(1), "hub-page")
+        notebook_runs.record(Path(notebooks or ROOT / "notebooks") / m.group(1), "hub-page")
+
+
+def learners_notebooks():
+    """A folder laid out as notebooks/ for a hub's learners (ATTNLAB_HUB_NOTEBOOKS), readable by them (they
+    copy it as themselves): a tiny index with a formula and the index's Play panel, and lesson.ipynb with
+    lesson 02's Play panel, each with its Chinese twin. The caller removes it (shutil.rmtree)."""
+    folder = Path(tempfile.mkdtemp(prefix="attnlab-notebooks-", dir="/tmp"))
+    write_tiny_notebooks(folder, INDEX_PANEL, "00_index.ipynb",
+                         prose="attnlab: the weights are $\\mathrm{softmax}(s)_i = e^{s_i} / \\sum_j e^{s_j}$.")
+    write_tiny_notebooks(folder, LESSON_PANEL, "lesson.ipynb")
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder
+
+
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LOCAL = re.compile(r"^(https?|wss?)://127\.0\.0\.1(:\d+)?/|^(data|blob):")

@@ -1,4 +1,4 @@
-"""Every notebook as on Binder: `jupyter server` with Voila as its extension, no preheated pool,
+"""A dashboard as on Binder: `jupyter server` with Voila as its extension, no preheated pool,
 progressive rendering, attnlab's kernel manager with its spare kernel (the config binder/postBuild
 writes, read from it), in headless Chromium.
 
@@ -8,13 +8,14 @@ the kernel has run its cell. Per notebook: the first picture on screen is a stor
 stored static picture is there before any live output; when the kernel has run every cell, no
 stored output is left, no cell shows two outputs, the page holds as many pictures as the notebook
 stores plus its live panels, a live slider still redraws its panel's figure, and nothing went wrong.
-(nbval checks that the stored pictures are the ones the code draws: conftest.py.)
 
-Three notebooks, chosen by rule (REPRESENTATIVE), not all of them: the template and its stored-first
-script are the same for every page; what differs per notebook is how many stored pictures and live
-panels it has. So: the most stored pictures, the fewest, and the lesson with the most panels. Each
-notebook cost a Jupyter Server page running it whole (~15 s on two cores, x11); every notebook's live
-page (same template, all panels and sliders, both languages) is test_dashboards.py's.
+The notebooks are two tiny ones, executed and stored here as a lesson notebook is (nbclient, then
+tools/static_panels.py's treatment), with real attnlab panels (the index's and lesson 02's Play cells):
+one with stored pictures, printed text, a formula and a panel; one with two panels and no stored picture
+(the two ends the lesson notebooks span). The template and its stored-first script are the same for every
+page, so this tests them and the server, not the lessons: every lesson notebook's live page (same
+template, all panels and sliders, both languages) is test_dashboards.py's, and no lesson notebook runs
+here (tests/notebook_runs.py counts).
 """
 import json
 import re
@@ -26,7 +27,8 @@ import pytest
 
 from dashboard_helpers import (
     BINDER_CONFIG,
-    NOTEBOOKS,
+    INDEX_PANEL,
+    LESSON_PANEL,
     PROBLEMS,
     ROOT,
     TYPESET,
@@ -38,7 +40,22 @@ from dashboard_helpers import (
 from test_dashboards import RENDER_TIMEOUT, SLIDERS, UPDATE_TIMEOUT, slider_step
 
 sys.path.insert(0, str(ROOT / "tools"))
+import static_panels
 import stored_figures
+
+# The tiny notebooks: (markdown, code cells) each.
+FIGURES = ("import matplotlib.pyplot as plt\n"
+           "for k in (1, 2):\n"
+           "    fig, ax = plt.subplots(figsize=(3, 2))\n"
+           "    ax.plot([0, 1], [0, k])\n"
+           "    plt.show()\n"
+           "print('printed text, stored')")
+TINY = {
+    "pictures.ipynb": ("# Stored first\n\nText a learner reads while the kernel starts: the weights are "
+                       "$\\mathrm{softmax}(s)_i = e^{s_i} / \\sum_j e^{s_j}$.", [FIGURES, INDEX_PANEL]),
+    "panels.ipynb": ("# Two panels\n\nText a learner reads while the kernel starts, then two live panels.",
+                     [LESSON_PANEL, INDEX_PANEL]),
+}
 
 FIRST_LOOK = """() => {
   const seen = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.offsetParent !== null; };
@@ -69,42 +86,42 @@ def test_postbuild_writes_the_config_these_tests_use():
 
 
 @pytest.fixture(scope="module")
-def binder_server(tmp_path_factory):
-    server = JupyterServer(tmp_path_factory.mktemp("binder") / "server.log", jupyter_config=postbuild_server_config())
+def tiny_notebooks(tmp_path_factory):
+    """TINY executed and stored under <folder>/notebooks/, as a lesson notebook is committed."""
+    import nbclient
+    folder = tmp_path_factory.mktemp("binder_notebooks")
+    (folder / "notebooks").mkdir()
+    paths = []
+    for name, (markdown, cells) in TINY.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown),
+                                             *map(nbformat.v4.new_code_cell, cells)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                resources={"metadata": {"path": str(folder / "notebooks")}}).execute()
+        static_panels.drop_panel_views(nb)
+        nbformat.write(nb, folder / "notebooks" / name)
+        paths.append(folder / "notebooks" / name)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def binder_server(tmp_path_factory, tiny_notebooks):
+    """From the repo root (its voila.json), serving the folder of the tiny notebooks."""
+    server = JupyterServer(tmp_path_factory.mktemp("binder") / "server.log", jupyter_config=postbuild_server_config(),
+                           extra_args=[f"--ServerApp.root_dir={tiny_notebooks[0].parent.parent}"])
     yield server
     server.stop()
 
 
-def representative(notebooks):
-    """The notebooks whose stored and live outputs differ most: the one with the most stored
-    pictures, the one with the fewest (the most panels among those), and of the rest, the one with
-    the most live panels (the most stored pictures among those)."""
-    if not notebooks:
-        return []
-    shape = {p: (stored_pictures(p), expected_panels(p)) for p in notebooks}
-    most = max(notebooks, key=lambda p: shape[p])
-    fewest = min(notebooks, key=lambda p: (shape[p][0], -shape[p][1]))
-    rest = [p for p in notebooks if p not in (most, fewest)]
-    richest = [max(rest, key=lambda p: (shape[p][1], shape[p][0]))] if rest else []
-    return sorted({most, fewest, *richest})
+def test_the_tiny_notebooks_span_what_the_lessons_show(tiny_notebooks):
+    """Stored pictures and none, one live panel and two: the shapes the template's script must handle."""
+    shape = {p.name: (stored_pictures(p), expected_panels(p)) for p in tiny_notebooks}
+    assert shape == {"pictures.ipynb": (2, 1), "panels.ipynb": (0, 2)}, shape
 
 
-REPRESENTATIVE = representative(NOTEBOOKS)
-
-
-def test_the_representatives_are_the_extremes():
-    """The rule picks by stored pictures and panels, so it can name a notebook that is neither."""
-    shape = {p: (stored_pictures(p), expected_panels(p)) for p in NOTEBOOKS}
-    if len(NOTEBOOKS) < 3:
-        pytest.skip("fewer than three notebooks")
-    assert len(REPRESENTATIVE) == 3
-    stored = [shape[p][0] for p in REPRESENTATIVE]
-    assert max(stored) == max(s for s, _ in shape.values()) and min(stored) == min(s for s, _ in shape.values())
-    assert max(shape[p][1] for p in REPRESENTATIVE) == max(n for _, n in shape.values())
-
-
-@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.stem for p in REPRESENTATIVE])
-def test_binder_dashboard_stored_first_then_live(binder_server, new_page, path):
+@pytest.mark.parametrize("name", list(TINY))
+def test_binder_dashboard_stored_first_then_live(binder_server, tiny_notebooks, new_page, name):
+    [path] = [p for p in tiny_notebooks if p.name == name]
     n_stored, n_panels = stored_pictures(path), expected_panels(path)
     page, watch = new_page()
     page.goto(f"{binder_server.url}{binder_server.prefix}{path.name}", wait_until="commit", timeout=RENDER_TIMEOUT)
@@ -133,8 +150,6 @@ def test_binder_dashboard_stored_first_then_live(binder_server, new_page, path):
 def test_the_server_runs_attnlabs_kernel_manager_and_pages_take_its_spare(binder_server):
     """postBuild's settings applied (they once sat in jupyter_server_config.d/, which only enables
     extensions, and none applied): the classroom manager, and the pages above took its spare kernel."""
-    if not REPRESENTATIVE:
-        pytest.skip("no notebook")
     log = binder_server.log()
     assert "attnlab classroom: at most" in log, log[-2000:]
     assert "attnlab classroom: a page took spare kernel" in log, log[-2000:]

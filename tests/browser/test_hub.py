@@ -5,16 +5,29 @@ page, and servers left idle (the jupyterhub-idle-culler service), are gone with 
 
 Everything listens on 127.0.0.1 on free ports; the hub, its proxy, the culler and the learners'
 servers are stopped at the end (the hub's cleanup_servers, then the whole process tree), and the
-learners' users removed. What a learner can and cannot do: test_hub_isolation.py. What is
+learners' users removed. The learners' notebooks are a tiny index (a formula, the index's Play panel) and
+a tiny lesson (ATTNLAB_HUB_NOTEBOOKS, dashboard_helpers.learners_notebooks): this tests the hub, not the
+lessons, whose pages are test_dashboards.py's (tests/notebook_runs.py). What a learner can and cannot do:
+test_hub_isolation.py. What is
 NOT tested here: deploy/zero-to-jupyterhub/config.yaml (Kubernetes) is on paper only.
 """
 import os
+import shutil
 import time
 
 import psutil
 import pytest
 
-from dashboard_helpers import HUB_PROXY, TYPESET, Hub, LearnerAccounts, PageWatch, count_hub_page, hub_user_servers
+from dashboard_helpers import (
+    HUB_PROXY,
+    TYPESET,
+    Hub,
+    LearnerAccounts,
+    PageWatch,
+    count_hub_page,
+    hub_user_servers,
+    learners_notebooks,
+)
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
@@ -41,7 +54,8 @@ def hub(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("the hub creates a Unix user per learner: run as root")
     accounts = LearnerAccounts()
-    h = Hub(tmp_path, accounts, PASSWORD, ATTNLAB_HUB_CULL=str(CULL))
+    notebooks = learners_notebooks()
+    h = Hub(tmp_path, accounts, PASSWORD, ATTNLAB_HUB_CULL=str(CULL), ATTNLAB_HUB_NOTEBOOKS=str(notebooks))
     try:
         try:
             h.start()
@@ -53,6 +67,7 @@ def hub(tmp_path):
     finally:
         h.stop()
         accounts.remove()
+        shutil.rmtree(notebooks, ignore_errors=True)
 
 
 def _kernels(server):
@@ -80,7 +95,7 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
         pages[name] = (ctx, page, watch)
     for name, (_ctx, page, watch) in pages.items():    # each lands on its own server's Voila index
         page.wait_for_url(f"**/user/{name}/voila/render/notebooks/00_index.ipynb", timeout=400_000)
-        count_hub_page("voila/render/notebooks/00_index.ipynb")
+        count_hub_page("voila/render/notebooks/00_index.ipynb", h.env["ATTNLAB_HUB_NOTEBOOKS"])
         page.wait_for_function(DONE, timeout=300_000, polling=500)
         assert "attnlab" in page.inner_text("body")
         # the index's formulas typeset by the MathJax Voila bundles, nothing from outside (a school's

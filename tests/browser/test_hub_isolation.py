@@ -14,7 +14,9 @@ refused or harmless:
   interface is refused at start unless ATTNLAB_HUB_INSECURE=1.
 
 Learners are real Unix users made by the hub (useradd), in a group and a homes folder of this test's
-own; both are removed at the end. Skipped where not root, or where other users cannot read the checkout.
+own; both are removed at the end. Their notebooks are a tiny index and a tiny lesson with real attnlab panels
+(ATTNLAB_HUB_NOTEBOOKS, dashboard_helpers.learners_notebooks): this tests the hub, not the lessons, whose
+pages are test_dashboards.py's (tests/notebook_runs.py). Skipped where not root, or where other users cannot read the checkout.
 """
 import json
 import os
@@ -38,13 +40,14 @@ from dashboard_helpers import (
     LearnerAccounts,
     count_hub_page,
     hub_user_servers,
+    learners_notebooks,
     slider_step,
 )
 
 pytest.importorskip("jupyterhub")
 pytest.importorskip("jupyterhub_idle_culler")
 PASSWORD = "class-password-test"
-LESSON = "02_scoring_functions.ipynb"
+LESSON = "lesson.ipynb"                  # lesson 02's Play panel (learners_notebooks)
 DONE = """() => document.querySelector('[cell-index]') && window.themeLoaded
   && !document.querySelector('.voila-skeleton-container') && !document.querySelector('.attnlab-stored')"""
 
@@ -77,14 +80,23 @@ def accounts():
     made.remove()
 
 
+@pytest.fixture(scope="module")
+def notebooks():
+    """The folder this module's hubs copy to their learners (ATTNLAB_HUB_NOTEBOOKS)."""
+    folder = learners_notebooks()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture
-def hub(tmp_path, accounts):
+def hub(tmp_path, accounts, notebooks):
     if not HUB_PROXY.exists():
         pytest.skip("configurable-http-proxy is not installed in build/hub (make hub-setup)")
     started = []
 
     def start(**env):
-        h = Hub(tmp_path / f"hub{len(started)}", accounts, PASSWORD, ATTNLAB_HUB_CULL="600", **env)
+        h = Hub(tmp_path / f"hub{len(started)}", accounts, PASSWORD, ATTNLAB_HUB_CULL="600",
+                ATTNLAB_HUB_NOTEBOOKS=str(notebooks), **env)
         started.append(h)
         return h.start()
 
@@ -102,7 +114,7 @@ def log_in(browser, hub, name, lands_on):
     page.fill("input[name=otp]", PASSWORD)                      # and, the first time, the class password
     page.click("[type=submit]")
     page.wait_for_url(f"**/user/{name}/{lands_on}", timeout=300_000)
-    count_hub_page(lands_on)
+    count_hub_page(lands_on, hub.env["ATTNLAB_HUB_NOTEBOOKS"])
     return page
 
 
@@ -174,7 +186,7 @@ def outcomes(printed):
     return found
 
 
-def test_lab_mode_keeps_learners_apart_from_each_other_and_from_the_teacher(hub, browser, accounts):
+def test_lab_mode_keeps_learners_apart_from_each_other_and_from_the_teacher(hub, browser, accounts, notebooks):
     A, B, TAG = accounts.name("ann"), accounts.name("ben"), accounts.tag
     h = hub(ATTNLAB_HUB_MODE="lab")
     a = log_in(browser, h, A, "voila/render/notebooks/00_index.ipynb")
@@ -241,7 +253,7 @@ def test_lab_mode_keeps_learners_apart_from_each_other_and_from_the_teacher(hub,
     status, text = api(a, h, A, "GET", "api/contents/notebooks/" + LESSON)
     assert status == 200 and "My notes " + TAG in text, "A's edit was lost when the server started again"
     # and the teacher's copy is untouched
-    assert "My notes" not in (ROOT / "notebooks" / LESSON).read_text()
+    assert "My notes" not in (notebooks / LESSON).read_text()
 
 
 def test_a_name_the_machine_has_for_someone_else_cannot_log_in(hub, browser):
@@ -276,7 +288,7 @@ def test_dashboards_mode_runs_no_typed_code_and_serves_the_lessons(hub, browser,
     assert api(a, h, A, "POST", "api/terminals")[0] in (403, 404)
     # a lesson renders, with its live figure
     a.goto(f"{h.url}/user/{A}/voila/render/notebooks/{LESSON}", timeout=120_000)
-    count_hub_page(f"voila/render/notebooks/{LESSON}")
+    count_hub_page(f"voila/render/notebooks/{LESSON}", h.env["ATTNLAB_HUB_NOTEBOOKS"])
     a.wait_for_function(DONE, timeout=300_000, polling=500)
     a.wait_for_function("() => [...document.querySelectorAll('.attnlab-panel img')].some(i => i.complete && i.naturalWidth > 0)",
                         timeout=120_000)

@@ -1,8 +1,9 @@
 """A lesson whose kernel is gone says so, and offers the way back (issue 28; the attnlab Voila
 template, change 6).
 
-Three faults on notebook 02, served by a Voila server of its own (this module stops and restarts
-it): the kernel killed with SIGKILL (as the out-of-memory killer does; the server restarts it as
+Three faults on a page with a real lesson panel (a tiny notebook whose one cell is notebook 02's Play
+cell, and its Chinese twin: the banner is the template's, not the lesson's, so no lesson notebook runs
+here; tests/notebook_runs.py), served by a Voila server of its own (this module stops and restarts it): the kernel killed with SIGKILL (as the out-of-memory killer does; the server restarts it as
 a fresh kernel that has not run the notebook), the server stopped and started again on the same
 port, and the page's kernel websocket dropped while the kernel lives. Each time the banner comes
 within 5 s, the text of the page outside the banner and the panels' notes stays as it was, and
@@ -11,25 +12,27 @@ itself when the same kernel answers again). The Chinese twin says it in Chinese,
 Screenshots of each banner go to screenshots/kernel-*.png.
 """
 import re
-import shutil
 import signal
 import time
 
 import pytest
 
 from dashboard_helpers import (
-    NOTEBOOK_DIR,
+    LESSON_PANEL,
     ROOT,
     SCREENSHOTS,
     VoilaServer,
-    expected_panels,
     pool_per_notebook,
     settle,
     slider_step,
     wait_for_panels,
+    write_tiny_notebooks,
 )
 
-NAME = "02_scoring_functions.ipynb"
+NAME = "panel.ipynb"
+PANELS = 1                   # the Play panel of 02
+# Prose enough to scroll: the reload must bring the learner back to where they were.
+PROSE = "\n\n".join(f"Paragraph {i}: text a learner reads before the Play section." for i in range(1, 41))
 RENDER_TIMEOUT = 120_000     # ms
 UPDATE_TIMEOUT = 20_000      # ms for a slider step to reach the figure
 BANNER_WITHIN = 5.0          # s, the issue's bound
@@ -58,15 +61,8 @@ CONTROLS = """() => [...document.querySelectorAll('.attnlab-panel')].map(p => ({
 
 @pytest.fixture(scope="module")
 def lesson(tmp_path_factory):
-    """A Voila server for 02 and its Chinese twin only (one preheated kernel each, not ten)."""
-    source = NOTEBOOK_DIR / NAME
-    if not source.exists():
-        pytest.skip(f"no {NAME} in {NOTEBOOK_DIR}")
-    where = tmp_path_factory.mktemp("kernel_lost")
-    (where / "zh").mkdir()
-    shutil.copy(source, where / NAME)
-    if (ROOT / "notebooks" / "zh" / NAME).exists():
-        shutil.copy(ROOT / "notebooks" / "zh" / NAME, where / "zh" / NAME)
+    """A Voila server for the panel notebook and its Chinese twin only (one preheated kernel each)."""
+    where = write_tiny_notebooks(tmp_path_factory.mktemp("kernel_lost"), LESSON_PANEL, NAME, PROSE)
     state = {"dir": where, "log": where.parent / "voila.log"}
     state["server"] = VoilaServer(where, state["log"], pool_per_notebook(), env=ENV)
     settle(state["server"], min_kernels=1)
@@ -84,7 +80,7 @@ def open_lesson(new_page, server, name=NAME):
 
 
 def ready(page, server, watch=None, timeout=RENDER_TIMEOUT):
-    wait_for_panels(page, expected_panels(NOTEBOOK_DIR / NAME), timeout, watch, server)
+    wait_for_panels(page, PANELS, timeout, watch, server)
     assert "AttnlabWebSocket" == page.evaluate("window.WebSocket.name"), "the page's script is not the template's"
     assert page.evaluate(BANNER) is None
 
@@ -205,8 +201,6 @@ def test_chinese_lesson_says_it_in_chinese(lesson, new_page):
     from attnlab.i18n import page_messages
     zh = page_messages("zh")
     server = lesson["server"]
-    if not (lesson["dir"] / "zh" / NAME).exists():
-        pytest.skip("no Chinese twin of 02")
     page, watch, sockets = open_lesson(new_page, server, f"zh/{NAME}")
     kernel_process(server, sockets).send_signal(signal.SIGKILL)
     wait_banner(page, "lost", BANNER_WITHIN)

@@ -1,9 +1,10 @@
 """A new user's way in: a fresh venv, `pip install -r requirements.txt`, `pip install .` (NOT
-editable), then `voila notebooks/` from the repo root (its preheated pool narrowed to the lesson:
-see the test). voila.json names the template
-"attnlab"; it must come from the installed package (pyproject's shared-data), not from JUPYTER_PATH,
-a symlink or this checkout. The index and a lesson answer 200 and render in Chromium with the
-project's template, and the page asks nothing of any outside host.
+editable), then `voila <folder>` from the repo root (its preheated pool narrowed to the lesson: see
+the test). voila.json names the template "attnlab"; it must come from the installed package
+(pyproject's shared-data), not from JUPYTER_PATH, a symlink or this checkout. The index and a lesson answer 200 and render in Chromium with the
+project's template, and the page asks nothing of any outside host. The folder served is a tiny one
+(dashboard_helpers.write_tiny_notebooks): its lesson is lesson 02's Play cell, run by the installed
+package; no lesson notebook runs here (each one's page is test_dashboards.py's, tests/notebook_runs.py).
 
 Slow (a venv with torch and JupyterLab); marked `install` as well as `browser`. pip's HTTP cache
 does not help here (the index answers without cache headers, so pip stores nothing), so the wheels
@@ -21,10 +22,10 @@ import urllib.request
 
 import pytest
 
-from dashboard_helpers import LOCAL, ROOT, free_port
+from dashboard_helpers import COUNTING_CONFIG, LESSON_PANEL, LOCAL, ROOT, free_port, write_tiny_notebooks
 
 pytestmark = pytest.mark.install
-LESSON = "01_kernel_regression.ipynb"
+LESSON = "lesson.ipynb"
 FIGURE = """() => [...document.querySelectorAll('.jp-OutputArea-output img')]
   .some(i => i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 0)"""
 
@@ -116,13 +117,15 @@ def _while_running(server, log_path, seconds, what, ready):
 
 def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_venv, browser, tmp_path):
     env = clean_env(fresh_venv)
+    env["JUPYTER_CONFIG_PATH"] = str(COUNTING_CONFIG)     # counts the notebooks it runs; sets nothing
+    folder = write_tiny_notebooks(tmp_path / "notebooks", LESSON_PANEL, LESSON)
     port = free_port()
     log = open(tmp_path / "voila.log", "w")
     # voila.json preheats the index and keeps a spare kernel (a learner's laptop, issue 41). The pool
     # here holds the lesson instead (as `make dashboard NOTEBOOK=...` does): the first GET of it takes
     # Voila's preheated path through the installed package, then the browser's page takes the spare.
     pools = json.dumps({LESSON: {"pool_size": 1}, "default": {"pool_size": 0}})
-    server = subprocess.Popen([str(fresh_venv / "bin" / "voila"), "notebooks/", "--no-browser",
+    server = subprocess.Popen([str(fresh_venv / "bin" / "voila"), str(folder), "--no-browser",
                                f"--port={port}", "--Voila.ip=127.0.0.1",
                                f"--VoilaKernelManager.kernel_pools_config={pools}"],
                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
