@@ -73,3 +73,63 @@ def test_run_to_end_gathers_the_history_and_returns_the_model():
     assert set(seconds) == {"wall", "cpu"} and all(v >= 0 for v in seconds.values())
     with pytest.raises(TypeError, match=re.escape("steps: expected a generator (a lesson's run(steps, ...)), got list")):
         run_to_end([{"loss": 1.0}])
+
+
+def test_a_press_on_an_event_loop_trains_as_a_task_that_stop_ends_keeping_the_model():
+    """In a kernel the button's press trains on the event loop; Stop, heard between two steps, ends the
+    training there: the result is the last step's model, the status says so, the buttons come back."""
+    import asyncio
+
+    async def press_then_stop():
+        t = Trainer(run, steps=100, min_steps=10, redraws=4)
+        task = t._pressed()
+        assert isinstance(task, asyncio.Task) and t._pressed() is None     # a second press while it runs
+        while t.progress.value < 5:
+            await asyncio.sleep(0)
+        assert t.button.disabled and not t.stop.disabled
+        t.stop.click()
+        result = await task
+        return t, result
+    t, result = asyncio.run(press_then_stop())
+    done = len(t.history["loss"])
+    assert 5 <= done < 100 and float(result) == 4 * 0.5 ** done and t.result is result
+    assert re.search(rf"Stopped after {done} of 100 steps .*the model keeps what it learnt", t.status.value)
+    assert not t.button.disabled and t.stop.disabled
+
+
+def test_a_press_without_an_event_loop_trains_to_the_end():
+    t = Trainer(run, steps=10, min_steps=10)
+    t.button.click()
+    assert len(t.history["loss"]) == 10 and "Done: 10 steps" in t.status.value and t.stop.disabled
+
+
+def test_stop_reaches_a_training_kernel_between_two_steps():
+    """In a real kernel: the press schedules the training; a later message (here an execute request, as a
+    Stop click's comm message is) is handled between two steps and stops it."""
+    import time
+
+    from jupyter_client.manager import start_new_kernel
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        def run_code(code):
+            reply = kc.execute_interactive(code, timeout=60, output_hook=lambda msg: None)
+            assert reply["content"]["status"] == "ok", reply["content"]
+        run_code("import time, matplotlib\nmatplotlib.use('Agg')\nfrom attnlab.ui.trainer import Trainer\n"
+                 "def slow(steps):\n    for i in range(steps):\n        time.sleep(0.05)\n"
+                 "        yield {'loss': 1.0 / (i + 1), 'model': i}\n    return steps\n"
+                 "t = Trainer(slow, steps=200, min_steps=10, max_steps=200)\ntask = t._pressed()")
+        time.sleep(1.0)
+        run_code("t.stop.click()")
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            out = []
+            kc.execute_interactive("print(task.done(), t.result, len(t.history['loss']))", timeout=30,
+                                   output_hook=lambda msg: out.append(msg["content"].get("text", "")))
+            done, result, steps = "".join(out).split()
+            if done == "True":
+                break
+            time.sleep(0.2)
+        assert done == "True" and int(steps) < 200 and int(result) == int(steps) - 1
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

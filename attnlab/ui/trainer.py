@@ -16,10 +16,16 @@ training step per ``next()`` and yields a dict: a float for each name in ``curve
     trainer = Trainer(run, controls={"scoring": widgets.ToggleButtons(options=["additive", "dot"])})
     trainer            # displays; trainer.train() runs it from code; trainer.result is the model
 
+In a kernel (JupyterLab, Voila) a press trains in steps on the kernel's event loop, so the **Stop**
+button is heard between two steps: training ends there and ``result`` is the model as it is (the
+``"model"`` of the last step's dict), what was learnt so far kept. ``train()`` called from code runs to
+the end.
+
 Loss-like curves are drawn on a log scale, curves whose name contains "accuracy" on a fixed 0-1
 scale. Each press starts from scratch with the same seeds (the lesson's ``run`` owns them), so the
 same settings give the same model. Errors show in the status line, never as a traceback.
 """
+import asyncio
 import collections.abc
 import contextlib
 import html
@@ -34,6 +40,7 @@ from ..i18n import N_, get_language, gettext as _, language
 from . import panels
 
 TRAIN = N_("Train a fresh model")          # the button's default label
+STEPS_PER_YIELD = 1                         # steps between two looks at the kernel's messages (a Stop press)
 # The curve names lessons commonly use, shown translated (a lesson marks any other name it uses with N_)
 CURVES = (N_("loss"), N_("accuracy"), N_("error"))
 
@@ -111,6 +118,10 @@ class Trainer:
                                        continuous_update=False)
         self.button = widgets.Button(description=_(button), button_style="primary", icon="play",
                                      layout=widgets.Layout(width="auto"))
+        self.stop = widgets.Button(description=_("Stop"), icon="stop", disabled=True, layout=widgets.Layout(width="auto"),
+                                   tooltip=_("Stop training here and keep what the model has learnt"))
+        self._stop_requested = False
+        self._task = None                   # the running training task (a press in a kernel), or None
         self.progress = widgets.IntProgress(value=0, min=0, max=steps, description=_("progress"))
         self.status = widgets.HTML(_("Not trained yet."))
         n_axes = len(self.curves) + (extra is not None)
@@ -130,9 +141,10 @@ class Trainer:
         # lesson's extra picture, whatever it draws there (that axes is redrawn whole).
         moving = list(self.lines.values()) + ([self.extra_ax] if self.extra_ax is not None else [])
         self.panel = panels.Panel(fig, self.controls, self._draw, moving=moving, name=name)
-        self.button.on_click(self.train)
+        self.button.on_click(self._pressed)
+        self.stop.on_click(self._stop_pressed)
         self.steps.observe(self._steps_changed, names="value")
-        self.widget = widgets.VBox([widgets.HBox([self.steps, self.button]),
+        self.widget = widgets.VBox([widgets.HBox([self.steps, self.button, self.stop]),
                                     widgets.HBox([self.progress, self.status]), self.panel.widget])
 
     def values(self):
@@ -163,14 +175,44 @@ class Trainer:
         return line + (f"\n{text}" if text else "")
 
     def train(self, _button=None):
-        """Train from scratch with the current settings (the button's callback; also callable from code).
+        """Train from scratch with the current settings, to the end (callable from code; the button trains
+        on the kernel's event loop, stoppable).
 
         Returns the result of ``run`` (None if training failed; the error is in the status line)."""
         with language(self.language):
-            return self._train()
+            stepper = self._steps()
+            for _pause in stepper:
+                pass
+            return self.result
 
-    def _train(self):
-        self.button.disabled = True
+    def _pressed(self, _button=None):
+        """The Train button: in a kernel with a running event loop, train as a task that lets the kernel
+        hear the Stop button between steps; otherwise (a script) train to the end."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return self.train()
+        if self._task is not None and not self._task.done():
+            return None
+        self._task = loop.create_task(self._train_async())
+        return self._task
+
+    async def _train_async(self):
+        with language(self.language):
+            stepper = self._steps()
+        while True:
+            with language(self.language):
+                if next(stepper, None) is None:
+                    return self.result
+            await asyncio.sleep(0)                     # the kernel reads its messages: a Stop press lands here
+
+    def _stop_pressed(self, _button=None):
+        self._stop_requested = True
+
+    def _steps(self):
+        """Train, one step per ``next()`` (yielding True), until the end, an error or a Stop press; then
+        set ``result``, the status line and the buttons."""
+        self.button.disabled, self.stop.disabled, self._stop_requested = True, False, False
         steps, values = self.steps.value, self.values()
         self.history = {c: [] for c in self.curves}
         self.latest, self.result, self.total = None, None, steps
@@ -178,10 +220,15 @@ class Trainer:
         every = max(1, steps // self.redraws)
         self.status.value = _("training for {steps} steps...").format(steps=steps)
         t0 = time.perf_counter()
+        gen = None
         try:
             gen = self.run(steps, **values)
             done = 0
             while True:
+                if self._stop_requested:
+                    self.result = self.latest.get("model") if isinstance(self.latest, dict) else None
+                    gen.close()
+                    break
                 try:
                     item = next(gen)
                 except StopIteration as stop:
@@ -192,16 +239,24 @@ class Trainer:
                 self.progress.value = done
                 if done % every == 0 or done == steps:
                     self.panel.refresh()
+                if done % STEPS_PER_YIELD == 0:
+                    yield True
+            if self._stop_requested and done < steps:
+                self.panel.refresh()
             seconds = time.perf_counter() - t0
             message = self.done(self.result, self.history, **values) if self.done is not None else ""
-            self.status.value = _("Done: {steps} steps in {seconds:.1f} s. {message}").format(
-                steps=done, seconds=seconds, message=message).strip()
+            if self._stop_requested and done < steps:
+                self.status.value = _("Stopped after {done} of {steps} steps ({seconds:.1f} s): the model keeps what it "
+                                      "learnt. {message}").format(done=done, steps=steps, seconds=seconds,
+                                                                  message=message).strip()
+            else:
+                self.status.value = _("Done: {steps} steps in {seconds:.1f} s. {message}").format(
+                    steps=done, seconds=seconds, message=message).strip()
         except Exception as exc:  # shown to the learner, not lost in a log
             self.status.value = (f"<span style='color:#b00020'>{html.escape(type(exc).__name__)}: "
                                  f"{html.escape(str(exc))}</span>")
         finally:
-            self.button.disabled = False
-        return self.result
+            self.button.disabled, self.stop.disabled = False, True
 
     def _record(self, item):
         if not isinstance(item, dict):
