@@ -124,7 +124,7 @@ def test_stop_reaches_a_training_kernel_between_two_steps():
         while time.time() < deadline:
             out = []
             kc.execute_interactive("print(task.done(), t.result, len(t.history['loss']))", timeout=30,
-                                   output_hook=lambda msg: out.append(msg["content"].get("text", "")))
+                                   output_hook=lambda msg, out=out: out.append(msg["content"].get("text", "")))
             done, result, steps = "".join(out).split()
             if done == "True":
                 break

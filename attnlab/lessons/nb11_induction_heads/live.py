@@ -237,5 +237,8 @@ def play_trainer(*, steps=1500, layers=2):
                 curves=("loss", "accuracy"), extra=scores_bars, done=done,
                 seconds_per_step=training.SECONDS_PER_STEP, figsize=(12, 3.4), name="11-training")
     t.axes["accuracy"].set(ylabel=_("accuracy on the second copy"))
+    # the loss lives between ln V ≈ 4.16 (the plateau) and ~3.3 (only the second copy learnt): on the trainer's
+    # default log axis from 0.001 to 5 that is the top few pixels, and the plateau and the jump would not show
+    t.axes["loss"].set(yscale="linear", ylim=(3.0, 4.8), ylabel=_("loss"))
     t.panel.refresh()
     return t
