@@ -14,15 +14,22 @@ from .index import CAPTIONS, thumbnail_path, title
 __all__ = ["gallery", "gallery_html"]
 
 
-@checks.arguments(names=checks.Optional(checks.Items(checks.Text())))
-def gallery(names=None, *, columns=3):
-    """All stored thumbnails in one figure, each titled by its notebook and caption; returns the Figure."""
+def _names_and_columns(names, columns):
+    """The notebooks to show (default: every one with a caption), each with a stored thumbnail (an unknown
+    name fails before anything is drawn), and a column count from 1 to one per notebook."""
     names = list(CAPTIONS) if names is None else list(names)
     for name in names:
-        thumbnail_path(name)                                  # unknown names fail before drawing
+        thumbnail_path(name)
     checks.count(columns, "columns", low=1)
     if columns > len(CAPTIONS):
         raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
+    return names
+
+
+@checks.arguments(names=checks.Optional(checks.Items(checks.Text())))
+def gallery(names=None, *, columns=3):
+    """All stored thumbnails in one figure, each titled by its notebook and caption; returns the Figure."""
+    names = _names_and_columns(names, columns)
     rows = max(1, math.ceil(len(names) / columns))
     fig, axes = plt.subplots(rows, columns, figsize=(3.4 * columns, 2.4 * rows), layout="constrained",
                              squeeze=False)
@@ -42,12 +49,7 @@ def gallery_html(names=None, *, columns=4):
     Relative links, so they open the notebook in JupyterLab and the dashboard in Voila. The
     pictures are embedded (data: URLs), so nothing is fetched. Returns an IPython HTML object.
     """
-    names = list(CAPTIONS) if names is None else list(names)
-    for name in names:
-        thumbnail_path(name)                                  # unknown names fail before drawing
-    checks.count(columns, "columns", low=1)
-    if columns > len(CAPTIONS):
-        raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
+    names = _names_and_columns(names, columns)
     cells = []
     for name in names:
         png = base64.b64encode(thumbnail_path(name).read_bytes()).decode("ascii")
