@@ -14,7 +14,7 @@ from matplotlib.patches import Patch, Rectangle
 from ...core import checks
 from ...core.attention import check_qkv, scaled_dot_product_attention
 from ...core.masking import causal_mask
-from ...i18n import gettext as _, ngettext
+from ...i18n import gettext as _, ngettext, pgettext
 from ...ui import panels, plotting, text
 from .costs import structured_qkv
 from .figures import (
@@ -249,15 +249,13 @@ class TileExplorer(panels.ShowsPanel):
             return "  ".join(f"{x:6.3f}" for x in t.flatten().tolist())
         head = (_("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}   (last tile of this query block)")
                 if st["last"] else _("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}"))
-        rows = [(_("running max m   = {values}"), st["m"]), (_("rescale         = {values}"), st["rescale"]),
-                (_("denominator l   = {values}"), st["l"]), (_("output so far   = {values}"), st["output"]),
-                (_("exact output    = {values}"), exact[q0:q1])]
+        rows = [(_("running max m"), st["m"]), (_("rescale"), st["rescale"]), (_("denominator l"), st["l"]),
+                (pgettext("tile step", "output so far"), st["output"]), (_("exact output"), exact[q0:q1])]
         # the "=" signs line up in any font: each label padded as visible_keys_table pads its cells
-        labels = [line.split("=", 1)[0].rstrip() for line, _values in rows]
-        wide, narrow = text.room(labels)
+        wide, narrow = text.room([label for label, _values in rows])
         room = (wide, max(16 - 2 * wide, narrow + 1))                              # 16 columns in English
         return "\n".join([head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1)] + [
-            text.pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
+            text.pad(label, room) + "= " + fmt(values) for label, values in rows])
 
 
 @checks.arguments(kind=checks.Choice(MASK_KINDS), num_queries=checks.Int(1), num_keys=checks.Int(2), w=checks.Int(0),
