@@ -20,7 +20,7 @@ from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text
 
-__all__ = ["CONTROLS", "D_KS", "WalkthroughPlay", "controls", "play", "sentence_title"]
+__all__ = ["CONTROLS", "D_KS", "WalkthroughPlay", "controls", "largest_weights", "play", "sentence_title"]
 
 CONTROLS = ("step", "d_k", "causal", "padding")
 D_KS = (4, 16, 64, 256, 1024)                 # the d_k slider's stops

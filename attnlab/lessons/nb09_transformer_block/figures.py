@@ -13,7 +13,7 @@ from ...ui import plotting
 from .model import Resolution, pretrained, resolve
 
 __all__ = [
-    "BLOCK_PARTS", "block_diagram", "row_labels", "attention_rows", "it_attention", "head_accuracy_map",
+    "BLOCK_PARTS", "TICK_LABELS", "block_diagram", "row_labels", "attention_rows", "it_attention", "head_accuracy_map",
     "ablation_bars", "pointer_rows", "thumbnail"
 ]
 
