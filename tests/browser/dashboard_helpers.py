@@ -62,7 +62,7 @@ SCREENSHOTS = ROOT / "screenshots"
 # Which Chromium to launch is decided in one place, tools/chromium.py (ATTNLAB_CHROMIUM, then
 # Debian's, then Playwright's own): tests, tools and benches call chromium_path().
 sys.path.insert(0, str(ROOT / "tools"))
-from chromium import ChromiumNotFound, chromium_path  # noqa: F401
+from chromium import ChromiumNotFound, chromium_path  # noqa: F401  (re-exported: conftest.py and the benches import them from here)
 
 sys.path.insert(0, str(ROOT / "tests"))
 import notebook_runs
