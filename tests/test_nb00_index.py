@@ -3,7 +3,6 @@ today in that language; a Chinese thumbnail has no English text, and each editio
 import base64
 import importlib
 import io
-import re
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from attnlab.lessons.nb00_index import figures, index, live
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import make_thumbnails
-import translations
+from _figure_texts import english_texts, text_artists
 
 
 def test_every_notebook_in_the_folder_has_a_caption_and_a_stored_thumbnail():
@@ -47,35 +46,6 @@ def test_the_thumbnail_path_follows_the_language_in_force():
         assert index.thumbnail_path("05_cat_milk_it") == index.THUMBNAILS / "zh" / "05_cat_milk_it.png"
     assert index.thumbnail_path("05_cat_milk_it") == index.THUMBNAILS / "05_cat_milk_it.png"
     assert index.thumbnail_path("05_cat_milk_it", "zh") != index.thumbnail_path("05_cat_milk_it", "en")
-
-
-def text_artists(fig):
-    """(role, text) of every text a thumbnail draws, in drawing order; role: title, label, tick, legend, text."""
-    fig.canvas.draw()
-    out = []
-    for ax in fig.axes:
-        roles = [("title", [ax.title, ax._left_title, ax._right_title]), ("label", [ax.xaxis.label, ax.yaxis.label]),
-                 ("tick", ax.get_xticklabels() + ax.get_yticklabels()), ("text", ax.texts),
-                 ("legend", ax.get_legend().get_texts() if ax.get_legend() else [])]
-        out += [(role, a.get_text()) for role, artists in roles for a in artists if a.get_text()]
-    return out
-
-
-def english_texts(en, zh):
-    """Texts of a Chinese figure that are English: drawn exactly as in the English figure, and either a
-    catalog message that has a translation, or a title, axis label or legend entry with a Latin word (three
-    letters or more, not code or a symbol: tools/translations.py's rules). Tick labels and free texts
-    that are the lesson's data (the English sentence "the cat drank the milk", dates) may stay as they are."""
-    assert [role for role, _t in en] == [role for role, _t in zh], "the two figures draw different texts"
-    found = []
-    with i18n.language("zh"):
-        for (role, e), (_role, z) in zip(en, zh):
-            translated_in_catalog = i18n.gettext(e) != e
-            words = [w for w in re.findall(r"[A-Za-z]{3,}", translations._CODE_LIKE.sub(" ", e))
-                     if w not in translations.CODE_WORDS]
-            if e == z and (translated_in_catalog or (role in ("title", "label", "legend") and words)):
-                found.append((role, e))
-    return found
 
 
 @pytest.mark.parametrize("name", sorted(index.CAPTIONS))
