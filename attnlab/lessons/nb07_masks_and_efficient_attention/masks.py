@@ -26,6 +26,7 @@ _SIDE = checks.Int(0, 1 << 15, why="a side of a bool mask of at most 1 GiB")
 # show them in the learner's language with _(name).
 MASK_KINDS = (N_("causal top-left"), N_("causal bottom-right"), N_("padding"), N_("local"), N_("block"))
 SPARSE_PATTERNS = (N_("local"), "Longformer", N_("random"), "BigBird", N_("log-sparse"), "Reformer (LSH)")
+_ROW_CONVENTIONS = (N_("uniform"), N_("nan"), N_("zero"))    # masked_row_conventions' keys, for the catalog
 
 
 @checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
