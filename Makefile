@@ -155,7 +155,7 @@ $(KATEX): | npm
 # runs both too (make check).
 actionlint: $(VENV)/.testdeps
 	$(VENV)/bin/actionlint .github/workflows/*.yml
-	$(VENV)/bin/zizmor --offline --no-progress .
+	$(VENV)/bin/zizmor --offline --no-progress .github
 
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
