@@ -9,7 +9,7 @@ PORT   ?= 8866
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
 .PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
-        check test-latest test-latest-browser test-lowest actionlint hub hub-setup classroom-hub test-units test-browser
+        check test-latest test-latest-browser test-lowest actionlint cffconvert hub hub-setup classroom-hub test-units test-browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -157,6 +157,15 @@ actionlint: $(VENV)/.testdeps
 	$(VENV)/bin/actionlint .github/workflows/*.yml
 	$(VENV)/bin/zizmor --offline --no-progress .github
 
+# cffconvert validates CITATION.cff (tests/test_provenance.py runs it when this is made). A venv of its
+# own: cffconvert 2.0 pins jsonschema<4, which Jupyter's server (jsonschema>=4.18) cannot share.
+CFFCONVERT := build/cffconvert/bin/cffconvert
+$(CFFCONVERT):
+	$(PYTHON) -m venv build/cffconvert
+	build/cffconvert/bin/python -m pip install -q cffconvert==2.0.0
+cffconvert: $(CFFCONVERT)
+	$(CFFCONVERT) --validate -i CITATION.cff
+
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
@@ -208,7 +217,7 @@ test-browser:
 # the ipywidgets 7.7 venv; the npm package KaTeX. Then what uses them, one at a time.
 test-prereqs:
 	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX)
-	$(MAKE) site actionlint
+	$(MAKE) site actionlint cffconvert
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
 # property tests, no notebooks, no browser, no panel pixel-exactness (tests/test_panels.py: minutes; make

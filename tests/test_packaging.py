@@ -149,3 +149,26 @@ def test_extras_and_upper_bounds_where_a_major_release_breaks(wheel_file, wheel)
     for name, bound in bounds.items():
         line = next(r for r in requires if r.lower().replace("_", "-").startswith(name))
         assert bound in line, (name, line)
+
+
+def test_one_version_source(wheel_file, wheel):
+    """pyproject.toml names no version of its own: the wheel's is attnlab/__init__.py's __version__."""
+    import tomllib
+
+    import attnlab
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and project["dynamic"] == ["version"]
+    assert metadata(wheel_file, wheel)["Version"] == attnlab.__version__
+    assert Path(wheel_file).name.startswith(f"attnlab-{attnlab.__version__}-")
+
+
+def test_licence_metadata_covers_the_font_and_both_texts_ship(wheel_file, wheel):
+    message = metadata(wheel_file, wheel)
+    assert message["License-Expression"] == "MIT AND OFL-1.1"
+    assert sorted(message.get_all("License-File")) == ["LICENSE", "attnlab/locale/fonts/OFL.txt"]
+    info = next(n for n in wheel if n.endswith(".dist-info/METADATA")).rsplit("/", 1)[0]
+    with zipfile.ZipFile(wheel_file) as z:
+        assert z.read(f"{info}/licenses/LICENSE") == (ROOT / "LICENSE").read_bytes()
+        ofl = z.read(f"{info}/licenses/attnlab/locale/fonts/OFL.txt")
+    assert ofl == (ROOT / "attnlab" / "locale" / "fonts" / "OFL.txt").read_bytes() and b"SIL OPEN FONT LICENSE" in ofl.upper()
+    assert any(f.suffix in (".otf", ".ttf", ".woff2") for f in (ROOT / "attnlab" / "locale" / "fonts").iterdir())
