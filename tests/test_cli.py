@@ -129,3 +129,23 @@ def test_the_command_imports_no_server(tmp_path):
 def test_python_dash_m_attnlab_is_the_command():
     out = subprocess.run([sys.executable, "-m", "attnlab", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and "{notebooks,serve,lab}" in out.stdout
+
+
+def section(text, heading):
+    body = text.split(f"\n{heading}\n", 1)[1]
+    return body.split("\n## ", 1)[0].strip("\n")
+
+
+@pytest.mark.parametrize("readme, heading, beside", [("README.md", "## Install (to learn)", "## Two commands"),
+                                                     ("README.zh.md", "## 安装（学习用）", "## 两条命令")])
+def test_the_readmes_install_section_is_short_and_names_the_commands(readme, heading, beside):
+    """A learner's way in, <= 15 lines, beside the two make commands; the README stays <= 120 lines."""
+    text = (ROOT / readme).read_text(encoding="utf-8")
+    install = section(text, heading)
+    assert len(install.splitlines()) <= 15, install
+    assert 'pip install "attnlab[dashboard]"' in install and "attnlab serve --lang zh" in install
+    assert "attnlab notebooks" in install and "download.pytorch.org/whl/cpu" in install
+    after = text.split(f"\n{heading}\n", 1)[1]
+    assert after.split("\n## ", 1)[1].startswith(beside.removeprefix("## "))
+    assert "make dashboard" in section(text, next(h for h in text.splitlines() if h.startswith(beside)))
+    assert len(text.splitlines()) <= 120
