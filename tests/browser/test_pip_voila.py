@@ -204,13 +204,12 @@ def test_attnlab_notebooks_copies_the_notebooks_the_wheel_carries(fresh_venv, tm
     done = subprocess.run([str(fresh_venv / "bin" / "attnlab"), "notebooks", "mine"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    where = subprocess.run([str(fresh_venv / "bin" / "python"), "-c", "from attnlab import cli; print(cli.shipped()[0])"],
-                           cwd="/", env=env, capture_output=True, text=True, check=True).stdout.strip()
-    assert where.startswith(str(fresh_venv)) and where.endswith("attnlab/notebooks"), where
+    (inside,) = fresh_venv.glob("lib/python3*/site-packages/attnlab/notebooks")       # the wheel's copy
     repo = ROOT / "notebooks"
     expected = sorted(p.relative_to(repo) for p in repo.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
     copied = sorted(p.relative_to(tmp_path / "mine") for p in (tmp_path / "mine").rglob("*.ipynb"))
     assert copied == expected and any(p.parts[0] == "zh" for p in copied)
+    assert sorted(p.relative_to(inside) for p in inside.rglob("*.ipynb")) == expected
     assert all((tmp_path / "mine" / p).read_bytes() == (repo / p).read_bytes() for p in copied)
     assert (tmp_path / "mine" / "voila.json").read_bytes() == (ROOT / "voila.json").read_bytes()
 
@@ -218,53 +217,50 @@ def test_attnlab_notebooks_copies_the_notebooks_the_wheel_carries(fresh_venv, tm
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_attnlab_serve_renders_a_lesson_in_each_language(fresh_venv, browser, tmp_path, lang):
+def test_attnlab_serve_renders_a_lesson_in_each_language(fresh_venv, browser, tmp_path):
+    """`attnlab serve --lang en` and `attnlab serve --lang zh`, one server each, started together."""
     env = clean_env(fresh_venv)
     env["JUPYTER_CONFIG_PATH"] = str(COUNTING_CONFIG)     # counts the notebooks it runs; sets nothing
     folder = write_tiny_notebooks(tmp_path / "lessons", LESSON_PANEL, "00_index.ipynb")
-    page_path = "zh/00_index.ipynb" if lang == "zh" else "00_index.ipynb"
-    port = free_port()
-    log_path = tmp_path / "serve.log"
-    log = open(log_path, "w")
-    server = subprocess.Popen([str(fresh_venv / "bin" / "attnlab"), "serve", str(folder), "--lang", lang,
-                               "--port", str(port), "--no-browser"],
-                              cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    servers = {}
     try:
-        def up():
-            try:
-                with urllib.request.urlopen(base + "/", timeout=5) as r:
-                    return r.status
-            except OSError:
-                return None
-        _while_running(server, log_path, 120, "attnlab serve answered", up)
-        # the index of this edition is the preheated page (as `make dashboard ATTNLAB_LANG=...`)
-        _while_running(server, log_path, 180, "the index's kernel pool was filled",
-                       lambda: "Kernel pool of " in log_path.read_text())
-        assert f"attnlab serve: open {base}/voila/render/{page_path}" in log_path.read_text()
-        ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-        page = ctx.new_page()
-        outside, errors = [], []
-        page.on("request", lambda req: None if LOCAL.match(req.url) else outside.append(req.url))
-        page.on("pageerror", lambda e: errors.append(str(e)[:300]))
-        resp = page.goto(f"{base}/voila/render/{page_path}", wait_until="domcontentloaded", timeout=180_000)
-        assert resp.status == 200
-        assert "getRandomValues" in resp.text(), "not rendered with the attnlab template"
-        page.wait_for_function(FIGURE, timeout=180_000, polling=100)
-        page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}.png"))
-        text = page.inner_text("body")
-        assert "There was an error when executing cell" not in text
-        assert bool(CJK.search(text)) == (lang == "zh"), text[:500]
-        assert "Using pre-heated kernel: " in log_path.read_text(), "the index's pool was not used"
-        page.close(run_before_unload=True)
-        ctx.close()
-        assert not outside, f"requests to outside hosts: {outside}"
-        assert not errors, errors
+        for lang in ("en", "zh"):
+            port, log_path = free_port(), tmp_path / f"serve-{lang}.log"
+            log = open(log_path, "w")
+            proc = subprocess.Popen([str(fresh_venv / "bin" / "attnlab"), "serve", str(folder), "--lang", lang,
+                                     "--port", str(port), "--no-browser"],
+                                    cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+            servers[lang] = (proc, log, log_path, f"http://127.0.0.1:{port}")
+        for lang, (proc, _, log_path, base) in servers.items():
+            page_path = "zh/00_index.ipynb" if lang == "zh" else "00_index.ipynb"
+            # the index of this edition is the preheated page (as `make dashboard ATTNLAB_LANG=...`)
+            _while_running(proc, log_path, 240, f"attnlab serve --lang {lang}: the index's kernel pool was filled",
+                           lambda log_path=log_path: "Kernel pool of " in log_path.read_text())
+            assert f"attnlab serve: open {base}/voila/render/{page_path}" in log_path.read_text()
+            ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+            page = ctx.new_page()
+            outside, errors = [], []
+            page.on("request", lambda req, outside=outside: None if LOCAL.match(req.url) else outside.append(req.url))
+            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)[:300]))
+            resp = page.goto(f"{base}/voila/render/{page_path}", wait_until="domcontentloaded", timeout=180_000)
+            assert resp.status == 200
+            assert "getRandomValues" in resp.text(), "not rendered with the attnlab template"
+            page.wait_for_function(FIGURE, timeout=180_000, polling=100)
+            page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}.png"))
+            text = page.inner_text("body")
+            assert "There was an error when executing cell" not in text
+            assert bool(CJK.search(text)) == (lang == "zh"), text[:500]
+            assert "Using pre-heated kernel: " in log_path.read_text(), "the index's pool was not used"
+            page.close(run_before_unload=True)
+            ctx.close()
+            assert not outside, f"requests to outside hosts: {outside}"
+            assert not errors, errors
     finally:
-        server.terminate()
-        try:
-            server.wait(20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+        for proc, _, _, _ in servers.values():
+            proc.terminate()
+        for proc, log, _, _ in servers.values():
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            log.close()
