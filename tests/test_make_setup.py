@@ -22,12 +22,19 @@ def pip_lines(out):
     return [line for line in out.stdout.splitlines() if "-m pip install" in line and "requirements.txt" in line]
 
 
+TORCH_PIN = "$(grep -E '^torch==' requirements.txt)"
+
+
 @pytest.mark.skipif(platform.system() != "Linux", reason="the CPU index is for Linux only")
 def test_setup_takes_cpu_torch_on_linux_by_default(tmp_path):
     out = dry_run(tmp_path)
     assert out.returncode == 0, out.stderr
-    runtime = [line for line in pip_lines(out) if "-r requirements.txt" in line]
-    assert runtime and all(CPU_INDEX in line for line in runtime), out.stdout
+    lines = pip_lines(out)
+    torch_first = [i for i, line in enumerate(lines) if line.endswith(f"{CPU_INDEX} --no-deps {TORCH_PIN}")]
+    runtime = [i for i, line in enumerate(lines) if line.endswith("-r requirements.txt")]
+    # torch alone from the CPU index, then the rest from PyPI (only torch's lookup touches that index)
+    assert torch_first and runtime and torch_first[0] < runtime[0], out.stdout
+    assert CPU_INDEX not in lines[runtime[0]]
     assert f"touch {tmp_path / 'venv'}/.torch-cpu" in out.stdout
 
 
