@@ -6,14 +6,9 @@ A fork changes those two lines in pyproject.toml and runs `python tools/notebook
 (rewrites the notebooks' link cells and the README badges); `make site` picks it up by itself.
 """
 import re
-import sys
+import tomllib
 from pathlib import Path
 from urllib.parse import quote
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:                                    # Python 3.10: the test extra brings tomli
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+?)(?:\.git)?/?$")
