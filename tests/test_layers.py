@@ -5,6 +5,7 @@ ui       attnlab/ui/        figures, panels, self-checks, trainer: may import co
 i18n     attnlab/i18n.py    the learner's language: standard library only
 lessons  attnlab/lessons/nbNN_<notebook stem>/   may import ui, core and i18n; never another lesson
 root     attnlab/__init__.py   the contract's names: imports core and i18n
+cli      attnlab/cli.py, __main__.py   the `attnlab` command: standard library only (servers run as processes)
 
 Inside a lesson, the same rooms: only figures.py and live.py import matplotlib or attnlab.ui.plotting,
 and its exercises are in exercises.py. No private name (_x) is imported from another module; the classroom server (attnlab_classroom/, its own
@@ -17,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).parents[1] / "attnlab"
 MAY_IMPORT = {"core": {"core"}, "i18n": set(), "ui": {"core", "ui", "i18n"}, "root": {"core", "i18n"},
-              "lessons-root": {"ui"}}
+              "lessons-root": {"ui"}, "cli": {"cli"}}
 OUTSIDE_FORBIDDEN = {"core": ("matplotlib", "ipywidgets", "IPython", "PIL"), "i18n": ("torch", "matplotlib")}
 NEVER = ("attnlab_classroom", "jupyter_server", "tornado", "voila")
 
@@ -38,6 +39,8 @@ def layer(name):
         return "lessons-root"
     if parts[1] in ("core", "ui", "i18n"):
         return parts[1]
+    if parts[1] in ("cli", "__main__"):
+        return "cli"
     return "unknown:" + parts[1]
 
 
@@ -90,7 +93,7 @@ def violations(path):
                 pass                                     # `from attnlab import x`: counted as the module x below
         elif their != my_layer and their not in MAY_IMPORT.get(my_layer, set()) and their != "root":
             out.append(f"{my_layer} module {me} imports {their} {target}")
-        elif their == "root" and my_layer in ("core", "i18n", "ui"):
+        elif their == "root" and my_layer in ("core", "i18n", "ui", "cli"):
             out.append(f"{my_layer} module {me} imports the package's top {target}")
         for n in names:
             if n.startswith("_") and not (PACKAGE.parent / (target + "." + n).replace(".", "/")).exists() \
