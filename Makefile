@@ -218,6 +218,9 @@ UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py t
 COV_PAGES := build/coverage-browser/pages.coverage
 COV_SERVERS := build/coverage-browser/servers.coverage
 BROWSER_PAGES := $(addprefix tests/browser/test_,dashboards.py site_pages.py pip_voila.py ports.py)
+# tests outside tests/browser that run browser tests of their own in a subprocess (a scratch fork's site pages):
+# on the servers line, which spends its time waiting, not on the busy units line
+BROWSER_TOO := tests/test_fork.py
 test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
@@ -230,7 +233,7 @@ test: test-prereqs
 
 test-units:
 	$(PY) -m pytest -n $(XDIST) --dist loadfile --no-loadscope-reorder -m "not fuzz" --durations=20 \
-	  --cov=attnlab --cov-report= --ignore=tests/browser $(addprefix --ignore=,$(UNTRACED)) tests
+	  --cov=attnlab --cov-report= --ignore=tests/browser $(addprefix --ignore=,$(UNTRACED) $(BROWSER_TOO)) tests
 	$(PY) -m pytest -n $(XDIST) --dist loadfile --no-loadscope-reorder -m "not fuzz" --durations=20 \
 	  --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg $(UNTRACED) notebooks
 	$(MAKE) test-ipywidgets7
@@ -244,7 +247,7 @@ test-browser-pages:
 test-browser-servers:
 	mkdir -p $(dir $(COV_SERVERS))
 	COVERAGE_FILE=$(COV_SERVERS) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= \
-	  $(addprefix --ignore=,$(BROWSER_PAGES)) tests/browser
+	  $(addprefix --ignore=,$(BROWSER_PAGES)) tests/browser $(BROWSER_TOO)
 
 # make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
