@@ -73,6 +73,9 @@ body.attnlab-index li { margin: 6px 0; }
 """
 
 
+FIGURE_NAME = re.compile(r"<span class='attnlab-figure-name' hidden>(.*?)</span>", re.S)   # panels.Panel's
+
+
 class Widgets:
     """Static HTML for a widget view, from the widget state stored in a notebook's metadata."""
 
@@ -87,9 +90,8 @@ class Widgets:
         return None if m is None else self._html(m)
 
     def _image(self, m, alt):
-        """The picture of an Image model; its alt: the image's own accessible name (its tooltip, which a
-        Panel keeps saying what the figure shows), else ``alt`` (the panel's text)."""
-        alt = html.escape(m["state"].get("tooltip") or alt, quote=True)
+        """The picture of an Image model; its alt: ``alt`` (its panel's figure name or text)."""
+        alt = html.escape(alt, quote=True)
         fmt = html.escape(m["state"].get("format", "png"))
         for buf in m.get("buffers", []):
             if buf.get("path") == ["value"] and buf.get("encoding", "base64") == "base64":
@@ -151,9 +153,12 @@ class Widgets:
         classes = s.get("_dom_classes", []) or []
         if "attnlab-selfcheck" in classes:
             return self._selfcheck(m)
-        if "attnlab-panel" in classes:
-            alt = " ".join(self._text(c) for c in self._children(m) if c["model_name"] == "HTMLModel"
-                           and "attnlab-disconnected-note" not in (c["state"].get("_dom_classes") or []))
+        if "attnlab-panel" in classes:   # the name a Panel carries for its figure, else the text under it
+            texts = [c["state"].get("value", "") or "" for c in self._children(m) if c["model_name"] == "HTMLModel"
+                     and "attnlab-disconnected-note" not in (c["state"].get("_dom_classes") or [])]
+            names = [n for t in texts for n in FIGURE_NAME.findall(t)]
+            alt = html.unescape(names[0]) if names else " ".join(self._text({"model_name": "HTMLModel",
+                                                                               "state": {"value": t}}) for t in texts)
         if name in ("VBoxModel", "BoxModel", "GridBoxModel", "AccordionModel", "TabModel", "StackModel"):
             inner = self._box(m, "column", alt)
         elif name == "HBoxModel":
@@ -213,7 +218,9 @@ def static_outputs(nb, words=None):
     static HTML from the stored widget state; image/png wins wherever present. Every picture gets a
     text alternative: a panel's its own text, a stored figure the last paragraph above it (``words``:
     the page language's WORDS, for a figure with no text above)."""
+    from attnlab.i18n import page_messages
     words = words or WORDS["en"]
+    figure = page_messages("zh" if words is WORDS["zh"] else "en")["figure"]   # no text above: the catalog's words
     widgets = Widgets(nb)
     nb.cells = [c for c in nb.cells if c.get("id") not in SKIP_CELLS]
     nearby = ""                                    # the last paragraph of the markdown above a figure
@@ -238,7 +245,7 @@ def static_outputs(nb, words=None):
                 continue
             if "image/png" in data:                # a stored figure: its alt says what the text above it says
                 meta = out.setdefault("metadata", {}).setdefault("image/png", {})
-                meta.setdefault("alt", nearby or words["figure"])
+                meta.setdefault("alt", nearby or figure)
             if "image/png" not in data and WIDGET_VIEW in data:
                 rendered = widgets.render(data[WIDGET_VIEW].get("model_id", ""))
                 if rendered:
@@ -268,7 +275,7 @@ LANGUAGES = ("en", "zh")
 # The words of the site's own frame, per language (the notebooks bring their own).
 WORDS = {
     "en": {"all": "← all notebooks", "run": "Run it live:", "colab": "Open in Colab", "lab": "Binder (JupyterLab)",
-           "voila": "Binder (dashboard)", "source": "source", "figure": "A figure of this notebook", "other": "中文", "other_lang": "zh",
+           "voila": "Binder (dashboard)", "source": "source", "other": "中文", "other_lang": "zh",
            "note": "A static copy: figures and panels are pictures of the stored run; sliders and self-checks work "
                    "in the live versions above.",
            "title": "attnlab: attention you can move",
@@ -277,7 +284,7 @@ WORDS = {
                     "self-checks with their solutions folded). To move the sliders, run them live:",
            "dashboards": "Binder (dashboards)"},
     "zh": {"all": "← 全部笔记本", "run": "在线运行：", "colab": "在 Colab 中打开", "lab": "Binder（JupyterLab）",
-           "voila": "Binder（仪表盘）", "source": "源代码", "figure": "本笔记本中的一幅图", "other": "English", "other_lang": "en",
+           "voila": "Binder（仪表盘）", "source": "源代码", "other": "English", "other_lang": "en",
            "note": "这是静态副本：图和面板都是保存时运行结果的图片；滑块和自测题请在上面的在线版本中使用。",
            "title": "attnlab：可以动手拖动的注意力机制",
            "intro": "一组讲注意力机制的笔记本：从核回归到多头自注意力、掩码，再到一个小小的翻译模型。"
