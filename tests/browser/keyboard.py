@@ -122,7 +122,10 @@ def zoom_problems(page, lang):
     """200 % zoom on a 1280-px window: the page laid out in 640 CSS px (phone_layout's rules)."""
     page.set_viewport_size({"width": 640, "height": 500})
     time.sleep(0.5)
-    return [f"at 200 % zoom: {p}" for p in check_layout(page, 640, lang)]
+    found = [f"at 200 % zoom: {p}" for p in check_layout(page, 640, lang)]
+    page.set_viewport_size({"width": 1280, "height": 1000})    # back to the desktop
+    time.sleep(0.5)
+    return found
 
 
 MOVING = """() => [...document.querySelectorAll('*')].filter(e => { const cs = getComputedStyle(e);
