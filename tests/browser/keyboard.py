@@ -10,7 +10,8 @@ test_dashboards.py's test_dashboard on the page it already has open (no page loa
 - ``zoom_problems`` (every dashboard): 200 % zoom on a 1280-px window is a 640-px CSS viewport; the phone
   check's layout rules (phone_layout.check_layout) must hold there.
 - ``moving_under_reduced_motion`` (every dashboard): with prefers-reduced-motion: reduce, no element
-  animates or transitions for longer than 10 ms.
+  animates or transitions for longer than 10 ms, a probe added with a 1-s animation and transition
+  included (nothing else on a settled page moves, so without the probe this could not fail).
 """
 import time
 
@@ -128,10 +129,19 @@ def zoom_problems(page, lang):
     return found
 
 
-MOVING = """() => [...document.querySelectorAll('*')].filter(e => { const cs = getComputedStyle(e);
+MOVING = """() => {
+  // a probe that would move for a second, as a spinner or a transition the page adds later would
+  const probe = document.createElement('div');
+  probe.className = 'attnlab-motion-probe';
+  probe.style.cssText = 'transition: opacity 1s; animation: attnlab-probe 1s infinite; position: absolute; left: -9999px';
+  document.body.appendChild(probe);
+  const moving = [...document.querySelectorAll('*')].filter(e => { const cs = getComputedStyle(e);
   const longest = s => Math.max(...s.split(',').map(t => parseFloat(t) * (t.trim().endsWith('ms') ? 0.001 : 1)));
   return (cs.animationName !== 'none' && longest(cs.animationDuration) > 0.01) || longest(cs.transitionDuration) > 0.01;
-}).map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`).slice(0, 10)"""
+}).map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`).slice(0, 10);
+  probe.remove();
+  return moving;
+}"""
 
 
 def moving_under_reduced_motion(page):
