@@ -200,7 +200,7 @@ site: $(VENV)/.runtime $(KATEX)
 # Then both coverage files are combined and checked against --fail-under.
 XDIST ?= 2
 NOTEBOOK_RUNS_MAX := 2
-UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py
+UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py tests/test_panel_names.py
 COV_BROWSER := build/coverage-browser/.coverage
 test: test-prereqs
 	$(PY) tools/translations.py --check
