@@ -23,7 +23,7 @@ TORCH_FIRST = $(1) -m pip install -q --retries 2 $(TORCH_PIP) $$(grep -E '^torch
 
 .PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
         check test-latest test-latest-browser test-lowest actionlint cffconvert hub hub-setup classroom-hub test-units test-browser \
-        test-browser-pages test-browser-servers
+        test-browser-pages test-browser-servers axe a11y
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -187,6 +187,23 @@ $(CFFCONVERT):
 cffconvert: $(CFFCONVERT)
 	$(CFFCONVERT) --validate -i CITATION.cff
 
+# axe-core, the accessibility audit the browser tests run in every dashboard and site page
+# (tests/browser/a11y.py injects build/axe/node_modules/axe-core/axe.min.js from disk: no CDN). From
+# npm's cache when it has this version (offline), else from the registry.
+AXE_VERSION := 4.14.1
+AXE := build/axe/node_modules/axe-core/axe.min.js
+$(AXE): | npm
+	mkdir -p build/axe && cd build/axe && { npm install --offline --no-audit --no-fund --silent axe-core@$(AXE_VERSION) 2>/dev/null \
+	  || npm install --prefer-offline --no-audit --no-fund --silent axe-core@$(AXE_VERSION); }
+axe: $(AXE)
+
+# The accessibility report: the audited browser tests (every site page; every dashboard, both languages),
+# then every finding, minor ones and accepted ones too, in build/a11y/report.md (docs/accessibility.md).
+a11y: test-setup $(AXE) $(KATEX)
+	rm -rf build/a11y
+	-$(PY) -m pytest -q -m "not fuzz" tests/browser/test_site_pages.py::test_every_page_passes_the_audit tests/browser/test_dashboards.py::test_dashboard
+	$(PY) tests/browser/a11y.py report
+
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
 
@@ -214,7 +231,7 @@ site: $(VENV)/.runtime $(KATEX)
 # Then both coverage files are combined and checked against --fail-under.
 XDIST ?= 2
 NOTEBOOK_RUNS_MAX := 2
-UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py
+UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py tests/test_panel_names.py
 COV_PAGES := build/coverage-browser/pages.coverage
 COV_SERVERS := build/coverage-browser/servers.coverage
 BROWSER_PAGES := $(addprefix tests/browser/test_,dashboards.py site_pages.py pip_voila.py ports.py)
@@ -254,7 +271,7 @@ test-browser-servers:
 # the ipywidgets 7.7 venv; the npm package KaTeX; cffconvert's venv. Then the workflows' lint. The site is
 # not built here: tests/test_site_builder.py and tests/browser/test_site_pages.py build their own.
 test-prereqs:
-	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(CFFCONVERT)
+	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(CFFCONVERT) $(AXE)
 	$(MAKE) actionlint cffconvert
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and

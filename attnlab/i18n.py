@@ -146,6 +146,7 @@ PAGE_MESSAGES = {
     "panel_lost": N_("Controls disabled: this figure no longer follows them. Reload the lesson at the top of the page."),
     "panel_retrying": N_("Reconnecting: this figure may not follow the controls until the connection is back."),
     "scroll_hint": N_("← scroll →"),      # under a figure wider than a phone's screen (the template's change 7)
+    "figure": N_("A figure of this notebook"),   # a figure's alt where no text comes before it (change 8; the site)
 }
 
 

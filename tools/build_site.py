@@ -73,6 +73,9 @@ body.attnlab-index li { margin: 6px 0; }
 """
 
 
+FIGURE_NAME = re.compile(r"<span class='attnlab-figure-name' hidden>(.*?)</span>", re.S)   # panels.Panel's
+
+
 class Widgets:
     """Static HTML for a widget view, from the widget state stored in a notebook's metadata."""
 
@@ -86,16 +89,24 @@ class Widgets:
         m = self.model(model_id)
         return None if m is None else self._html(m)
 
-    def _image(self, m):
+    def _image(self, m, alt):
+        """The picture of an Image model; its alt: ``alt`` (its panel's figure name or text)."""
+        alt = html.escape(alt, quote=True)
+        fmt = html.escape(m["state"].get("format", "png"))
         for buf in m.get("buffers", []):
             if buf.get("path") == ["value"] and buf.get("encoding", "base64") == "base64":
-                fmt = m["state"].get("format", "png")
-                return f"<img alt='figure' src='data:image/{html.escape(fmt)};base64,{buf['data']}'>"
+                return f"<img alt=\"{alt}\" src='data:image/{fmt};base64,{buf['data']}'>"
         value = m["state"].get("value")
         if isinstance(value, str) and value:   # a value saved as base64 text
             base64.b64decode(value, validate=True)
-            return f"<img alt='figure' src='data:image/{m['state'].get('format', 'png')};base64,{value}'>"
+            return f"<img alt=\"{alt}\" src='data:image/{fmt};base64,{value}'>"
         return ""
+
+    def _text(self, m):
+        """The text a box shows (its HTML and Label children, tags dropped): a panel's summary."""
+        if m["model_name"] in ("HTMLModel", "HTMLMathModel", "LabelModel"):
+            return html.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", m["state"].get("value", "") or "", flags=re.S))
+        return " ".join(filter(None, (self._text(c).strip() for c in self._children(m))))
 
     def _children(self, m):
         return [c for c in (self.model(r) for r in m["state"].get("children", [])) if c is not None]
@@ -132,26 +143,32 @@ class Widgets:
             return f"<span class='attnlab-static-control'>{desc or 'choice'}: {html.escape(str(chosen))}</span>"
         return ""
 
-    def _box(self, m, kind):
-        inner = "".join(self._html(c) for c in self._children(m))
+    def _box(self, m, kind, alt=""):
+        inner = "".join(self._html(c, alt) for c in self._children(m))
         cls = "attnlab-hbox" if kind == "row" else ""
         return f"<div class='{cls}'>{inner}</div>" if inner else ""
 
-    def _html(self, m):
+    def _html(self, m, alt=""):
         name, s = m["model_name"], m["state"]
         classes = s.get("_dom_classes", []) or []
         if "attnlab-selfcheck" in classes:
             return self._selfcheck(m)
+        if "attnlab-panel" in classes:   # the name a Panel carries for its figure, else the text under it
+            texts = [c["state"].get("value", "") or "" for c in self._children(m) if c["model_name"] == "HTMLModel"
+                     and "attnlab-disconnected-note" not in (c["state"].get("_dom_classes") or [])]
+            names = [n for t in texts for n in FIGURE_NAME.findall(t)]
+            alt = html.unescape(names[0]) if names else " ".join(self._text({"model_name": "HTMLModel",
+                                                                               "state": {"value": t}}) for t in texts)
         if name in ("VBoxModel", "BoxModel", "GridBoxModel", "AccordionModel", "TabModel", "StackModel"):
-            inner = self._box(m, "column")
+            inner = self._box(m, "column", alt)
         elif name == "HBoxModel":
-            inner = self._box(m, "row")
+            inner = self._box(m, "row", alt)
         elif name in ("HTMLModel", "HTMLMathModel"):
             inner = s.get("value", "")
         elif name == "LabelModel":
             inner = html.escape(s.get("value", ""))
         elif name == "ImageModel":
-            inner = self._image(m)
+            inner = self._image(m, " ".join(alt.split()))
         elif name == "OutputModel":
             inner = "".join(output_html(o, self) for o in s.get("outputs", []))
         else:
@@ -165,7 +182,8 @@ def output_html(out, widgets):
     """HTML for an output held inside an Output widget (rare)."""
     data = out.get("data", {})
     if "image/png" in data:
-        return f"<img alt='figure' src='data:image/png;base64,{data['image/png']}'>"
+        alt = html.escape(out.get("metadata", {}).get("image/png", {}).get("alt", ""), quote=True)
+        return f"<img alt=\"{alt}\" src='data:image/png;base64,{data['image/png']}'>"
     if WIDGET_VIEW in data:
         return widgets.render(data[WIDGET_VIEW]["model_id"]) or ""
     if "text/html" in data:
@@ -174,12 +192,41 @@ def output_html(out, widgets):
     return f"<pre>{html.escape(text if isinstance(text, str) else ''.join(text))}</pre>"
 
 
-def static_outputs(nb):
+MARKUP = [(re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),          # links and images: their text
+          (re.compile(r"<[^>]+>"), " "),                            # HTML tags
+          (re.compile(r"\\(?:mathrm|text|mathbf|operatorname)\{([^}]*)\}"), r"\1"),
+          (re.compile(r"\*\*|__|(?<!\w)_(?=\w)|(?<=\w)_(?!\w)|[*`$#>]|\\(?=[A-Za-z])"), ""),   # emphasis, code, math
+          (re.compile(r"\s+"), " ")]
+
+
+def caption(markdown, limit=300):
+    """A stored figure's text alternative from the markdown above it: its last paragraph, markup
+    dropped, cut after a sentence near ``limit`` characters."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", markdown) if p.strip() and not p.lstrip().startswith(("```", "<", "|"))]
+    text = paragraphs[-1] if paragraphs else ""
+    for pattern, repl in MARKUP:
+        text = pattern.sub(repl, text)
+    text = text.strip()
+    if len(text) > limit:
+        cut = max(text.rfind(stop, 0, limit) for stop in (". ", "。", "; ", "；"))
+        text = text[:cut + 1] if cut > 40 else text[:limit].rstrip() + "…"
+    return text
+
+
+def static_outputs(nb, words=None):
     """Reduce every output bundle to the one representation the site shows; widget views become
-    static HTML from the stored widget state; image/png wins wherever present."""
+    static HTML from the stored widget state; image/png wins wherever present. Every picture gets a
+    text alternative: a panel's its own text, a stored figure the last paragraph above it (``words``:
+    the page language's WORDS, for a figure with no text above)."""
+    from attnlab.i18n import page_messages
+    words = words or WORDS["en"]
+    figure = page_messages("zh" if words is WORDS["zh"] else "en")["figure"]   # no text above: the catalog's words
     widgets = Widgets(nb)
     nb.cells = [c for c in nb.cells if c.get("id") not in SKIP_CELLS]
+    nearby = ""                                    # the last paragraph of the markdown above a figure
     for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            nearby = caption(cell.source)
         if cell.cell_type == "markdown":           # links between notebooks go to their pages
             cell.source = NOTEBOOK_LINK.sub(lambda m: f"]({m.group(1)}.html{m.group(2) or ''})", cell.source)
         for out in cell.get("outputs", []):
@@ -191,10 +238,14 @@ def static_outputs(nb):
                 text = data.get("text/plain", "")
                 text = text if isinstance(text, str) else "".join(text)
                 summary = text.split("\n", 1)[1] if "\n" in text else ""
-                out["data"] = {"text/html": f"<div class='attnlab-static-panel'><img alt='live panel' "
+                alt = html.escape(" ".join(summary.split()) or text, quote=True)   # what the figure shows
+                out["data"] = {"text/html": f"<div class='attnlab-static-panel'><img alt=\"{alt}\" "
                                             f"src='data:image/png;base64,{png}'>"
                                             + (f"<pre>{html.escape(summary)}</pre>" if summary else "") + "</div>"}
                 continue
+            if "image/png" in data:                # a stored figure: its alt says what the text above it says
+                meta = out.setdefault("metadata", {}).setdefault("image/png", {})
+                meta.setdefault("alt", nearby or figure)
             if "image/png" not in data and WIDGET_VIEW in data:
                 rendered = widgets.render(data[WIDGET_VIEW].get("model_id", ""))
                 if rendered:
@@ -257,7 +308,7 @@ def build_language(out, lang, r, katex, notebooks=None):
                             exclude_input_prompt=True, exclude_output_prompt=True, language_code=lang)
     entries = []
     for path in sorted(notebooks or source_dir.glob("*.ipynb")):
-        nb = static_outputs(nbformat.read(path, as_version=4))
+        nb = static_outputs(nbformat.read(path, as_version=4), words)
         title = title_of(nb, path.stem)
         where = _notebook_path(lang, path.name)
         other = f"zh/{path.stem}.html" if lang == "en" else f"../{path.stem}.html"
@@ -291,11 +342,16 @@ def build_language(out, lang, r, katex, notebooks=None):
     return len(entries)
 
 
+A11Y_CSS = ROOT / "share" / "jupyter" / "voila" / "templates" / "attnlab" / "a11y.css"   # the dashboards' too
+
+
 def site_css():
-    """SITE_CSS with the phone layout's scroll hint in both languages, from the catalog."""
+    """SITE_CSS with the phone layout's scroll hint in both languages, from the catalog, and the
+    accessibility rules the dashboards use (contrast, underlined links, focus ring, reduced motion)."""
     from attnlab.i18n import page_messages
     hint = {lang: json.dumps(page_messages(lang)["scroll_hint"], ensure_ascii=False) for lang in ("en", "zh")}
-    return SITE_CSS.replace("@SCROLL_EN@", hint["en"]).replace("@SCROLL_ZH@", hint["zh"])
+    css = SITE_CSS.replace("@SCROLL_EN@", hint["en"]).replace("@SCROLL_ZH@", hint["zh"])
+    return css + "\n" + A11Y_CSS.read_text(encoding="utf-8")
 
 
 def build(out, katex=None, notebooks=None):

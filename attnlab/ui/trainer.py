@@ -113,6 +113,7 @@ class Trainer:
         self.controls = dict(controls or {})
         self.history = {c: [] for c in self.curves}
         self.latest, self.result, self.total = None, None, steps
+        self._extra_text = None                 # the text of the lesson's extra picture, at the last draw
         self.language = get_language()         # its callbacks and texts stay in the language it was built in
         self.steps = widgets.IntSlider(value=steps, min=min_steps, max=max_steps, step=step, description=_("steps"),
                                        continuous_update=False)
@@ -140,7 +141,7 @@ class Trainer:
         # What a redraw changes: the curves (their axes keep their limits while a run lasts) and the
         # lesson's extra picture, whatever it draws there (that axes is redrawn whole).
         moving = list(self.lines.values()) + ([self.extra_ax] if self.extra_ax is not None else [])
-        self.panel = panels.Panel(fig, self.controls, self._draw, moving=moving, name=name)
+        self.panel = panels.Panel(fig, self.controls, self._draw, moving=moving, name=name, describe=self._describe)
         self.button.on_click(self._pressed)
         self.stop.on_click(self._stop_pressed)
         self.steps.observe(self._steps_changed, names="value")
@@ -166,6 +167,7 @@ class Trainer:
             if self.axes[curve].get_xlim() != (0, self.total):   # set once per run: a new limit redraws all
                 self.axes[curve].set_xlim(0, self.total)
         text = self.extra(self.extra_ax, self.latest, **values) if self.extra is not None else None
+        self._extra_text = text
         if self.latest is None:
             return text
         numbers = ", ".join(_("{curve} {value:.4f}").format(curve=_(c), value=self.history[c][-1])
@@ -173,6 +175,17 @@ class Trainer:
         line = _("step {step} of {total}: {numbers}").format(step=len(self.history[self.curves[0]]), total=self.total,
                                                              numbers=numbers)
         return line + (f"\n{text}" if text else "")
+
+    def _describe(self, **values):
+        """The figure's accessible name before any training: its curves, empty, with the settings that
+        shape them (the controls' values), and the lesson's extra picture's text if it has one; after
+        training, None: the panel's text."""
+        if self.latest is not None:
+            return None
+        settings = ", ".join(f"{(c.description or name).rstrip(':： ')} = {getattr(c, 'label', None) or c.value}"
+                             for name, c in self.controls.items())
+        name = "; ".join(_(c) for c in self.curves) + ": " + _("Not trained yet.") + (f" ({settings})" if settings else "")
+        return name + (f"\n{self._extra_text}" if self._extra_text else "")
 
     def train(self, _button=None):
         """Train from scratch with the current settings, to the end (callable from code; the button trains
@@ -216,6 +229,7 @@ class Trainer:
         steps, values = self.steps.value, self.values()
         self.history = {c: [] for c in self.curves}
         self.latest, self.result, self.total = None, None, steps
+        self._extra_text = None                 # the text of the lesson's extra picture, at the last draw
         self.progress.max, self.progress.value = steps, 0
         every = max(1, steps // self.redraws)
         self.status.value = _("training for {steps} steps...").format(steps=steps)

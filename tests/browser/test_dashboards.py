@@ -8,7 +8,8 @@ device scale 2) and checked at 390 px, then 768 px, then 1280 px. Phone and tabl
 live panel (`.attnlab-panel`), moved by keyboard, changes that panel's figure; the first panel's PNG
 and SVG buttons give a data: link of the right type that downloads. Throughout: it renders; no
 Python traceback or cell error is shown; no page error and no console error; no request leaves
-127.0.0.1; closing the tab of the notebook with the most panels shuts its kernel down (voila#1458,
+127.0.0.1; the accessibility audit (axe-core, tests/browser/a11y.py) finds nothing serious or critical
+with the live figures up; closing the tab of the notebook with the most panels shuts its kernel down (voila#1458,
 fixed in the attnlab template). Plus, on the index's page: its links open their notebooks. Each
 notebook's page is loaded once per session (tests/notebook_runs.py counts); the template's reload of
 a lost widget is tried on a tiny notebook of its own server. Screenshots go to screenshots/ (ignored by git).
@@ -21,6 +22,7 @@ import psutil
 import pytest
 
 import attnlab
+from a11y import audit
 from attnlab.i18n import gettext as _
 from dashboard_helpers import (
     NOTEBOOK_DIR,
@@ -37,6 +39,7 @@ from dashboard_helpers import (
     wait_for_panels,
     write_tiny_notebooks,
 )
+from keyboard import drive_by_keyboard, moving_under_reduced_motion, zoom_problems
 from phone_layout import PHONE, TABLET, check_layout, shoot_panels, touch_drag
 
 RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
@@ -87,6 +90,10 @@ def check_download(page, fmt, lang="en"):
     assert download.value.suggested_filename.endswith(f".{fmt}")
 
 
+# The notebook whose Play section is driven by keyboard alone (keyboard.py), in both languages: a menu,
+# three sliders and the download buttons.
+KEYBOARD = "02_scoring_functions"
+
 # Every Chinese twin (notebooks/zh/, served from the same folder) gets the same checks.
 ZH_NOTEBOOKS = sorted((NOTEBOOK_DIR / "zh").glob("[0-9][0-9]_*.ipynb"))
 ALL = [(p, "en") for p in NOTEBOOKS] + [(p, "zh") for p in ZH_NOTEBOOKS]
@@ -132,6 +139,12 @@ def test_dashboard(voila_server, new_page, path, lang):
         assert page.evaluate(ICON_FONT) == "ok"
         check_download(page, "png", lang)
         check_download(page, "svg", lang)
+    # The accessibility audit (tests/browser/a11y.py), with the live figures up and moved; then the
+    # keyboard (one notebook), 200 % zoom and reduced motion (keyboard.py).
+    not_accessible = audit(page, f"dashboard/{lang}/{path.stem}")
+    by_keyboard = drive_by_keyboard(page) if path.stem == KEYBOARD and n_panels else []
+    moving = moving_under_reduced_motion(page)
+    problems += zoom_problems(page, lang)
     SCREENSHOTS.mkdir(exist_ok=True)
     # Voila's lab template scrolls inside its own panel: grow the viewport to show the whole page.
     tallest = page.evaluate("Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollHeight))")
@@ -146,6 +159,9 @@ def test_dashboard(voila_server, new_page, path, lang):
     assert not problems, "\n".join(problems)
     assert not not_dragged, f"a touch drag on the first slider did not change the figure of: {not_dragged}"
     assert not unchanged, f"moving these sliders did not change their figure: {unchanged}"
+    assert not not_accessible, "\n".join(not_accessible)
+    assert not by_keyboard, "\n".join(by_keyboard)
+    assert not moving, f"still moving under prefers-reduced-motion: {moving}"
     if _index() is not None and path.name == _index().name:
         index_links_open_their_notebooks(page, voila_server, lang)
     if lang == "en" and path == CLOSED_TAB:

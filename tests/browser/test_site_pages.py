@@ -1,7 +1,8 @@
 """The static site (tools/build_site.py, `make site`) built from the stored notebooks and opened in
 Chromium from a loopback HTTP server: pictures present and decoded, panels as pictures, self-checks
 with folded solutions, math typeset by the site's own KaTeX, links to run it live, and no request
-to any outside host. Screenshots go to screenshots/site_*.png (look at them)."""
+to any outside host; every page, both languages, passes the accessibility audit (tests/browser/a11y.py)
+and every picture has a text alternative of its own. Screenshots go to screenshots/site_*.png (look at them)."""
 import functools
 import http.server
 import json
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from a11y import audit
 from dashboard_helpers import LOCAL, ROOT, SCREENSHOTS, free_port
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -111,3 +113,29 @@ def test_page_shows_pictures_checks_and_math_offline(site, browser, name):
     page.close()
     assert not outside, outside
     assert not errors, errors
+
+
+# Text alternatives that say nothing: nbconvert's default, the builder's old words, an empty one.
+EMPTY_ALT = ("No description has been provided for this image", "live panel", "figure", "")
+ALTS = "[...document.querySelectorAll('img')].map(i => i.getAttribute('alt'))"
+
+
+def test_every_page_passes_the_audit(site, browser):
+    """axe-core on every page of the site (both languages, the indexes too): no serious or critical
+    finding that a11y_accepted.toml does not name; every picture's alt is a text of its own (a panel's
+    summary, the text above a figure), never nbconvert's "No description has been provided"."""
+    out, url = site
+    pages = sorted(p.relative_to(out).with_suffix("").as_posix() for p in out.rglob("*.html") if "_static" not in p.parts)
+    assert len(pages) == 2 * (len(list((ROOT / "notebooks").glob("*.ipynb"))) + 1), pages
+    page = browser.new_page(viewport={"width": 1200, "height": 1000})
+    blocking, bad_alt = [], []
+    for name in pages:
+        assert page.goto(f"{url}/{name}.html", wait_until="load").status == 200
+        # (KaTeX typesets on DOMContentLoaded, before the load event: the audit sees the formulas.)
+        # A Chinese page's code cells are its English twin's, character for character (tools/translations.py
+        # checks), in the same stylesheet: audited once, on the English page (half the audit's time).
+        blocking += audit(page, f"site/{name}", exclude=[".jp-CodeCell .jp-InputArea"] if name.startswith("zh/") else [])
+        bad_alt += [f"{name}: {alt!r}" for alt in page.evaluate(ALTS) if (alt or "").strip() in EMPTY_ALT]
+    page.close()
+    assert not blocking, "\n".join(blocking)
+    assert not bad_alt, bad_alt

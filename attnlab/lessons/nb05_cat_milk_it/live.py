@@ -61,6 +61,7 @@ class CatMilkPlay:
     ``update(sentence, scaling, d, T, **coords)`` redraws in place and returns the text shown below."""
 
     def __init__(self):
+        self.text = ""                   # the text the last update returned
         self.figure, (ax_moves, self.ax_weights) = new_figure(
             1, 2, figsize=(10.5, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
         words, X = cat_milk_it("sweet")
@@ -98,7 +99,7 @@ class CatMilkPlay:
         dot = s["dot"]
         rows = [_("{word} attends to:  {weights}").format(word=q, weights="  ".join(
                     f"{k} {v:.2f}" for k, v in zip(words, row))) for q, row in zip(words, result.weights.tolist())]
-        return ("\n".join(rows) + "\n"
+        self.text = ("\n".join(rows) + "\n"
                 + _("sim(it′, milk′) = {milk:.3f}   sim(it′, cat′) = {cat:.3f}   "
                     "→ by dot product, it′ is closer to {closer}").format(milk=dot['milk'], cat=dot['cat'],
                                                                           closer=max(dot, key=dot.get)) + "\n"
@@ -106,6 +107,13 @@ class CatMilkPlay:
                     "distance(it′, milk′) = {dist_milk:.2f}   distance(it′, cat′) = {dist_cat:.2f}").format(
                     cos_milk=s['cosine']['milk'], cos_cat=s['cosine']['cat'], dist_milk=s['distance']['milk'],
                     dist_cat=s['distance']['cat']))
+        return self.text
+
+    def describe(self, **values):
+        """The figure in words (its accessible name): the text ``update`` returned, and where the word
+        points are, which the sliders move and that text does not say."""
+        points = ", ".join(f"{w} ({values[f'{w}_x']:.1f}, {values[f'{w}_y']:.1f})" for w in WORD_VECTORS)
+        return self.text + "\n" + _("word vectors (state, taste): {points}").format(points=points)
 
 
 def controls(*, sentence="sweet", scaling="inside", d=4, T=1.0, vectors=None):
@@ -134,7 +142,8 @@ def play(*, sentence="sweet", scaling="inside", d=4, T=1.0, vectors=None):
     last value); its ``.update`` is the bound ``CatMilkPlay.update``."""
     controls_ = controls(sentence=sentence, scaling=scaling, d=d, T=T, vectors=vectors)   # refuses bad vectors
     view = CatMilkPlay()
-    return Panel(view.figure, controls_, view.update, moving=view.moving, name="cat-milk-it", columns=4)
+    return Panel(view.figure, controls_, view.update, moving=view.moving, name="cat-milk-it", columns=4,
+                 describe=view.describe)
 
 
 @checks.arguments(vectors=checks.Optional(checks.Dict()), low=checks.Real(), high=checks.Real())

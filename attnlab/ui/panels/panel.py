@@ -30,6 +30,9 @@ _STATIC = ("<div class='attnlab-static-panel'><img alt=\"{alt}\" src='data:image
            "style='max-width:100%;height:auto'><pre style='margin:4px 0;white-space:pre-wrap'>{text}</pre></div>")
 _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-family, monospace);"
          "white-space:pre'>{}</pre>")
+# The figure's accessible name, carried beside the text (hidden: never shown, never read twice); the Voila
+# template makes it the image's alt after every move (issue 38).
+_NAME = "<span class='attnlab-figure-name' hidden>{}</span>"
 __all__ = ["Panel", "ShowsPanel", "new_figure", "widget_bundle"]
 
 PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
@@ -81,20 +84,31 @@ class Panel:
         columns: how many controls per row.
         freeze_layout: lay the figure out on the first draw only, so it does not jump as values change.
         blit: False draws everything on every refresh, whatever is declared.
+        describe: callback(**values) -> str, what the figure shows now, for readers who cannot see it
+            (the image's accessible name), called after ``update`` (``.summary`` holds its text);
+            None (or None from it): the text ``update`` returns.
     The panel remembers the language it was built in (``attnlab.i18n``): every callback, redraw and
     text of its own runs in that language, whatever ``set_language`` chose since.
+    Accessibility (docs/accessibility.md): after every move the figure is named by what it shows now
+    (``accessible_name``: ``describe``'s text, else the text under the figure), carried in a hidden
+    element beside that text (class ``attnlab-figure-name``; ipywidgets 8's ``tooltip`` on an Image
+    breaks its view in Voila 0.5's widget manager, measured), which the Voila template makes the
+    image's alt; the text under the figure (class ``attnlab-summary``) the template makes a polite live
+    region. No front-end extension: in JupyterLab the text under the figure is the words there are.
     The panel itself is displayable (widget view, plus the current figure as PNG and the text summary
     for viewers without widgets); ``.widget`` is the ipywidgets box.
     """
 
     def __init__(self, figure, controls, update, *, moving=(), name="figure", columns=2, freeze_layout=True,
-                 blit=True):
+                 blit=True, describe=None):
         checks.instance(figure, "figure", Figure, "a matplotlib Figure (see panels.new_figure)")
         checks.instance(controls, "controls", dict, "a dict {name: widget}")
         for key, control in controls.items():
             checks.identifier(key, "controls' names", "names that are keyword arguments of update")
             checks.has(control, f"controls[{key!r}]", ("value", "observe"), "a widget with a .value")
         checks.function(update, "update", "a function update(**values)")
+        if describe is not None:
+            checks.function(describe, "describe", "a function describe(**values) -> str, or None")
         checks.string(name, "name", non_empty=True)
         checks.count(columns, "columns", low=1)
         checks.flag(freeze_layout, "freeze_layout")
@@ -104,6 +118,8 @@ class Panel:
             FigureCanvasAgg(figure)
         self.blitter = Blitter(figure, moving, freeze_layout=freeze_layout) if blit else None
         self.summary = None                                # the text shown under the figure
+        self.describe = describe
+        self.accessible_name = ""                          # what the figure shows now, in words
         self.controls = dict(controls)
         self.update = update
         self.name = name
@@ -116,6 +132,7 @@ class Panel:
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             max_width="100%", height="auto", align_self="flex-start", object_fit="contain"))
         self.text = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px"))
+        self.text.add_class("attnlab-summary")             # a polite live region in Voila (the template)
         self.error = widgets.HTML()
         self.download = widgets.HTML()
         self.gone = widgets.HTML(_GONE_STYLE + _GONE_NOTE.format(html.escape(_(
@@ -162,9 +179,13 @@ class Panel:
             self._ahead = None
         t0 = time.perf_counter()
         try:
-            text = self.update(**self.values())
+            values = self.values()
+            text = self.update(**values)
             t1 = time.perf_counter()
             png = self.png()               # drawing can fail too, e.g. on a title with bad mathtext
+            if text is not None:
+                self.summary = str(text)   # (describe may read it)
+            described = self.describe(**values) if self.describe is not None else None
         except Exception as exc:  # shown to the learner, not swallowed
             self.error.value = _error_html(exc)
             if self.blitter is not None:
@@ -173,9 +194,10 @@ class Panel:
         t2 = time.perf_counter()
         # Figure, text and error go out together, so the numbers never describe another figure.
         self.image.value = png
-        if text is not None:
-            self.summary = str(text)
-            self.text.value = _TEXT.format(html.escape(self.summary))
+        self.accessible_name = str((described if described is not None else self.summary) or "").strip()
+        if text is not None or self.describe is not None:
+            self.text.value = (_TEXT.format(html.escape(self.summary)) if self.summary is not None else "") + \
+                _NAME.format(html.escape(self.accessible_name))
         self.error.value = ""
         self.timings.append((t1 - t0, t2 - t1, self._draw_seconds))
         if self.blitter is not None and self.blitter.plan is None:
