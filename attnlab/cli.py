@@ -25,6 +25,8 @@ import urllib.request
 import webbrowser
 from pathlib import Path
 
+from .i18n import get_language, gettext as _, language
+
 PACKAGE = Path(__file__).resolve().parent
 LANGS = ("en", "zh")
 DEFAULT_DIR = "attnlab-notebooks"
@@ -75,8 +77,9 @@ def copy_notebooks(dest, lang=None, force=False):
     pairs = [(folder / f, dest / f) for f in notebook_files(lang)] + [(settings / "voila.json", dest / "voila.json")]
     present = [str(d) for s, d in pairs if d.exists() and d.suffix == ".ipynb" and d.read_bytes() != s.read_bytes()]
     if present and not force:
-        raise FileExistsError(f"attnlab notebooks: {len(present)} notebook(s) in {str(dest)!r} differ from the "
-                              f"package's (your edits?), e.g. {present[0]!r}; choose another folder or pass --force")
+        raise FileExistsError(_("attnlab notebooks: {n} notebook(s) in {dest} differ from the package's (your edits?), "
+                                "e.g. {first}; choose another folder or pass --force").format(
+                                    n=len(present), dest=repr(str(dest)), first=repr(present[0])))
     written = []
     for src, dst in pairs:
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +103,8 @@ def serve_command(folder, lang="en", port=8866, ip="127.0.0.1"):
 
 def _need(module, command):
     if importlib.util.find_spec(module) is None:
-        sys.exit(f"attnlab {command}: {module} is not installed; install the dashboard extra: {DASHBOARD_HINT}")
+        sys.exit(_("attnlab {command}: {module} is not installed; install the dashboard extra: {hint}").format(
+            command=command, module=module, hint=DASHBOARD_HINT))
 
 
 def _open_when_up(url, server, seconds=300):
@@ -121,9 +125,10 @@ def serve(folder=None, lang="en", port=8866, browser=True):
     folder = Path(folder) if folder else shipped_folder
     argv, page = serve_command(folder.resolve(), lang, port)
     if not (folder / page).is_file():
-        sys.exit(f"attnlab serve: DIR: no {page} in {str(folder)!r} (expected a folder made by `attnlab notebooks`)")
+        sys.exit(_("attnlab serve: DIR: no {page} in {folder} (expected a folder made by `attnlab notebooks`)").format(
+            page=page, folder=repr(str(folder))))
     url = f"http://127.0.0.1:{port}/voila/render/{page}"
-    print(f"attnlab serve: open {url} (Ctrl+C stops the server)", flush=True)
+    print(_("attnlab serve: open {url} (Ctrl+C stops the server)").format(url=url), flush=True)
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")      # the notebooks' tensors are tiny: one thread per kernel
     # Voila reads voila.json from its working folder first: the package's settings, wherever DIR is
@@ -148,38 +153,58 @@ def lab(folder=None, lang="en"):
     page = index_page(lang)
     if not (folder / page).is_file():
         copy_notebooks(folder)
-        print(f"attnlab lab: copied the notebooks into {str(folder)!r}; your changes are saved there", flush=True)
+        print(_("attnlab lab: copied the notebooks into {folder}; your changes are saved there").format(
+            folder=repr(str(folder))), flush=True)
     return subprocess.call([sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder.resolve()}",
                             str((folder / page).resolve())])
 
 
 def parser():
-    ap = argparse.ArgumentParser(prog="attnlab", description="attnlab's notebooks: copy them, serve them as "
-                                 "dashboards, or open them in JupyterLab.")
+    ap = argparse.ArgumentParser(prog="attnlab", description=_("attnlab's notebooks: copy them, serve them as "
+                                                               "dashboards, or open them in JupyterLab."))
     sub = ap.add_subparsers(dest="command", required=True, metavar="{notebooks,serve,lab}")
-    p = sub.add_parser("notebooks", help="copy the notebooks into a folder of yours")
-    p.add_argument("dir", nargs="?", default=DEFAULT_DIR, help=f"where (default: ./{DEFAULT_DIR})")
-    p.add_argument("--lang", choices=LANGS, help="only the English (en) or the Chinese (zh) ones (default: both)")
-    p.add_argument("--force", action="store_true", help="overwrite notebooks that differ from the package's")
-    p = sub.add_parser("serve", help="serve the notebooks as Voila dashboards (needs attnlab[dashboard])")
-    p.add_argument("dir", nargs="?", help="a folder made by `attnlab notebooks` (default: the package's own)")
-    p.add_argument("--lang", choices=LANGS, default="en", help="the edition whose index opens (default: en)")
-    p.add_argument("--port", type=int, default=8866, help="the port on 127.0.0.1 (default: 8866)")
-    p.add_argument("--no-browser", action="store_true", help="do not open a web browser")
-    p = sub.add_parser("lab", help="open the notebooks in JupyterLab (needs attnlab[dashboard])")
+    p = sub.add_parser("notebooks", help=_("copy the notebooks into a folder of yours"))
+    p.add_argument("dir", nargs="?", default=DEFAULT_DIR, help=_("where (default: ./{folder})").format(folder=DEFAULT_DIR))
+    p.add_argument("--lang", choices=LANGS, help=_("only the English (en) or the Chinese (zh) ones (default: both)"))
+    p.add_argument("--force", action="store_true", help=_("overwrite notebooks that differ from the package's"))
+    p = sub.add_parser("serve", help=_("serve the notebooks as Voila dashboards (needs attnlab[dashboard])"))
+    p.add_argument("dir", nargs="?", help=_("a folder made by `attnlab notebooks` (default: the package's own)"))
+    p.add_argument("--lang", choices=LANGS, default="en", help=_("the edition whose index opens (default: en)"))
+    p.add_argument("--port", type=int, default=8866, help=_("the port on 127.0.0.1 (default: 8866)"))
+    p.add_argument("--no-browser", action="store_true", help=_("do not open a web browser"))
+    p = sub.add_parser("lab", help=_("open the notebooks in JupyterLab (needs attnlab[dashboard])"))
     p.add_argument("dir", nargs="?", default=DEFAULT_DIR,
-                   help=f"a folder of yours; the notebooks are copied there first if it has none (default: ./{DEFAULT_DIR})")
-    p.add_argument("--lang", choices=LANGS, default="en", help="the edition whose index opens (default: en)")
+                   help=_("a folder of yours; the notebooks are copied there first if it has none (default: ./{folder})").format(
+                       folder=DEFAULT_DIR))
+    p.add_argument("--lang", choices=LANGS, default="en", help=_("the edition whose index opens (default: en)"))
     return ap
 
 
+def _language_asked(argv):
+    """The language of the command's own messages: its --lang when one is given (zh or en), else the
+    learner's (ATTNLAB_LANG / the locale, as attnlab.get_language() reads it)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for i, arg in enumerate(argv):
+        value = arg.split("=", 1)[1] if arg.startswith("--lang=") else (
+            argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else None)
+        if value in LANGS:
+            return value
+    return get_language()
+
+
 def main(argv=None):
+    with language(_language_asked(argv)):
+        return _main(argv)
+
+
+def _main(argv):
     a = parser().parse_args(argv)
     try:
         if a.command == "notebooks":
             written = copy_notebooks(a.dir, a.lang, a.force)
             start = Path(a.dir) / index_page(a.lang or "en")
-            print(f"attnlab notebooks: {len(written) - 1} notebooks in {str(a.dir)!r}; start with {str(start)!r}")
+            print(_("attnlab notebooks: {n} notebooks in {folder}; start with {start}").format(
+                n=len(written) - 1, folder=repr(str(a.dir)), start=repr(str(start))))
             return 0
         if a.command == "serve":
             return serve(a.dir, a.lang, a.port, browser=not a.no_browser)

@@ -31,7 +31,8 @@ def test_notebooks_copies_every_notebook_of_the_language_and_the_settings(tmp_pa
         assert (tmp_path / "mine" / rel).read_bytes() == (NOTEBOOKS / rel).read_bytes()
     assert (tmp_path / "mine" / "voila.json").read_bytes() == (ROOT / "voila.json").read_bytes()
     start = "zh/00_index.ipynb" if lang == "zh" else "00_index.ipynb"
-    assert f"start with '{tmp_path / 'mine' / start}'" in capsys.readouterr().out
+    said = f"从 '{tmp_path / 'mine' / start}' 开始" if lang == "zh" else f"start with '{tmp_path / 'mine' / start}'"
+    assert said in capsys.readouterr().out
 
 
 def test_notebooks_never_overwrites_a_learners_edits_without_force(tmp_path, capsys):
@@ -149,3 +150,20 @@ def test_the_readmes_install_section_is_short_and_names_the_commands(readme, hea
     assert after.split("\n## ", 1)[1].startswith(beside.removeprefix("## "))
     assert "make dashboard" in section(text, next(h for h in text.splitlines() if h.startswith(beside)))
     assert len(text.splitlines()) <= 120
+
+
+@pytest.mark.parametrize("argv,env,said", [
+    (["serve", "--help"], {}, "the edition whose index opens"),
+    (["serve", "--lang", "zh", "--help"], {}, "打开哪个版本的目录页"),
+    (["lab", "--lang=zh", "--help"], {}, "打开哪个版本的目录页"),
+    (["notebooks", "--help"], {"ATTNLAB_LANG": "zh"}, "复制到哪里"),
+    (["serve", "--lang", "en", "--help"], {"ATTNLAB_LANG": "zh"}, "the edition whose index opens"),
+])
+def test_the_commands_messages_are_in_the_language_asked_for(argv, env, said):
+    """--lang chooses the language of the command's own help and messages; without it, the learner's
+    (ATTNLAB_LANG, as attnlab.get_language() reads it). Run as a process: the language is read at start."""
+    import os
+    done = subprocess.run([sys.executable, "-m", "attnlab", *argv], capture_output=True, text=True,
+                          env={**os.environ, "ATTNLAB_LANG": "en", **env}, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert said in done.stdout, done.stdout

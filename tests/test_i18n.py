@@ -229,7 +229,7 @@ def _rewrite(po, change):
 @pytest.mark.parametrize("breakage, expected", [
     (lambda m: setattr(m, "string", ""), "untranslated"),
     (lambda m: m.flags.add("fuzzy"), "fuzzy"),
-    (lambda m: setattr(m, "string", m.string + "{extra}"), "fields ['extra'"),
+    (lambda m: setattr(m, "string", m.string + "{extra}"), "'extra'"),      # among the entry's fields, wherever it sorts
 ])
 def test_checker_finds_a_broken_entry(scratch_catalog, breakage, expected):
     _rewrite(scratch_catalog, breakage)

@@ -5,7 +5,8 @@ ui       attnlab/ui/        figures, panels, self-checks, trainer: may import co
 i18n     attnlab/i18n.py    the learner's language: standard library only
 lessons  attnlab/lessons/nbNN_<notebook stem>/   may import ui, core and i18n; never another lesson
 root     attnlab/__init__.py   the contract's names: imports core and i18n
-cli      attnlab/cli.py, __main__.py   the `attnlab` command: standard library only (servers run as processes)
+cli      attnlab/cli.py, __main__.py   the `attnlab` command: standard library and i18n (its messages in the
+                                        learner's language; servers run as processes)
 
 Inside a lesson, the same rooms: only figures.py and live.py import matplotlib or attnlab.ui.plotting,
 and its exercises are in exercises.py. No private name (_x) is imported from another module; the classroom server (attnlab_classroom/, its own
@@ -18,7 +19,7 @@ import pytest
 
 PACKAGE = Path(__file__).parents[1] / "attnlab"
 MAY_IMPORT = {"core": {"core"}, "i18n": set(), "ui": {"core", "ui", "i18n"}, "root": {"core", "i18n"},
-              "lessons-root": {"ui"}, "cli": {"cli"}}
+              "lessons-root": {"ui"}, "cli": {"cli", "i18n"}}
 OUTSIDE_FORBIDDEN = {"core": ("matplotlib", "ipywidgets", "IPython", "PIL"), "i18n": ("torch", "matplotlib")}
 NEVER = ("attnlab_classroom", "jupyter_server", "tornado", "voila")
 
