@@ -11,6 +11,10 @@ from . import checks
 def kernel_regression_target(x):
     """The function behind the toy set: f(x) = 2 sin(x) + x^0.8 (x a float tensor, >= 0 for a real f)."""
     checks.tensor(x, "x")
+    return _target(x)
+
+
+def _target(x):
     return 2 * torch.sin(x) + x ** 0.8
 
 
@@ -27,11 +31,16 @@ def kernel_regression_data(n_train=50, *, noise=0.5, seed=0, dtype=torch.float64
     noise = checks.real(noise, "noise", low=0.0)
     dtype = checks.float_dtype(dtype, "dtype")
     checks.fits((n_train,), 8, "n_train", "a training set")
-    g = torch.Generator().manual_seed(checks.count(seed, "seed"))
+    return kernel_regression_data_unchecked(n_train, noise=noise, seed=checks.count(seed, "seed"), dtype=dtype)
+
+
+def kernel_regression_data_unchecked(n_train, *, noise=0.5, seed=0, dtype=torch.float64):
+    """``kernel_regression_data`` without its checks (a live panel, on an n its slider bounds)."""
+    g = torch.Generator().manual_seed(seed)
     x_train, _ = torch.sort(torch.rand(n_train, generator=g, dtype=dtype) * 5)
-    y_train = kernel_regression_target(x_train) + noise * torch.randn(n_train, generator=g, dtype=dtype)
+    y_train = _target(x_train) + noise * torch.randn(n_train, generator=g, dtype=dtype)
     x_test = torch.arange(0, 5, 0.1, dtype=dtype)
-    return KernelRegressionData(x_train, y_train, x_test, kernel_regression_target(x_test))
+    return KernelRegressionData(x_train, y_train, x_test, _target(x_test))
 
 
 # Seed 004: two features per word, (hungry-ness, sweet-ness). `it` and `cat` share a vector.
