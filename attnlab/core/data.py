@@ -99,7 +99,12 @@ def thinking_machines(d_model=512, d_k=64, *, seed=0, dtype=torch.float64):
     entries and q·k has variance d_k: the situation the ÷ sqrt(d_k) is for.
     """
     d_model, d_k, dtype = _generated(d_model, d_k, dtype, 3)
-    g = torch.Generator().manual_seed(checks.count(seed, "seed"))
+    return thinking_machines_unchecked(d_model, d_k, seed=checks.count(seed, "seed"), dtype=dtype)
+
+
+def thinking_machines_unchecked(d_model=512, d_k=64, *, seed=0, dtype=torch.float64):
+    """``thinking_machines`` without its checks (a live panel, on a d_k its slider bounds)."""
+    g = torch.Generator().manual_seed(seed)
     X = torch.randn(2, d_model, generator=g, dtype=dtype)
     W = [torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(3)]
     return {"words": ("Thinking", "Machines"), "X": X, "W_Q": W[0], "W_K": W[1], "W_V": W[2]}
