@@ -63,7 +63,12 @@ def cat_milk_it(sentence="sweet", vectors=None, *, dtype=torch.float64):
     if not isinstance(sentence, str) or sentence not in SENTENCES:
         raise ValueError(f"sentence: expected one of {sorted(SENTENCES)}, got {sentence!r}")
     dtype = checks.float_dtype(dtype, "dtype")
-    table = {**WORD_VECTORS, **_word_vectors(vectors)}
+    return cat_milk_it_unchecked(sentence, _word_vectors(vectors), dtype=dtype)
+
+
+def cat_milk_it_unchecked(sentence, vectors, *, dtype=torch.float64):
+    """``cat_milk_it`` without its checks (a live panel, on the sentence and vectors its controls bound)."""
+    table = {**WORD_VECTORS, **vectors}
     words = SENTENCES[sentence][1]
     return words, torch.tensor([table[w] for w in words], dtype=dtype)
 
