@@ -3,18 +3,19 @@ arguments (tests/_notebook_panels.play_panels, no notebook runs), has each contr
 call of attnlab.core.checks' functions is counted by (function, argument name) (a profile hook on their
 code, so the specs of ``checks.arguments``, which hold the functions themselves, are counted too).
 
-The rule: on the way down from one move, each argument is validated at most once. Not zero: a panel's
-update receives the widget's value, which the widget bounds, but an update may still pass a value it
-computed (a tensor, a mask) to a checked public function where the lesson has no unchecked kernel; once
-is the contract (DESIGN.md: "checked once, at the public boundary; internal calls use the unchecked
-kernels"). ``batch_shape`` (no argument name: it compares shapes already checked) is not counted.
+The rule (DESIGN.md: "checked once, at the public boundary; internal calls use the unchecked kernels"):
+ideally a move runs no check of a value its widget already bounds (the update receives the widget's
+value and calls unchecked internals: ``*_unchecked`` twins beside the checked public functions, which
+keep their checks and messages for learners); at most, each argument is validated once per move, where
+an update passes a value it computed (a tensor, a mask) to a checked function. Every panel of every
+notebook keeps to it, with no exceptions. ``batch_shape`` (no argument name: it compares shapes already
+checked) is not counted.
 
-``python tests/test_checks_per_move.py`` prints the counts, panel by panel. On 63b4900 07's mask panel
-checked num_queries and num_keys twice per move (19 checks a move; 4 now) and its tile panel validated
-queries, keys and values twice (the update called the checked scaled_dot_product_attention); those are
-unchecked internals now. NOT_YET lists the panels still above once, with the most validations of one
-argument in one move as measured, and why; the test fails if any panel checks more than that, or if a
-panel not listed checks anything twice.
+``python tests/test_checks_per_move.py`` prints the counts, panel by panel. On f753b9e nine panels still
+validated an argument more than once per move (08's alignment 22 times: 11 decoding steps x 2 models
+through the attention module's checked forward; 02's n slider 16; 04's step table 12); on 63b4900 07's
+mask panel checked num_queries and num_keys twice per move. 07's tile panel, whose block and causal moves
+clamp the tile slider, runs its update once per move (``Panel.quietly``; tests/test_nb07_figures.py).
 """
 import sys
 from pathlib import Path
@@ -91,30 +92,11 @@ def twice(seen):
     return {k: n for k, n in seen.items() if n > 1 and k[1] != "None"}
 
 
-NOT_YET = {
-    "kernel-regression-explorer": (2, "01: the update calls the checked nadaraya_watson and the plot's checked "
-                                      "helpers on the same x"),
-    "kernel-regression-training": (4, "01: leave_one_out retrains through the checked train_bandwidth"),
-    "02-scoring-functions": (16, "02: the n slider redraws 15 samples, each through the checked score functions"),
-    "03-multi-head": (6, "03: each of 6 head panels is drawn through the checked plotting helpers"),
-    "04-self-attention": (12, "04: the step table formats each of 12 vectors with the checked formatter"),
-    "cat-milk-it": (2, "05: the vectors are checked by the update and again by the checked attend"),
-    "07-tiled-steps": (4, "07: a block or causal move clamps the tile slider, which runs the update a second time"),
-    "08-alignment": (22, "08: 11 decoding steps × 2 models each call the core attention module's checked forward "
-                         "(needs an unchecked step in attnlab.core)"),
-    "11-circuit": (3, "11: the circuit's update calls the checked ablate and scores"),
-}
-
-
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_a_move_validates_each_argument_at_most_once(notebook):
     found = moves(notebook)
     assert found, "no control moved"
-    over = {}
-    for (panel, control), seen in found.items():
-        most = max(twice(seen).values(), default=1)
-        if most > NOT_YET.get(panel, (1, ""))[0]:
-            over[(panel, control)] = twice(seen)
+    over = {key: twice(seen) for key, seen in found.items() if twice(seen)}
     assert over == {}
 
 

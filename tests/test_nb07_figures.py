@@ -270,6 +270,20 @@ def test_step_figure_and_tile_explorer_move_named_artists():
     np.testing.assert_allclose(t.steps.partial.get_xdata(), exact.numpy(), atol=1e-12)
 
 
+def test_a_move_that_clamps_the_tile_slider_updates_once():
+    q, k, v = lesson.toy_problem()
+    t = lesson.play_tiles(queries=q, keys=k, values=v)
+    t.controls["tile"].value = 16
+    calls = []
+    update = t.panel.update
+    t.panel.update = lambda **values: calls.append(values) or update(**values)
+    t.controls["causal"].value = True                                              # 16 tiles -> 10: tile 16 -> 10
+    assert calls == [{"tile": 16, "block": 2, "causal": True}]                     # drawn once, at the clamped tile
+    assert t.controls["tile"].value == 10 and "tile 10 of 10" in t.panel.summary
+    t.controls["tile"].value = 4                                                   # the slider still moves the panel
+    assert len(calls) == 2 and "tile 4 of 10" in t.panel.summary
+
+
 def test_step_figure_keeps_every_exact_output_in_view():
     q, k, v = lesson.toy_problem()
     t = lesson.play_tiles(queries=q, keys=k, values=v)

@@ -12,7 +12,14 @@ from torch import nn
 from torch.nn import functional as F
 
 from . import checks
-from .masking import causal_unchecked, compute_dtype, sequence_mask, softmax_unchecked, stable_softmax
+from .masking import (
+    causal_unchecked,
+    compute_dtype,
+    sequence_mask,
+    sequence_mask_unchecked,
+    softmax_unchecked,
+    stable_softmax,
+)
 from .scoring import (
     AdditiveScores,
     additive_scores,
@@ -109,6 +116,12 @@ def attend_unchecked(queries, keys, values, combined, factor, dropout=0.0, gener
     dtype = compute_dtype(queries.dtype)
     checks.fits(shape, torch.finfo(dtype).bits // 8, "queries, keys",
                  "attention weights (..., Tq, Tk) (pass need_weights=False, or use tiled_attention)")
+    return _with_weights(queries, keys, values, combined, factor, dropout, generator, need_weights)
+
+
+def _with_weights(queries, keys, values, combined, factor, dropout=0.0, generator=None, need_weights=True):
+    """attend_unchecked's weights path, past its memory guard (for weights a model's own step makes)."""
+    dtype = compute_dtype(queries.dtype)
     q, k = queries.to(dtype), keys.to(dtype)
     if _logits_fit(q, k, factor, dtype):                 # the usual case: scale q, then torch's softmax
         weights = softmax_unchecked((q * factor) @ k.transpose(-2, -1), combined)   # (..., Tq, Tk)
@@ -117,6 +130,18 @@ def attend_unchecked(queries, keys, values, combined, factor, dropout=0.0, gener
     dropped = _dropout(weights, dropout, generator, queries.dtype) if dropout > 0 else weights
     output = (dropped @ values.to(dtype)).to(values.dtype)                       # (..., Tq, dv)
     return output, (weights.to(queries.dtype) if need_weights else None)
+
+
+def _weights_shape(queries, keys):
+    return torch.broadcast_shapes(queries.shape[:-2], keys.shape[:-2]) + (queries.shape[-2], keys.shape[-2])
+
+
+def padding_unchecked(shape, device, valid_lens):
+    """``combine_masks(shape, device, valid_lens=valid_lens)`` without its checks: the padding mask, or None."""
+    if valid_lens is None:
+        return None
+    pad = sequence_mask_unchecked(valid_lens, shape[-1]).to(device)               # (B, 1|Tq, Tk)
+    return pad.reshape(pad.shape[:1] + (1,) * (len(shape) - 3) + pad.shape[1:])  # (B, 1.., 1|Tq, Tk)
 
 
 def _logits_fit(queries, keys, factor, dtype):
@@ -193,6 +218,14 @@ class DotProductAttention(nn.Module):
             queries, keys, values, valid_lens=valid_lens, dropout=p)
         return output
 
+    def forward_unchecked(self, queries, keys, values, valid_lens=None):
+        """``forward`` without its checks, for inputs a model made itself (a decoder's step)."""
+        p = self.dropout if self.training else 0.0
+        combined = padding_unchecked(_weights_shape(queries, keys), queries.device, valid_lens)
+        output, self.attention_weights = _with_weights(queries, keys, values, combined,
+                                                       1.0 / math.sqrt(queries.shape[-1]), p)
+        return output
+
 
 class AdditiveAttention(nn.Module):
     """Additive (Bahdanau) attention: weights = softmax(w_v^T tanh(W_q q + W_k k)), output = weights · v.
@@ -222,6 +255,14 @@ class AdditiveAttention(nn.Module):
         batch = checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
         shape = batch + (queries.shape[-2], keys.shape[-2])                       # (B, Tq, Tk)
         mask = combine_masks(shape, queries.device, valid_lens=valid_lens)       # checked before any matmul
+        return self._attend(queries, keys, values, mask)
+
+    def forward_unchecked(self, queries, keys, values, valid_lens=None):
+        """``forward`` without its checks, for inputs a model made itself (a decoder's step)."""
+        return self._attend(queries, keys, values,
+                            padding_unchecked(_weights_shape(queries, keys), queries.device, valid_lens))
+
+    def _attend(self, queries, keys, values, mask):
         scores = additive_scores(queries, keys, self.W_q, self.W_k, self.w_v)    # (B, Tq, Tk)
         self.attention_weights = stable_softmax(scores, 1.0, mask)                         # (B, Tq, Tk)
         return self.dropout(self.attention_weights) @ values                       # (B, Tq, dv)

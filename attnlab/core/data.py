@@ -11,6 +11,10 @@ from . import checks
 def kernel_regression_target(x):
     """The function behind the toy set: f(x) = 2 sin(x) + x^0.8 (x a float tensor, >= 0 for a real f)."""
     checks.tensor(x, "x")
+    return _target(x)
+
+
+def _target(x):
     return 2 * torch.sin(x) + x ** 0.8
 
 
@@ -27,11 +31,16 @@ def kernel_regression_data(n_train=50, *, noise=0.5, seed=0, dtype=torch.float64
     noise = checks.real(noise, "noise", low=0.0)
     dtype = checks.float_dtype(dtype, "dtype")
     checks.fits((n_train,), 8, "n_train", "a training set")
-    g = torch.Generator().manual_seed(checks.count(seed, "seed"))
+    return kernel_regression_data_unchecked(n_train, noise=noise, seed=checks.count(seed, "seed"), dtype=dtype)
+
+
+def kernel_regression_data_unchecked(n_train, *, noise=0.5, seed=0, dtype=torch.float64):
+    """``kernel_regression_data`` without its checks (a live panel, on an n its slider bounds)."""
+    g = torch.Generator().manual_seed(seed)
     x_train, _ = torch.sort(torch.rand(n_train, generator=g, dtype=dtype) * 5)
-    y_train = kernel_regression_target(x_train) + noise * torch.randn(n_train, generator=g, dtype=dtype)
+    y_train = _target(x_train) + noise * torch.randn(n_train, generator=g, dtype=dtype)
     x_test = torch.arange(0, 5, 0.1, dtype=dtype)
-    return KernelRegressionData(x_train, y_train, x_test, kernel_regression_target(x_test))
+    return KernelRegressionData(x_train, y_train, x_test, _target(x_test))
 
 
 # Seed 004: two features per word, (hungry-ness, sweet-ness). `it` and `cat` share a vector.
@@ -54,7 +63,12 @@ def cat_milk_it(sentence="sweet", vectors=None, *, dtype=torch.float64):
     if not isinstance(sentence, str) or sentence not in SENTENCES:
         raise ValueError(f"sentence: expected one of {sorted(SENTENCES)}, got {sentence!r}")
     dtype = checks.float_dtype(dtype, "dtype")
-    table = {**WORD_VECTORS, **_word_vectors(vectors)}
+    return cat_milk_it_unchecked(sentence, _word_vectors(vectors), dtype=dtype)
+
+
+def cat_milk_it_unchecked(sentence, vectors, *, dtype=torch.float64):
+    """``cat_milk_it`` without its checks (a live panel, on the sentence and vectors its controls bound)."""
+    table = {**WORD_VECTORS, **vectors}
     words = SENTENCES[sentence][1]
     return words, torch.tensor([table[w] for w in words], dtype=dtype)
 
@@ -90,7 +104,12 @@ def thinking_machines(d_model=512, d_k=64, *, seed=0, dtype=torch.float64):
     entries and q·k has variance d_k: the situation the ÷ sqrt(d_k) is for.
     """
     d_model, d_k, dtype = _generated(d_model, d_k, dtype, 3)
-    g = torch.Generator().manual_seed(checks.count(seed, "seed"))
+    return thinking_machines_unchecked(d_model, d_k, seed=checks.count(seed, "seed"), dtype=dtype)
+
+
+def thinking_machines_unchecked(d_model=512, d_k=64, *, seed=0, dtype=torch.float64):
+    """``thinking_machines`` without its checks (a live panel, on a d_k its slider bounds)."""
+    g = torch.Generator().manual_seed(seed)
     X = torch.randn(2, d_model, generator=g, dtype=dtype)
     W = [torch.randn(d_model, d_k, generator=g, dtype=dtype) / d_model ** 0.5 for _ in range(3)]
     return {"words": ("Thinking", "Machines"), "X": X, "W_Q": W[0], "W_K": W[1], "W_V": W[2]}

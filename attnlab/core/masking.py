@@ -59,6 +59,11 @@ def sequence_mask(valid_lens, num_keys):
     if valid_lens.numel() and int(valid_lens.min()) < 0:
         raise ValueError(f"valid_lens: expected lengths >= 0, got {int(valid_lens.min())}")
     checks.fits(tuple(valid_lens.shape) + (num_keys,), 1, "num_keys", "a bool mask (valid_lens.shape + (num_keys,))")
+    return sequence_mask_unchecked(valid_lens, num_keys)
+
+
+def sequence_mask_unchecked(valid_lens, num_keys):
+    """The unchecked core of sequence_mask, for lengths the caller has checked (or made)."""
     lens = valid_lens if valid_lens.dim() == 2 else valid_lens[:, None]        # (B, 1|Tq)
     positions = torch.arange(num_keys, device=valid_lens.device)               # (Tk,)
     return positions < lens[..., None]                                         # (B, 1|Tq, Tk)

@@ -52,7 +52,11 @@ def cosine_scores(queries, keys, eps=1e-8):
     """q · k / (|q| |k|), in [-1, 1]; a zero vector scores 0 against everything."""
     check_pair(queries, keys)
     check_scores_size(queries, keys)
-    eps = checks.real(eps, "eps", positive=True)
+    return cosine_scores_unchecked(queries, keys, checks.real(eps, "eps", positive=True))
+
+
+def cosine_scores_unchecked(queries, keys, eps=1e-8):
+    """``cosine_scores`` without its checks (queries, keys and eps already checked, e.g. by a live panel)."""
     return F.normalize(queries, dim=-1, eps=eps) @ F.normalize(keys, dim=-1, eps=eps).transpose(-2, -1)
 
 
@@ -74,6 +78,12 @@ def gaussian_scores(queries, keys, sigma=1.0):
         queries, keys = queries[:, None], keys[:, None]           # (Tq, 1), (Tk, 1)
     check_pair(queries, keys)
     check_scores_size(queries, keys, 4 // queries.element_size() or 1)   # computed in >= float32
+    return gaussian_scores_unchecked(queries, keys, sigma)
+
+
+def gaussian_scores_unchecked(queries, keys, sigma=1.0):
+    """``gaussian_scores`` of (..., Tq, d), (..., Tk, d) without its checks (already checked, e.g. by a
+    live panel)."""
     sq = squared_distances(queries, keys)                         # (..., Tq, Tk), float32 for halves
     denom = 2 * sigma * sigma
     if denom < torch.finfo(sq.dtype).tiny:                        # 1 / denom is beyond the dtype's range:

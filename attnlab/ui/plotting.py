@@ -283,6 +283,15 @@ def weights_summary(weights, x_labels=None, y_labels=None, *, top=2):
     _labels(x_labels, w.shape[1], "x_labels", "column (key)")
     _labels(y_labels, w.shape[0], "y_labels", "row (query)")
     checks.count(top, "top", low=1)
+    return _summary(w, x_labels, y_labels, top)
+
+
+def weights_summary_unchecked(weights, x_labels=None, y_labels=None, *, top=2):
+    """``weights_summary`` without its checks (a live panel, on weights it computed and labels it holds)."""
+    return _summary(to_numpy(weights), x_labels, y_labels, top)
+
+
+def _summary(w, x_labels, y_labels, top):
     xs = list(x_labels) if x_labels is not None else [str(j) for j in range(w.shape[1])]
     ys = list(y_labels) if y_labels is not None else [str(i) for i in range(w.shape[0])]
     lines = []

@@ -88,7 +88,7 @@ class Explorer(panels.ShowsPanel):
 
     def update(self, sigma, n_train, query):
         """Redraw for these values; returns the text under the figure."""
-        t = data.kernel_regression_data(n_train, seed=0)
+        t = data.kernel_regression_data_unchecked(n_train, seed=0)
         y_hat, weights = nadaraya_watson(t.x_test, t.x_train, t.y_train, sigma=sigma)   # (50,), (50, n)
         q = int((t.x_test - query).abs().argmin())                                     # this query's row
         self.fit.truth.set_ydata(to_numpy(t.y_truth))
@@ -176,13 +176,13 @@ class TrainingView:
         """Mean training error at each σ of SIGMAS for the first n-point data set (cached)."""
         key = (n, bool(leave_one_out))
         if key not in self._landscapes:
-            t = data.kernel_regression_data(n, seed=0)
+            t = data.kernel_regression_data_unchecked(n, seed=0)
             self._landscapes[key] = loss_curve(t.x_train, t.y_train, SIGMAS, leave_one_out, "mean")
         return self._landscapes[key]
 
     def _run(self, steps, leave_one_out):
         n = self.explorer.n_train
-        t = data.kernel_regression_data(n, seed=0)
+        t = data.kernel_regression_data_unchecked(n, seed=0)
         self.path, self.run_n, self.run_loo, self.learned = [], n, leave_one_out, None
         self.copy_button.disabled = True
         w_before, model = self.w0, None
@@ -204,7 +204,7 @@ class TrainingView:
             return None
         same = self.path and self.run_loo == leave_one_out
         n = self.run_n if same else self.explorer.n_train
-        t = data.kernel_regression_data(n, seed=0)
+        t = data.kernel_regression_data_unchecked(n, seed=0)
         self.land_line.set_data(SIGMAS, self.landscape(n, leave_one_out))
         self.land_line.set_color("C2" if leave_one_out else "C3")
         w_now = latest["w"] if (same and latest is not None) else self.w0

@@ -15,12 +15,12 @@ from ...ui import panels
 from ...ui.plotting import heatmap, heatmap_state, update_heatmap
 from .stats import (
     METHODS,
-    centre_rows,
-    histogram_density,
-    key_choice,
+    centre_rows_unchecked,
+    histogram_density_unchecked,
+    key_choice_unchecked,
     random_queries_keys,
-    row_entropy,
-    scores,
+    row_entropy_unchecked,
+    scores_unchecked,
     seeded_additive,
 )
 
@@ -50,7 +50,7 @@ def play_edges(d_k):
 
 def _row_var(s):
     """Variance of the scores within each row (about its own mean), averaged over rows."""
-    return (centre_rows(s).pow(2).sum(-1) / max(s.shape[-1] - 1, 1)).mean().item()
+    return (centre_rows_unchecked(s).pow(2).sum(-1) / max(s.shape[-1] - 1, 1)).mean().item()
 
 
 class ScoringPlay(panels.ShowsPanel):
@@ -118,31 +118,31 @@ class ScoringPlay(panels.ShowsPanel):
             curve = []
             for d_k in D_KS:
                 (q, k), module = self.sample(d_k)
-                w = stable_softmax(scores(q[:64], k[:n], method, additive=module).detach(), 1.0 / temperature)
-                curve.append(row_entropy(w).mean().item() / math.log(n))
+                w = stable_softmax(scores_unchecked(q[:64], k[:n], method, additive=module).detach(), 1.0 / temperature)
+                curve.append(row_entropy_unchecked(w).mean().item() / math.log(n))
             self._curves[key] = curve
         return self._curves[key]
 
     def update(self, method, d_k, temperature, n):
         """Redraw for these values; returns the text under the figure."""
         (q, k), module = self.sample(d_k)
-        s = scores(q, k[:n], method, additive=module).detach()                 # (512, n)
+        s = scores_unchecked(q, k[:n], method, additive=module).detach()                 # (512, n)
         w = stable_softmax(s, 1.0 / temperature)                               # (512, n), T unchecked
-        plain = scores(q, k[:n], "dot")                                        # (512, n): q·k, no scaling
+        plain = scores_unchecked(q, k[:n], "dot")                                      # (512, n): q·k, no scaling
         edges, lim = play_edges(d_k), play_limit(d_k)
         if self.ax_hist.get_xlim() != (-lim, lim):                     # a step of the axis: a full draw
             self.ax_hist.set_xlim(-lim, lim)
-        grey, blue = centre_rows(plain), centre_rows(s) / temperature
-        self.grey_hist.set_data(histogram_density(grey, edges), edges)
-        self.blue_hist.set_data(histogram_density(blue, edges), edges)
+        grey, blue = centre_rows_unchecked(plain), centre_rows_unchecked(s) / temperature
+        self.grey_hist.set_data(histogram_density_unchecked(grey, edges), edges)
+        self.blue_hist.set_data(histogram_density_unchecked(blue, edges), edges)
         outside = [100 * ((x < -lim) | (x >= lim)).double().mean().item() for x in (grey, blue)]
         update_heatmap(self.ax_w, w[:5], x_labels=[f"k{j + 1}" for j in range(n)])
         curve = self.entropy_curve(method, n, temperature)
         self.blue_curve.set_ydata(curve)
         self.grey_curve.set_ydata(self.entropy_curve("scaled_dot", n, temperature))
         self.marker.set_data([math.log2(d_k)], [curve[D_KS.index(d_k)]])
-        entropy = row_entropy(w).mean().item()
-        counts = key_choice(q, k[:n], method, additive=module)
+        entropy = row_entropy_unchecked(w).mean().item()
+        counts = key_choice_unchecked(q, k[:n], method, additive=module)
         shortest = int(k[:n].norm(dim=-1).argmin())
         return _("{method}, d_k = {d_k}, n = {n}, T = {T:.3g}\n"
                  "variance of the scores {var:.4g}, within each row (what the softmax sees) {row_var:.4g}"

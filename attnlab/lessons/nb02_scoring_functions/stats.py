@@ -13,12 +13,22 @@ import torch
 
 from ...core import checks
 from ...core.masking import masked_softmax
-from ...core.scoring import AdditiveScores, cosine_scores, dot_scores, gaussian_scores
+from ...core.scoring import (
+    AdditiveScores,
+    additive_scores,
+    cosine_scores,
+    cosine_scores_unchecked,
+    dot_scores,
+    gaussian_scores,
+    gaussian_scores_unchecked,
+)
 from ...i18n import N_, gettext as _
 
 __all__ = [
     "METHODS", "random_queries_keys", "seeded_additive", "scores", "row_entropy", "softmax_jacobian_norm",
-    "centre_rows", "score_statistics", "histogram_density", "key_choice", "scaling_hint", "variance_mistakes"
+    "centre_rows", "score_statistics", "histogram_density", "key_choice", "scaling_hint", "variance_mistakes",
+    "scores_unchecked", "row_entropy_unchecked", "centre_rows_unchecked", "histogram_density_unchecked",
+    "key_choice_unchecked",
 ]
 
 #: The methods ``scores`` knows, with a label for plots and menus (English; show it as ``_(METHODS[m])``).
@@ -91,9 +101,31 @@ def scores(queries, keys, method="scaled_dot", *, tau=8.0, sigma=1.0, additive=N
     if method == "row_normalised":
         return s / s.norm(dim=-1, keepdim=True).clamp_min(1e-12)
     tau = checks.real(tau, "tau", positive=True)
+    return _divided(s, method, d, n, tau)
+
+
+def _divided(s, method, d, n, tau):
     divisor = {"dot": 1.0, "scaled_dot": math.sqrt(d), "over_d": float(d), "over_cbrt_d": d ** (1 / 3),
                "constant": tau, "long_sequence": math.sqrt(d * n)}[method]
     return s / divisor
+
+
+def scores_unchecked(queries, keys, method="scaled_dot", *, tau=8.0, sigma=1.0, additive=None):
+    """``scores`` without its checks, for (Tq, d), (Tk, d) float tensors of one kind and a method of METHODS
+    (the Play panel, on the samples it drew and the method its menu offers)."""
+    if method == "cosine":
+        return cosine_scores_unchecked(queries, keys)
+    if method == "gaussian":
+        return gaussian_scores_unchecked(queries, keys, sigma)
+    if method == "additive":
+        return additive_scores(queries, keys, additive.W_q, additive.W_k, additive.w_v)
+    s = queries @ keys.transpose(-2, -1)                           # (..., Tq, Tk)
+    d, n = queries.shape[-1], keys.shape[-2]
+    if method == "normalised":
+        return s / s.norm(dim=(-2, -1), keepdim=True).clamp_min(1e-12)
+    if method == "row_normalised":
+        return s / s.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    return _divided(s, method, d, n, tau)
 
 
 def row_entropy(weights):
@@ -102,6 +134,11 @@ def row_entropy(weights):
     log(Tk) for uniform weights, 0 for one-hot weights.
     """
     checks.tensor(weights, "weights", min_dim=1)
+    return row_entropy_unchecked(weights)
+
+
+def row_entropy_unchecked(weights):
+    """``row_entropy`` without its check (weights the Play panel computed)."""
     return -torch.special.xlogy(weights, weights).sum(-1)
 
 
@@ -120,6 +157,11 @@ def softmax_jacobian_norm(weights):
 @checks.arguments(scores_=checks.Tensor(min_dim=1))
 def centre_rows(scores_):
     """Each score minus its row's mean: what the softmax sees (it ignores a shift of a whole row)."""
+    return centre_rows_unchecked(scores_)
+
+
+def centre_rows_unchecked(scores_):
+    """``centre_rows`` without its check (scores the Play panel computed)."""
     return scores_ - scores_.mean(-1, keepdim=True)
 
 
@@ -161,6 +203,11 @@ def histogram_density(values, edges):
     checks.tensor(edges, "edges", min_dim=1)
     if edges.dim() != 1 or edges.numel() < 2 or not bool((edges[1:] > edges[:-1]).all()):
         raise ValueError(f"edges: expected a 1-D increasing tensor of at least 2 values, got {edges}")
+    return histogram_density_unchecked(values, edges)
+
+
+def histogram_density_unchecked(values, edges):
+    """``histogram_density`` without its checks (the Play panel's scores and its own edges)."""
     v = values.detach().reshape(-1).to(edges.dtype)
     inside = (v >= edges[0]) & (v < edges[-1])
     idx = torch.bucketize(v[inside], edges, right=True) - 1                     # bin of each value
@@ -179,8 +226,16 @@ def key_choice(queries, keys, method="scaled_dot", **kwargs):
     if queries.dim() != 2 or keys.dim() != 2:
         raise ValueError(f"queries, keys: expected 2-D (Tq, d) and (Tk, d), got shapes {tuple(queries.shape)} "
                          f"and {tuple(keys.shape)}")
-    s = scores(queries, keys, method, **kwargs).detach()                        # (Tq, Tk)
-    return torch.bincount(s.argmax(-1), minlength=keys.shape[0])
+    return _choice(scores(queries, keys, method, **kwargs).detach(), keys)
+
+
+def key_choice_unchecked(queries, keys, method="scaled_dot", **kwargs):
+    """``key_choice`` without its checks (the Play panel's samples and menu's method)."""
+    return _choice(scores_unchecked(queries, keys, method, **kwargs).detach(), keys)
+
+
+def _choice(s, keys):
+    return torch.bincount(s.argmax(-1), minlength=keys.shape[0])               # s: (Tq, Tk)
 
 
 @checks.arguments(queries=checks.Tensor(min_dim=2), keys=checks.Tensor(min_dim=2))

@@ -10,7 +10,7 @@ from ...core.attention import scaled_dot_product_attention
 from ...i18n import gettext as _
 from ...ui.plotting import to_numpy
 
-__all__ = ["HEAD_COLORS", "head_blocks_plot", "mark_padding", "thumbnail"]
+__all__ = ["HEAD_COLORS", "head_blocks_plot", "mark_padding", "mark_padding_unchecked", "thumbnail"]
 
 HEAD_COLORS = ("#fbb4ae", "#b3cde3", "#ccebc5", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd", "#fddaec")
 
@@ -70,6 +70,12 @@ def mark_padding(ax, valid_len, *, patch=None):
         patch = ax.add_patch(Rectangle((0, 0), 0, 0, fill=False, hatch="//", edgecolor="0.8", lw=0, zorder=3))
     elif patch.axes is not ax:
         raise ValueError("patch: expected the hatch returned by mark_padding for this ax, got another Axes' patch")
+    return mark_padding_unchecked(ax, valid_len, patch)
+
+
+def mark_padding_unchecked(ax, valid_len, patch):
+    """``mark_padding`` moving a hatch it returned, without its checks (the Play panel, on its own axes and
+    the lengths its sliders bound)."""
     rows, num_keys = ax.images[0].get_array().shape
     width = max(num_keys - valid_len, 0)
     patch.set_bounds(min(valid_len, num_keys) - 0.5, -0.5, width, rows)

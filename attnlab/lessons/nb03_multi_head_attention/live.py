@@ -13,8 +13,8 @@ import torch
 from ...core import checks
 from ...i18n import gettext as _
 from ...ui.panels import Panel, new_figure
-from ...ui.plotting import heatmap, heatmap_state, update_heatmap, weights_summary
-from .figures import mark_padding
+from ...ui.plotting import heatmap, heatmap_state, update_heatmap, weights_summary_unchecked
+from .figures import mark_padding, mark_padding_unchecked
 from .heads import HEAD_KINDS, SENTENCES, embed, names_of, titles_of, toy_multihead
 
 __all__ = ["CONTROLS", "MAX_HEADS", "QUERY", "HeadsPlay", "controls", "play"]
@@ -75,11 +75,11 @@ class HeadsPlay:
                 if h < heads:
                     title = _("head {h}\n{title}").format(h=h + 1, title=names[h]) if b == 0 else ""   # two lines
                     update_heatmap(self.axes[b, h], W[b, h], title=title)
-                    mark_padding(self.axes[b, h], valid[b], patch=self.padding[b][h])
+                    mark_padding_unchecked(self.axes[b, h], valid[b], self.padding[b][h])
             average = self.axes[b, MAX_HEADS]
             _place(average, self.slots[b][heads])                              # right after the last head
             update_heatmap(average, W[b].mean(0), title=_("average of {n} head(s)").format(n=heads) if b == 0 else "")
-            mark_padding(average, valid[b], patch=self.padding[b][MAX_HEADS])
+            mark_padding_unchecked(average, valid[b], self.padding[b][MAX_HEADS])
         _place(self.colorbar.ax, self.colorbar_box.translated(
             self.slots[0][heads].x1 + self.colorbar_gap - self.colorbar_box.x0, 0))
         return self.describe(W, valid)
@@ -98,7 +98,7 @@ class HeadsPlay:
         rows.append((_("average of {n} head(s)").format(n=heads), W[0, :, q:q + 1].mean(0), 3))
         prefix = len(_("{query}: {weights}").format(query=QUERY, weights=""))   # "sat: " / "sat：", whatever the language
         for name, w, top in rows:
-            summary = weights_summary(w, self.tokens[0], [QUERY], top=top)[prefix:]
+            summary = weights_summary_unchecked(w, self.tokens[0], [QUERY], top=top)[prefix:]
             lines.append(_("'{query}' in sentence 0, {name:<24}: {summary}").format(query=QUERY, name=name,
                                                                                       summary=summary))
         return "\n".join(lines)

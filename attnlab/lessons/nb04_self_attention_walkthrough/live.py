@@ -13,12 +13,19 @@ import matplotlib
 import torch
 
 from ...core import checks
-from ...core.data import thinking_machines
+from ...core.data import thinking_machines_unchecked
 from ...core.masking import causal_mask
 from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
-from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text
+from .steps import (
+    SENTENCE,
+    describe_step_unchecked,
+    self_attention_steps_unchecked,
+    sentence_attention_unchecked,
+    step_table_text_unchecked,
+    step_table_unchecked,
+)
 
 __all__ = ["CONTROLS", "D_KS", "WalkthroughPlay", "controls", "largest_weights", "play", "sentence_title"]
 
@@ -121,12 +128,12 @@ class WalkthroughPlay:
     def _computed(self, d_k, causal, padding):
         key = (d_k, bool(causal))
         if key not in self._steps:
-            tm = thinking_machines(d_k=d_k)
-            self._steps[key] = (tm["words"], self_attention_steps(
+            tm = thinking_machines_unchecked(d_k=d_k)
+            self._steps[key] = (tm["words"], self_attention_steps_unchecked(
                 tm["X"], tm["W_Q"], tm["W_K"], tm["W_V"], causal_mask(2, 2) if causal else None))
         key3 = key + (padding,)
         if key3 not in self._sentence:
-            self._sentence[key3] = sentence_attention(d_k, causal=causal, padding=padding, mask_pad_queries=True)
+            self._sentence[key3] = sentence_attention_unchecked(d_k, causal=causal, padding=padding, mask_pad_queries=True)
         return self._steps[key] + self._sentence[key3]
 
     def update(self, step, d_k, causal, padding):
@@ -143,10 +150,10 @@ class WalkthroughPlay:
             or _("no mask")
         title = (_("query Thinking, d_k = {d_k}, step {step} of 6, causal mask") if causal else
                  _("query Thinking, d_k = {d_k}, step {step} of 6")).format(d_k=d_k, step=step)
-        table = step_table_text(step_table(s, words2, step=step), words2, current=step, title=title)
+        table = step_table_text_unchecked(step_table_unchecked(s, words2, step=step), words2, current=step, title=title)
         rows = largest_weights(A, words)
         head = _("right ({mask}), largest weight per query: ").format(mask=mask_name)
-        return (table + "\n\n" + describe_step(s, words2, step) + "\n\n" + head + " · ".join(rows[:3])
+        return (table + "\n\n" + describe_step_unchecked(s, words2, step) + "\n\n" + head + " · ".join(rows[:3])
                 + "\n" + " " * len(head) + " · ".join(rows[3:]))
 
 

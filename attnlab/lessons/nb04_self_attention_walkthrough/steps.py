@@ -14,12 +14,14 @@ import numpy as np
 import torch
 
 from ...core import checks
-from ...core.masking import masked_softmax
+from ...core.masking import causal_unchecked, compute_dtype, masked_softmax, stable_softmax
 from ...i18n import N_, gettext as _
 from ...ui import text
 
 __all__ = [
     "self_attention_steps", "short", "step_table", "plain_label", "step_table_text", "describe_step",
+    "self_attention_steps_unchecked", "sentence_attention_unchecked", "step_table_unchecked",
+    "step_table_text_unchecked", "describe_step_unchecked",
     "SENTENCE", "sentence_attention", "LAYER_TYPES", "COMPLEXITY", "layer_cost", "path_length", "crossover",
     "complexity_table"
 ]
@@ -59,6 +61,11 @@ def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
              "X" (the input), "d_k" (int), "sqrt_d_k" (float), "mask" (as given).
     """
     _check_inputs(X, W_Q, W_K, W_V, mask)
+    return self_attention_steps_unchecked(X, W_Q, W_K, W_V, mask)
+
+
+def self_attention_steps_unchecked(X, W_Q, W_K, W_V, mask=None):
+    """``self_attention_steps`` without its checks (the Play panel, on the example it generated)."""
     n, d_k = X.shape[0], W_Q.shape[1]
     q = torch.stack([x @ W_Q for x in X])                                       # (n, d_k)
     k = torch.stack([x @ W_K for x in X])                                       # (n, d_k)
@@ -66,7 +73,7 @@ def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
     scores = torch.tensor([[torch.dot(q[i], k[j]).item() for j in range(n)] for i in range(n)],
                           dtype=X.dtype)                                         # (n, n)
     scaled = scores / math.sqrt(d_k)                                             # (n, n)
-    weights = masked_softmax(scaled, mask)                                       # (n, n)
+    weights = stable_softmax(scaled.to(compute_dtype(scaled.dtype)), 1.0, mask).to(scaled.dtype)  # masked_softmax
     weighted = weights[:, :, None] * v[None, :, :]                               # (n, n, dv)
     output = weighted.sum(dim=1)                                                 # (n, dv)
     return {"X": X, "q": q, "k": k, "v": v, "scores": scores, "scaled": scaled, "weights": weights,
@@ -80,6 +87,10 @@ _WORDS = checks.Items(checks.Text(), min_len=1)
 @checks.arguments(vector=checks.Tensor(1, floating=False), n=checks.Int(1), fmt=checks.Text())
 def short(vector, n=4, fmt="{:.2f}"):
     """The first ``n`` entries of a vector and "…" if there are more: "[-0.96, -1.39, -0.20, 0.62, …]"."""
+    return _short(vector, n, fmt)
+
+
+def _short(vector, n=4, fmt="{:.2f}"):
     values = [fmt.format(float(x)) for x in vector[:n]]
     return "[" + ", ".join(values) + (", …]" if len(vector) > n else "]")
 
@@ -94,19 +105,25 @@ def step_table(steps, words, query=0, step=6):
     n = len(words)
     if not 0 <= query < n:
         raise ValueError(f"query: expected an index in [0, {n}), got {query}")
+    return step_table_unchecked(steps, words, query, step)
+
+
+def step_table_unchecked(steps, words, query=0, step=6):
+    """``step_table`` without its checks (the Play panel, on steps it computed and a step its slider bounds)."""
+    n = len(words)
     i, s = query, steps
     sub = f"$_{{{i + 1}}}$"                           # the query's number as a subscript: q$_{1}$ is q₁
     rows = [
-        (0, _("x (embedding)"), [short(x) for x in s["X"]]),
-        (1, "q = x $W^Q$", [short(s["q"][j]) for j in range(n)]),
-        (1, "k = x $W^K$", [short(s["k"][j]) for j in range(n)]),
-        (1, "v = x $W^V$", [short(s["v"][j]) for j in range(n)]),
+        (0, _("x (embedding)"), [_short(x) for x in s["X"]]),
+        (1, "q = x $W^Q$", [_short(s["q"][j]) for j in range(n)]),
+        (1, "k = x $W^K$", [_short(s["k"][j]) for j in range(n)]),
+        (1, "v = x $W^V$", [_short(s["v"][j]) for j in range(n)]),
         (2, _("score {q}·k$_j$").format(q="q" + sub), [f"{s['scores'][i, j]:.2f}" for j in range(n)]),
         (3, f"÷ $\\sqrt{{d_k}}$ = {s['sqrt_d_k']:g}", [f"{s['scaled'][i, j]:.3f}" if _visible(s, i, j)
                                                      else _("−∞ (masked)") for j in range(n)]),
         (4, _("weight $a_j$ (softmax)"), [f"{s['weights'][i, j]:.3f}" for j in range(n)]),
-        (5, "$a_j$ v$_j$", [short(s["weighted"][i, j]) for j in range(n)]),
-        (6, _("sum {z}").format(z="z" + sub), [short(s["output"][i])] + [""] * (n - 1)),
+        (5, "$a_j$ v$_j$", [_short(s["weighted"][i, j]) for j in range(n)]),
+        (6, _("sum {z}").format(z="z" + sub), [_short(s["output"][i])] + [""] * (n - 1)),
     ]
     return [(k, label, [c if k <= step else "?" for c in cells]) for k, label, cells in rows]
 
@@ -141,6 +158,11 @@ def step_table_text(table, words, *, current=None, title=None):
     if any(len(row) != len(words) for _, _, row in table):
         raise ValueError(f"table: expected rows of {len(words)} cells, one per word, "
                          f"got {sorted({len(row) for _, _, row in table})}")
+    return step_table_text_unchecked(table, words, current=current, title=title)
+
+
+def step_table_text_unchecked(table, words, *, current=None, title=None):
+    """``step_table_text`` without its checks (the Play panel, on the table ``step_table_unchecked`` made)."""
     shown = [n for n, _, row in table if all(c != "?" for c in row)]
     current = max(shown) if current is None and shown else current
     labels = [(f"{n}  " if n else "   ") + plain_label(label) for n, label, _ in table]
@@ -163,14 +185,19 @@ def _visible(steps, i, j):
 def describe_step(steps, words, step, query=0):
     """One or two lines of numbers saying what step ``step`` (1..6) did for query ``query``, in the
     prose's symbols: q₁·k₂, the weights aⱼ, aⱼ vⱼ, z₁."""
+    if query >= len(words):
+        raise ValueError(f"query: expected an index in [0, {len(words)}), got {query}")
+    return describe_step_unchecked(steps, words, step, query)
+
+
+def describe_step_unchecked(steps, words, step, query=0):
+    """``describe_step`` without its checks (the Play panel, on steps it computed and a step its slider bounds)."""
     s, i, n = steps, query, len(words)
-    if i >= n:
-        raise ValueError(f"query: expected an index in [0, {n}), got {i}")
     w, qi = words[i], "q" + _subscript(str(i + 1))
     sub = [_subscript(str(j + 1)) for j in range(n)]
     if step <= 1:
         return _("Step 1: each word's x times W^Q, W^K, W^V gives q, k, v of {d_k} numbers "
-                 "(first 4 shown). {q} = {vector}").format(d_k=s['d_k'], q=qi, vector=short(s['q'][i]))
+                 "(first 4 shown). {q} = {vector}").format(d_k=s['d_k'], q=qi, vector=_short(s['q'][i]))
     if step == 2:
         return _("Step 2: scores of {word}: {scores}").format(word=w, scores=", ".join(
             f"{qi}·k{sub[j]} ({words[j]}) = {s['scores'][i, j]:.2f}" for j in range(n)))
@@ -186,12 +213,12 @@ def describe_step(steps, words, step, query=0):
             unscaled=", ".join(f"{x:.3f}" for x in raw.tolist()))
     if step == 5:
         return _("Step 5: {products}").format(products="; ".join(
-            f"a{sub[j]} v{sub[j]} = {s['weights'][i, j]:.3f} × v{sub[j]} = {short(s['weighted'][i, j], 3)}"
+            f"a{sub[j]} v{sub[j]} = {s['weights'][i, j]:.3f} × v{sub[j]} = {_short(s['weighted'][i, j], 3)}"
             for j in range(n)))
     z = "z" + _subscript(str(i + 1))
     return _("Step 6: {sum}").format(sum=f"{z} = " + " + ".join(f"a{sub[j]} v{sub[j]}" for j in range(n)) + " = " +
                                      " + ".join(f"{s['weights'][i, j]:.3f}·v{sub[j]}" for j in range(n)) +
-                                     f" = {short(s['output'][i])}")
+                                     f" = {_short(s['output'][i])}")
 
 
 SENTENCE = ("The", "cat", "sat", "on", "the", "mat")
@@ -205,19 +232,28 @@ def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=Fals
     ``mask_pad_queries`` the pad queries' rows are masked too, so they get all-zero weights.
     Returns (words tuple of 6, weights (6, 6)).
     """
-    from ...core.attention import scaled_dot_product_attention
-    from ...core.data import toy_sentence
-
     padding = checks.count(padding, "padding")
     if padding > len(SENTENCE):
         raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
+    return sentence_attention_unchecked(d_k, causal=causal, padding=padding, mask_pad_queries=mask_pad_queries,
+                                        seed=seed)
+
+
+def sentence_attention_unchecked(d_k=64, *, causal=False, padding=0, mask_pad_queries=False, seed=0):
+    """``sentence_attention`` with causal, padding and mask_pad_queries unchecked (the Play panel's controls
+    bound them); d_k and seed are checked once, by ``toy_sentence``."""
+    from ...core.attention import attend_unchecked
+    from ...core.data import toy_sentence
+
     n = len(SENTENCE)
     words = SENTENCE[:n - padding] + ("<pad>",) * padding
     d = toy_sentence(words, d_k=d_k, seed=seed)
     valid = torch.arange(n) < n - padding                                        # (n,) True = real word
     mask = valid[None, :] & (valid[:, None] if mask_pad_queries else True)       # (n, n) or (1, n)
     q, k, v = d["X"] @ d["W_Q"], d["X"] @ d["W_K"], d["X"] @ d["W_V"]            # (n, d_k) each
-    _, weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)  # (n, n)
+    if causal:
+        mask = mask & causal_unchecked(n, n)                                     # (n, n)
+    _, weights = attend_unchecked(q, k, v, mask, 1.0 / math.sqrt(q.shape[-1]))   # (n, n)
     return words, weights
 
 

@@ -8,7 +8,7 @@ import ipywidgets as widgets
 from matplotlib import rcParams
 
 from ...core import checks
-from ...core.data import SENTENCES, WORD_VECTORS, cat_milk_it
+from ...core.data import SENTENCES, WORD_VECTORS, cat_milk_it, cat_milk_it_unchecked
 from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
@@ -87,7 +87,7 @@ class CatMilkPlay:
     def update(self, sentence, scaling, d, T, **coords):
         """Redraw for these values (as ``play`` declared the controls: not checked again); returns the text."""
         vectors = {w: (coords[f"{w}_x"], coords[f"{w}_y"]) for w in WORD_VECTORS}
-        words, X = cat_milk_it(sentence, vectors)
+        words, X = cat_milk_it_unchecked(sentence, vectors)
         result = attend(X, scaling, d=d, temperature=T)
         others = {w: v for w, v in vectors.items() if w not in words}
         self.moves.update(words, X, result.output, others=others)

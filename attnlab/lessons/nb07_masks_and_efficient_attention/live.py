@@ -15,7 +15,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from ...core import checks
 from ...core.attention import attend_unchecked, check_qkv, scaled_dot_product_attention
-from ...core.masking import causal_mask, causal_unchecked
+from ...core.masking import causal_unchecked
 from ...i18n import gettext as _, ngettext, pgettext
 from ...ui import panels, plotting, text
 from .costs import structured_qkv
@@ -226,11 +226,13 @@ class TileExplorer(panels.ShowsPanel):
         exact = scaled_dot_product_attention(q, k, v)[0][:, 0]
         self.figure, axes = panels.new_figure(1, 3, figsize=(12.5, 4.1))
         self.steps = StepFigure(axes, self.scores, exact)
+        tiles = len(list(tiled_attention_steps_unchecked(q, k, v, block, False)))     # the slider's max, as update sets it
         self.key = self.figure.legend(
             handles=[Patch(facecolor="none", edgecolor="#ff7f0e", linewidth=3, label=_("orange box = the current tile")),
                      not_visited_patch()], loc="outside lower center", ncols=2, fontsize=9, frameon=False)
         self.controls = {
-            "tile": widgets.IntSlider(value=tile, min=1, max=16, description=_("tile"), continuous_update=False),
+            "tile": widgets.IntSlider(value=min(tile, tiles), min=1, max=tiles, description=_("tile"),
+                                      continuous_update=False),
             "block": widgets.SelectionSlider(options=[1, 2, 4, 8], value=block, description=_("block"),
                                              continuous_update=False),
             "causal": widgets.Checkbox(value=False, description=_("causal"))}
@@ -239,12 +241,15 @@ class TileExplorer(panels.ShowsPanel):
 
     def update(self, tile, block, causal):
         states = list(tiled_attention_steps_unchecked(self.q, self.k, self.v, block, causal))
-        self.controls["tile"].max = len(states)              # clamping the value re-runs this with a valid tile
+        if self.controls["tile"].max != len(states):
+            # The clamped value is the tile drawn below: not refreshed again, so a move updates and draws once.
+            with self.panel.quietly("tile"):
+                self.controls["tile"].max = len(states)
         tile = min(tile, len(states))
         Tq, Tk = self.scores.shape
         exact = attend_unchecked(self.q, self.k, self.v, causal_unchecked(Tq, Tk) if causal else None,
                                  1.0 / math.sqrt(self.q.shape[-1]))[0][:, 0]          # checked at play_tiles
-        scores = self.scores.masked_fill(~causal_mask(Tq, Tk), float("nan")) if causal else self.scores
+        scores = self.scores.masked_fill(~causal_unchecked(Tq, Tk), float("nan")) if causal else self.scores
         self.steps.show(states[:tile], scores, exact)
         st = states[tile - 1]
         (q0, q1), (k0, k1) = st["q_block"], st["k_block"]

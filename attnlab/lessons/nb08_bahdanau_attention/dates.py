@@ -10,7 +10,8 @@ from ...i18n import N_, explain
 
 __all__ = [
     "MONTHS", "SOURCE_CHARS", "SOURCE_VOCAB", "TARGET_VOCAB", "MAX_SOURCE_LEN", "TARGET_LEN", "random_dates",
-    "check_source", "source_problem", "encode_sources", "encode_targets", "decode_targets", "encode_sources_unchecked"
+    "check_source", "source_problem", "encode_sources", "encode_targets", "decode_targets", "encode_sources_unchecked",
+    "decode_targets_unchecked",
 ]
 
 MONTHS = data.MONTHS
@@ -81,4 +82,9 @@ def encode_targets(texts):
 @checks.arguments(ids=checks.Tensor(2, integer=True))
 def decode_targets(ids):
     """Target ids (B, T) -> strings, stopping at EOS."""
+    return decode_targets_unchecked(ids)
+
+
+def decode_targets_unchecked(ids):
+    """``decode_targets`` for ids a model decoded (the explorer, on every move)."""
     return data.decode_chars(ids, TARGET_VOCAB, EOS)

@@ -88,7 +88,7 @@ def alignment(model, source):
 def alignment_unchecked(model, source):
     """``alignment`` for a DateTranslator and a source string ``dates.check_source`` accepted."""
     ids, weights, _queries, _states = seq2seq.greedy_unchecked(model, *dates.encode_sources_unchecked([source]))
-    return dates.decode_targets(ids)[0], weights[0, :, :len(source)]
+    return dates.decode_targets_unchecked(ids)[0], weights[0, :, :len(source)]
 
 
 @checks.arguments(weights=_WEIGHTS, source=checks.Text(), output=checks.Text())

@@ -61,7 +61,7 @@ class DateTranslator(nn.Module):
 
     def step(self, y_prev, s, states, valid_lens):
         """One decoder step: -> logits (B, V), new state (B, 2h), weights (B, Ts)."""
-        context = self.attention(s[:, None], states, states, valid_lens)  # (B, 1, 2h)
+        context = self.attention.forward_unchecked(s[:, None], states, states, valid_lens)  # (B, 1, 2h): made here
         weights = self.attention.attention_weights[:, 0]                  # (B, Ts)
         s = self.decoder(torch.cat([self.tgt_embed(y_prev), context[:, 0]], -1), s)
         return self.out(torch.cat([s, context[:, 0]], -1)), s, weights

@@ -22,7 +22,7 @@ from .analysis import phase_change
 from .circuits import scores_of
 from .data import repeats_unchecked
 from .figures import THRESHOLD, pattern_ticks
-from .model import ablate, accuracy, run_unchecked
+from .model import ablate_unchecked, accuracy_unchecked, run_unchecked
 from .shipped import measured, pretrained, snapshots
 
 __all__ = ["REMOVABLE", "CircuitView", "SnapshotView", "play", "play_circuit", "play_trainer"]
@@ -145,7 +145,7 @@ class CircuitView:
     def _model(self, remove):
         if remove not in self.cut:
             layer, head = map(int, remove.split("."))
-            self.cut[remove] = ablate(self.model, layer, head)
+            self.cut[remove] = ablate_unchecked(self.model, layer, head)
         return self.cut[remove]
 
     def update(self, remove, length):
@@ -167,7 +167,7 @@ class CircuitView:
             title = _("layer {l}, head {h}").format(l=k // 4 + 1, h=k % 4 + 1)
             image.axes.set_title(_("{head}: removed").format(head=title) if k == gone else title, fontsize=9)
         s = scores_of(patterns, batch.lengths)
-        acc, whole = accuracy(model, batch), accuracy(self.model, batch)
+        acc, whole = accuracy_unchecked(model, batch), accuracy_unchecked(self.model, batch)
         removed = _("no head removed") if remove == "none" else _("layer {l}, head {h} removed").format(
             l=int(remove[0]) + 1, h=int(remove[2]) + 1)
         return "\n".join([

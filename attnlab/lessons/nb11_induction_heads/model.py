@@ -17,7 +17,8 @@ from torch import nn
 from ...core import checks
 from .data import BATCH, CONTEXT, VOCAB
 
-__all__ = ["POSITIONS", "AttentionOnly", "ablate", "accuracy", "hand_built", "layer_attention", "run_unchecked"]
+__all__ = ["POSITIONS", "AttentionOnly", "ablate", "ablate_unchecked", "accuracy", "accuracy_unchecked", "hand_built",
+           "layer_attention", "run_unchecked"]
 
 POSITIONS = ("learned", "rope")
 
@@ -121,6 +122,11 @@ def run_unchecked(model, tokens, need_weights):
 @checks.arguments(model=checks.Instance(AttentionOnly, "an AttentionOnly model (e.g. pretrained())"), batch=BATCH)
 def accuracy(model, batch):
     """The fraction of ``batch``'s predictable positions whose next token the model's argmax gets right."""
+    return accuracy_unchecked(model, batch)
+
+
+def accuracy_unchecked(model, batch):
+    """``accuracy`` without its checks (the panels, on a model and batch they made)."""
     with torch.no_grad():
         logits = run_unchecked(model, batch.tokens, need_weights=False)[0]
     guess = logits[:, :-1].argmax(-1)
@@ -174,6 +180,11 @@ def ablate(model, layer, head):
         raise ValueError(f"layer: expected 0..{model.config['layers'] - 1}, got {layer}")
     if head >= model.config["heads"]:
         raise ValueError(f"head: expected 0..{model.config['heads'] - 1}, got {head}")
+    return ablate_unchecked(model, layer, head)
+
+
+def ablate_unchecked(model, layer, head):
+    """``ablate`` without its checks (the circuit panel, on a layer and head its menu offers)."""
     out = copy.deepcopy(model)
     out.keep[layer, head] = 0.0
     return out

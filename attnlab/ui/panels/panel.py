@@ -9,6 +9,7 @@ instead of losing it, and offers PNG and SVG downloads that work in the browser.
 """
 import asyncio
 import base64
+import contextlib
 import html
 import io
 import time
@@ -127,6 +128,7 @@ class Panel:
         self.language = get_language()     # callbacks, redraws and texts stay in the language it was built in
         self.timings = []                  # seconds per refresh: (update, render = draw + PNG encode, draw)
         self._ahead = None                 # the pending call of _plan_ahead (a kernel's event loop only)
+        self._quiet = []                   # controls whose changes do not refresh (see quietly)
         self._encoder = PngEncoder()
         # Shown at its own pixel size (not stretched by the flex box), shrinking on narrow screens.
         self.image = widgets.Image(format="png", layout=widgets.Layout(
@@ -165,7 +167,20 @@ class Panel:
         return {name: control.value for name, control in self.controls.items()}
 
     def _on_change(self, change):
-        self.refresh()
+        if not any(change["owner"] is control for control in self._quiet):
+            self.refresh()
+
+    @contextlib.contextmanager
+    def quietly(self, *names):
+        """Inside the block, changes of ``controls[name]`` for these names do not refresh the panel: for an
+        update that sets a control itself (a slider clamped to a new max) and draws with the value it sets,
+        so that a move runs the update and draws once."""
+        quiet = [self.controls[name] for name in names]
+        self._quiet.extend(quiet)
+        try:
+            yield
+        finally:
+            del self._quiet[len(self._quiet) - len(quiet):]
 
     def refresh(self):
         """Run the callback with the current values and show the new figure (or the error), in the
