@@ -1,0 +1,25 @@
+"""Notebook 12 (12_gpt.ipynb): a GPT from the course's own parts. A decoder-only causal stack (RoPE,
+grouped-query attention, a KV cache) trained to predict the next character of this course's prose in
+both languages; generation with temperature, top-k and top-p; the KV cache's bytes and time; MQA and GQA.
+
+    from attnlab.lessons import nb12_gpt as lesson
+    model = lesson.pretrained(kv_heads=None)      # None: as many key/value heads as query heads (4)
+    g = lesson.generate(model, prompt, steps, temperature=1.0, top_k=None, top_p=None, seed=None, cache=True)
+    g.text, g.probs, g.logits; lesson.vocab(); lesson.cache_bytes(model, length)
+    lesson.bits_per_char(model, split="heldout")
+
+corpus      the training text (the prose of notebooks 00-11), its held-out tenth, characters as tokens
+model       the GPT: pre-LN blocks, RoPE, grouped-query attention, KV cache; conversion to fewer kv heads
+generation  the filters (temperature, top-k, top-p) and the generation loop
+measure     bits per character, the unigram and bigram count models, the cache's bytes
+training    the training loop; ``python -m attnlab.lessons.nb12_gpt`` retrains the shipped models
+shipped     the shipped checkpoints and their measurements
+"""
+from .corpus import vocab
+from .generation import filtered, generate
+from .measure import bigram_bits, bits_per_char, cache_bytes, unigram_bits
+from .model import ablate
+from .shipped import measured, pretrained
+
+__all__ = ["ablate", "bigram_bits", "bits_per_char", "cache_bytes", "filtered", "generate", "measured", "pretrained",
+           "unigram_bits", "vocab"]
