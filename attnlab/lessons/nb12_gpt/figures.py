@@ -161,8 +161,8 @@ def cache_figure(bytes_per_position, bits, *, context, length, bigram=None, sele
     if bigram is not None:
         right.axhline(bigram, color="0.3", linestyle="--", label=_("bigram model: {v:.2f}").format(v=bigram))
         right.legend(fontsize=8, loc="lower right")
-    right.set_xticks(range(len(kvs)), [_("{kv} kv heads").format(kv=kv) for kv in kvs])
-    right.set(ylabel=_("held-out bits per character"), ylim=(0, max(list(bits.values()) + [bigram or 0]) * 1.2),
+    right.set_xticks(range(len(kvs)), [str(kv) for kv in kvs])
+    right.set(xlabel=_("key/value heads"), ylabel=_("held-out bits per character"), ylim=(0, max(list(bits.values()) + [bigram or 0]) * 1.2),
               title=_("Quality (lower is better)"))
     return axes
 
