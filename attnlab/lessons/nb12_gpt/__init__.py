@@ -14,12 +14,29 @@ generation  the filters (temperature, top-k, top-p) and the generation loop
 measure     bits per character, the unigram and bigram count models, the cache's bytes
 training    the training loop; ``python -m attnlab.lessons.nb12_gpt`` retrains the shipped models
 shipped     the shipped checkpoints and their measurements
+figures     the static figures and the index thumbnail
+live        the Play panels: play (generation, filter by filter), play_kv (4, 2 or 1 key/value heads)
+exercises   the two "write it yourself" checks
 """
 from .corpus import vocab
+from .exercises import check_cache_bytes, check_top_p
+from .figures import (
+                      cache_figure,
+                      filters_figure,
+                      filters_text,
+                      induction_figure,
+                      patterns_figure,
+                      thumbnail,
+                      timing_figure,
+                      training_figure,
+)
+from .live import kv_quality, play, play_kv, timing_data
 from .generation import filtered, generate
 from .measure import bigram_bits, bits_per_char, cache_bytes, unigram_bits
 from .model import ablate
 from .shipped import measured, pretrained
 
-__all__ = ["ablate", "bigram_bits", "bits_per_char", "cache_bytes", "filtered", "generate", "measured", "pretrained",
+__all__ = ["ablate", "bigram_bits", "bits_per_char", "cache_bytes", "cache_figure", "check_cache_bytes", "check_top_p",
+           "filtered", "filters_figure", "filters_text", "generate", "induction_figure", "kv_quality", "measured",
+           "patterns_figure", "play", "play_kv", "pretrained", "thumbnail", "timing_data", "timing_figure", "training_figure",
            "unigram_bits", "vocab"]

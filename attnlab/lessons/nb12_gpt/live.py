@@ -27,6 +27,7 @@ from .measure import bits_per_char_unchecked, cache_bytes
 from .shipped import measured, pretrained
 
 __all__ = ["GENERATIONS", "KV_EXAMPLE", "PROMPT", "STEPS", "GenerationView", "KVView", "kv_quality", "play", "play_kv",
+           "timing_data", "timing_data",
            "shown_text"]
 
 STEPS = 100                 # characters generated per move
@@ -239,3 +240,15 @@ def play_kv(*, kv_heads=4, length=256, layer=2):
     view = KVView()
     return Panel(view.figure, controls, view.update, moving=[view.bytes_ax, view.bits_ax, *view.images, *view.titles],
                  name="12-kv-heads", columns=3)
+
+
+def timing_data():
+    """The KV cache's timings: results.json's "timing" ({"lengths", "with cache seconds", "without cache
+    seconds"}), or, where it has none, measured here (timing.step_seconds, 3 repeats)."""
+    stored = measured().get("timing")
+    if stored:
+        return stored
+    from .timing import step_seconds
+    model, lengths = pretrained(), [16, 32, 64, 128, 192, 255]
+    return {"lengths": lengths, "with cache seconds": step_seconds(model, lengths, cache=True, repeats=3),
+            "without cache seconds": step_seconds(model, lengths, cache=False, repeats=3)}
