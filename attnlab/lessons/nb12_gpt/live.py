@@ -27,7 +27,7 @@ from .measure import bits_per_char_unchecked, cache_bytes
 from .shipped import measured, pretrained
 
 __all__ = ["GENERATIONS", "KV_EXAMPLE", "PROMPT", "STEPS", "GenerationView", "KVView", "kv_quality", "play", "play_kv",
-           "timing_data", "timing_data",
+           "timing_data",
            "shown_text"]
 
 STEPS = 100                 # characters generated per move
