@@ -12,14 +12,20 @@ corpus      the training text (the prose of notebooks 00-11), its held-out tenth
 model       the GPT: pre-LN blocks, RoPE, grouped-query attention, KV cache; conversion to fewer kv heads
 generation  the filters (temperature, top-k, top-p) and the generation loop
 measure     bits per character, the unigram and bigram count models, the cache's bytes
+induction   probes with a made-up word twice, induction and previous-token scores, copying
+timing      seconds per generated character against length, with and without the KV cache
+real_models real models' query and key/value heads, from their published configs
 training    the training loop; ``python -m attnlab.lessons.nb12_gpt`` retrains the shipped models
 shipped     the shipped checkpoints and their measurements
 """
 from .corpus import vocab
 from .generation import filtered, generate
 from .measure import bigram_bits, bits_per_char, cache_bytes, unigram_bits
+from .induction import copying, induction_scores, probes
 from .model import ablate
+from .real_models import REAL_MODELS
 from .shipped import measured, pretrained
+from .timing import step_seconds
 
-__all__ = ["ablate", "bigram_bits", "bits_per_char", "cache_bytes", "filtered", "generate", "measured", "pretrained",
-           "unigram_bits", "vocab"]
+__all__ = ["REAL_MODELS", "ablate", "bigram_bits", "bits_per_char", "cache_bytes", "copying", "filtered", "generate",
+           "induction_scores", "measured", "pretrained", "probes", "step_seconds", "unigram_bits", "vocab"]
