@@ -12,6 +12,9 @@ corpus      the training text (the prose of notebooks 00-11), its held-out tenth
 model       the GPT: pre-LN blocks, RoPE, grouped-query attention, KV cache; conversion to fewer kv heads
 generation  the filters (temperature, top-k, top-p) and the generation loop
 measure     bits per character, the unigram and bigram count models, the cache's bytes
+induction   probes with a made-up word twice, induction and previous-token scores, copying
+timing      seconds per generated character against length, with and without the KV cache
+real_models real models' query and key/value heads, from their published configs
 training    the training loop; ``python -m attnlab.lessons.nb12_gpt`` retrains the shipped models
 shipped     the shipped checkpoints and their measurements
 figures     the static figures and the index thumbnail
@@ -33,10 +36,13 @@ from .figures import (
 from .live import kv_quality, play, play_kv, timing_data
 from .generation import filtered, generate
 from .measure import bigram_bits, bits_per_char, cache_bytes, unigram_bits
+from .induction import copying, induction_scores, probes
 from .model import ablate
+from .real_models import REAL_MODELS
 from .shipped import measured, pretrained
+from .timing import step_seconds
 
-__all__ = ["ablate", "bigram_bits", "bits_per_char", "cache_bytes", "cache_figure", "check_cache_bytes", "check_top_p",
-           "filtered", "filters_figure", "filters_text", "generate", "induction_figure", "kv_quality", "measured",
-           "patterns_figure", "play", "play_kv", "pretrained", "thumbnail", "timing_data", "timing_figure", "training_figure",
-           "unigram_bits", "vocab"]
+__all__ = ["REAL_MODELS", "ablate", "bigram_bits", "bits_per_char", "cache_bytes", "cache_figure", "check_cache_bytes",
+           "check_top_p", "copying", "filtered", "filters_figure", "filters_text", "generate", "induction_figure",
+           "induction_scores", "kv_quality", "measured", "patterns_figure", "play", "play_kv", "pretrained", "probes",
+           "step_seconds", "thumbnail", "timing_data", "timing_figure", "training_figure", "unigram_bits", "vocab"]
