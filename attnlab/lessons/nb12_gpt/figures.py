@@ -22,7 +22,7 @@ from . import corpus
 from .generation import filtered_unchecked
 
 __all__ = ["KV_CHOICES", "char_label", "cache_figure", "draw_filters", "filter_stages", "filters_figure",
-           "filters_text", "induction_figure", "patterns_figure", "thumbnail", "timing_figure", "training_figure"]
+           "filters_text", "induction_figure", "stages_text", "patterns_figure", "thumbnail", "timing_figure", "training_figure"]
 
 KV_CHOICES = (4, 2, 1)
 _AX = checks.Optional(checks.Instance(Axes, "a matplotlib Axes"))
@@ -78,8 +78,14 @@ def draw_filters(ax, stages, names, top=12, chosen=None):
     return ax
 
 
-def filters_text(stages, top_k, top_p):
-    """One sentence per filter: what survives and the mass renormalised."""
+@checks.arguments(logits=checks.Array(1), temperature=checks.Real(positive=True))
+def filters_text(logits, *, temperature=1.0, top_k=None, top_p=None):
+    """In words, what ``filters_figure`` draws for the same arguments: what each filter keeps, and the mass."""
+    return stages_text(filter_stages(logits, temperature, top_k, top_p), top_k, top_p)
+
+
+def stages_text(stages, top_k, top_p):
+    """One sentence per filter of ``filter_stages``' four stages: what survives and the mass renormalised."""
     vocab = corpus.vocab()
     first = int(np.argmax(stages[1]))
     lines = [_("most probable next character {c!r}: {p:.3f} before the temperature, {q:.3f} after it").format(

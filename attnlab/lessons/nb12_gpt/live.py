@@ -21,13 +21,12 @@ from ...i18n import gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import WEIGHT_CMAP
 from . import corpus
-from .figures import KV_CHOICES, cache_figure, char_label, draw_filters, filter_stages, filters_text
+from .figures import KV_CHOICES, cache_figure, char_label, draw_filters, filter_stages, stages_text
 from .generation import generate
 from .measure import bits_per_char_unchecked, cache_bytes
 from .shipped import measured, pretrained
 
-__all__ = ["GENERATIONS", "KV_EXAMPLE", "PROMPT", "STEPS", "GenerationView", "KVView", "kv_quality", "play", "play_kv",
-           "timing_data",
+__all__ = ["GENERATIONS", "KV_EXAMPLE", "PROMPT", "STEPS", "WIDTH", "GenerationView", "KVView", "kv_quality", "play", "play_kv",
            "shown_text"]
 
 STEPS = 100                 # characters generated per move
@@ -112,7 +111,7 @@ class GenerationView:
             _("text so far (the character drawn at this step in brackets): {text}").format(text=so_far),
             _("step {i} of {n}: drew {c!r} with probability {p:.3f} after the filters").format(
                 i=step, n=STEPS, c=new[i], p=p),
-            filters_text(stages, top_k, top_p),
+            stages_text(stages, top_k, top_p),
             _("the whole continuation ({n} characters, seed {seed}): {text}").format(n=STEPS, seed=seed, text=new),
         ])
 
@@ -241,14 +240,3 @@ def play_kv(*, kv_heads=4, length=256, layer=2):
     return Panel(view.figure, controls, view.update, moving=[view.bytes_ax, view.bits_ax, *view.images, *view.titles],
                  name="12-kv-heads", columns=3)
 
-
-def timing_data():
-    """The KV cache's timings: results.json's "timing" ({"lengths", "with cache seconds", "without cache
-    seconds"}), or, where it has none, measured here (timing.step_seconds, 3 repeats)."""
-    stored = measured().get("timing")
-    if stored:
-        return stored
-    from .timing import step_seconds
-    model, lengths = pretrained(), [16, 32, 64, 128, 192, 255]
-    return {"lengths": lengths, "with cache seconds": step_seconds(model, lengths, cache=True, repeats=3),
-            "without cache seconds": step_seconds(model, lengths, cache=False, repeats=3)}
