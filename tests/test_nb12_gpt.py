@@ -86,6 +86,12 @@ def test_rope_is_a_complex_rotation(dtype):
                                atol=1e-5 if dtype == torch.float32 else 1e-12)
 
 
+def test_core_rope_is_notebook_06s_rope():
+    from attnlab.lessons.nb06_positional_encoding import encoding
+    x = torch.randn(3, 6, 10, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    torch.testing.assert_close(rope(x, [0, 2, 5, 7, 11, 13]), encoding.rope(x, [0, 2, 5, 7, 11, 13]), rtol=0, atol=1e-15)
+
+
 def test_rope_scores_depend_on_the_offset_only():
     g = torch.Generator().manual_seed(1)
     q, k = torch.randn(1, 16, dtype=torch.float64, generator=g), torch.randn(1, 16, dtype=torch.float64, generator=g)

@@ -15,22 +15,22 @@ from ...core import checks
 from .checkpoints import CHECKPOINTS, RESULTS
 from .model import GPT
 
-__all__ = ["measured", "pretrained"]
+__all__ = ["load_unchecked", "measured", "pretrained"]
 
 
 @checks.arguments(kv_heads=checks.Optional(checks.Choice(tuple(CHECKPOINTS))))
 def pretrained(kv_heads=None):
     """A shipped model in eval mode (float32): ``kv_heads`` None or 4 (as many key/value heads as query
     heads), 2 (GQA) or 1 (MQA)."""
-    saved = _saved(4 if kv_heads is None else kv_heads)
+    return load_unchecked(4 if kv_heads is None else kv_heads)
+
+
+def load_unchecked(kv_heads):
+    """A fresh GPT with the checkpoint of ``kv_heads`` (4, 2 or 1) read from disk, float32, eval mode."""
+    saved = torch.load(CHECKPOINTS[kv_heads], weights_only=True)
     model = GPT(**saved["config"])
     model.load_state_dict({k: v.float() for k, v in saved["state"].items()})
     return model.eval()
-
-
-@functools.cache
-def _saved(kv_heads):
-    return torch.load(CHECKPOINTS[kv_heads], weights_only=True)
 
 
 @functools.cache
