@@ -56,7 +56,7 @@ def _stage_names(temperature, top_k, top_p):
 
 def draw_filters(ax, stages, names, top=12, chosen=None):
     """Draw the four stages as grouped bars over the ``top`` characters most probable under softmax(z / T)
-    (``chosen``: a token id whose label is underlined with a marker, the character drawn). Clears ``ax`` first."""
+    (``chosen``: a token id, the character drawn, marked ▼ above its bars and its label bold). Clears ``ax`` first."""
     ax.clear()
     V = len(stages[0])
     order = np.argsort(-stages[1], kind="stable")[:top]
@@ -71,7 +71,8 @@ def draw_filters(ax, stages, names, top=12, chosen=None):
     if chosen is not None and chosen in set(order.tolist()):
         where = int(np.nonzero(order == chosen)[0][0])
         ax.get_xticklabels()[where].set_fontweight("bold")
-        ax.plot([where], [-0.06], marker="^", color="k", clip_on=False, transform=ax.get_xaxis_transform())
+        top = max(stage[chosen] for stage in stages)
+        ax.plot([where], [min(top + 0.05, 0.98)], marker="v", color="k", markersize=8)
     ax.set(ylim=(0, 1.02), ylabel=_("probability"),
            xlabel=_("the {n} most probable next characters (␣ a space, ↵ a line break)").format(n=len(order)))
     ax.legend(fontsize=8, loc="upper right")
