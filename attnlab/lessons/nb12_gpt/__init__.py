@@ -33,7 +33,7 @@ from .figures import (
                       timing_figure,
                       training_figure,
 )
-from .live import kv_quality, play, play_kv
+from .live import kv_cache_timing, kv_quality, play, play_kv
 from .generation import filtered, generate
 from .measure import bigram_bits, bits_per_char, cache_bytes, held_bytes, unigram_bits
 from .induction import copying, induction_scores, probes
@@ -44,5 +44,5 @@ from .timing import step_seconds
 
 __all__ = ["REAL_MODELS", "ablate", "bigram_bits", "bits_per_char", "cache_bytes", "cache_figure", "check_cache_bytes",
            "check_top_p", "copying", "filtered", "filters_figure", "filters_text", "generate", "held_bytes", "induction_figure",
-           "induction_scores", "kv_quality", "measured", "patterns_figure", "play", "play_kv", "pretrained", "probes",
+           "induction_scores", "kv_cache_timing", "kv_quality", "measured", "patterns_figure", "play", "play_kv", "pretrained", "probes",
            "step_seconds", "thumbnail", "timing_figure", "training_figure", "unigram_bits", "vocab"]

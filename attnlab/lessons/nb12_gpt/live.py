@@ -26,8 +26,8 @@ from .generation import generate
 from .measure import bits_per_char_unchecked, cache_bytes
 from .shipped import measured, pretrained
 
-__all__ = ["GENERATIONS", "KV_EXAMPLE", "PROMPT", "STEPS", "WIDTH", "GenerationView", "KVView", "kv_quality", "play", "play_kv",
-           "shown_text"]
+__all__ = ["GENERATIONS", "KV_EXAMPLE", "PROMPT", "STEPS", "TIMING_LENGTHS", "WIDTH", "GenerationView", "KVView",
+           "kv_cache_timing", "kv_quality", "play", "play_kv", "shown_text", "write_timing"]
 
 STEPS = 100                 # characters generated per move
 GENERATIONS = 32            # generations kept (prompt, filters, seed)
@@ -240,3 +240,38 @@ def play_kv(*, kv_heads=4, length=256, layer=2):
     return Panel(view.figure, controls, view.update, moving=[view.bytes_ax, view.bits_ax, *view.images, *view.titles],
                  name="12-kv-heads", columns=3)
 
+
+
+TIMING_LENGTHS = (16, 64, 128, 192, 255)
+
+
+def _timing_file():
+    from .checkpoints import RESULTS
+    return RESULTS.parent / "timing.json"
+
+
+def kv_cache_timing():
+    """The KV cache's timings, stored once (the notebook must not measure: its pictures are compared):
+    results.json's "timing" where it has one, else checkpoints/timing.json (``write_timing``). A dict with
+    "lengths", "with cache seconds", "without cache seconds" (medians of timing.step_seconds, one thread)."""
+    import json
+    stored = measured().get("timing")
+    return stored if stored else json.loads(_timing_file().read_text(encoding="utf-8"))
+
+
+def write_timing(repeats=7):
+    """Measure the shipped model's seconds per character with and without the cache and store them
+    (checkpoints/timing.json), with the machine and its load average."""
+    import json
+    import os
+    import platform
+
+    from .timing import step_seconds
+    model, load = pretrained(), os.getloadavg()[0]
+    out = {"lengths": list(TIMING_LENGTHS), "repeats": repeats,
+           "with cache seconds": step_seconds(model, TIMING_LENGTHS, cache=True, repeats=repeats),
+           "without cache seconds": step_seconds(model, TIMING_LENGTHS, cache=False, repeats=repeats),
+           "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+           "load average before": round(load, 2)}
+    _timing_file().write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    return out
