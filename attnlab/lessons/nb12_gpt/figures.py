@@ -219,14 +219,14 @@ def induction_figure(induction, copying, axes=None):
 
 @checks.arguments(ax=checks.Instance(Axes, "a matplotlib Axes"))
 def thumbnail(ax):
-    """The index's small picture: the next-character distribution after a prompt, before (grey) and after the
-    temperature (T = 0.7) and top-p (p = 0.9)."""
+    """The index's small picture: the next character's distribution after the prompt "The ", before the filters
+    (grey) and after top-k with k = 5 (orange: five survive, renormalised), over the 8 most probable."""
     from .generation import next_logits
     from .shipped import pretrained
     model = pretrained()
     with torch.no_grad():
-        z = next_logits(model, corpus.encode("The attention weigh"), None)
-    stages = filter_stages(z, 0.7, None, 0.9)
+        z = next_logits(model, corpus.encode("The "), None)
+    stages = filter_stages(z, 1.0, 5, None)
     order = np.argsort(-stages[1], kind="stable")[:8]
     x = np.arange(len(order))
     ax.bar(x - 0.2, stages[0][order], width=0.4, color="0.75")
