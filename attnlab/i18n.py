@@ -32,7 +32,7 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "N_", "set_language", "get_language",
+__all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "pgettext", "N_", "set_language", "get_language",
            "language", "catalog_path", "PAGE_MESSAGES", "page_messages", "explain"]
 
 LANGUAGES = ("en", "zh")
@@ -112,6 +112,12 @@ def gettext(message):
 def ngettext(singular, plural, n):
     """The singular or plural form for ``n``, in the current language (Chinese has one form)."""
     return _translations(get_language()).ngettext(singular, plural, n)
+
+
+def pgettext(context, message):
+    """``message`` as ``context`` uses it, in the current language: for one English msgid that two
+    places translate apart (the catalog keeps an entry per context)."""
+    return _translations(get_language()).pgettext(context, message)
 
 
 def explain(problem):

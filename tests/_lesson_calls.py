@@ -51,9 +51,9 @@ nb00, nb01, nb02, nb03, nb04, nb05 = map(every_name, (nb00, nb01, nb02, nb03, nb
 from attnlab.lessons.nb06_positional_encoding import figures as nb06_figures
 from attnlab.lessons.nb07_masks_and_efficient_attention import (
     costs as nb07_costs,
+    exercises as nb07_exercises,
     figures as nb07_figures,
     masks as nb07_masks,
-    tile_exercise as nb07_tile_exercise,
     tiles as nb07_tiles,
 )
 from attnlab.lessons.nb08_bahdanau_attention import (
@@ -243,7 +243,7 @@ GOOD = [
     ("nb07", "memory_plot", nb07.memory_plot, ([128, 1024], 64), {"block_size": 128}),
     ("nb07", "play", nb07.play, (), {"kind": "local", "num_queries": 12, "num_keys": 12, "w": 2, "max_len": 12}),
     ("nb07", "play_tiles", nb07.play_tiles, (), dict(zip(("queries", "keys", "values"), QKV07), tile=2, block=2)),
-    ("nb07", "tile_update", nb07_tile_exercise.tile_update, (torch.full((2, 1), float("-inf"), dtype=torch.float64),
+    ("nb07", "tile_update", nb07_exercises.tile_update, (torch.full((2, 1), float("-inf"), dtype=torch.float64),
      torch.zeros(2, 1, dtype=torch.float64), torch.zeros(2, 3, dtype=torch.float64), _r(2, 4), _r(4, 3, seed=1)), {}),
     ("nb07", "mask_key", nb07.mask_key, (Lazy(Figure),), {}),
     ("nb04", "play", nb04.play, (), {"step": 4, "d_k": 64, "causal": False, "padding": 2}),

@@ -271,3 +271,72 @@ def test_multi_head_attention_checks_its_inputs_once(counted):
 def test_the_counter_can_fail(counted):
     al.masked_softmax(al.masked_softmax(torch.ones(2, 3)))     # a checked call inside a checked call
     assert counted[("tensor", "scores")] == 2
+
+
+# ------------------------------------------------------------------ lessons: no private checkers either
+# A lesson's own checks are what the vocabulary cannot say: relations between arguments (shapes that must
+# agree, an index below a size another argument gives), a learner's input judged by the lesson (checks.refuse).
+# What it can say (the type of one argument, a bound already in the decorator) goes through checks, once.
+# Left, each with its reason (the message is tested as it is; the vocabulary has no call that says it):
+LESSON_ALLOWED = {
+    ("lessons/nb04_self_attention_walkthrough/exercises.py", "scores"): "a pair of numbers (first, second), "
+    "named as the exercise asks for it",
+    ("lessons/nb04_self_attention_walkthrough/exercises.py", "words"): "a pair of str, named as the exercise asks",
+    ("lessons/nb06_positional_encoding/figures.py", "columns"): "whole column numbers: a list, tuple or range of ints "
+    "in one message",
+    ("lessons/nb07_masks_and_efficient_attention/masks.py", "length"): "the shared side spec allows 0 (an empty mask); "
+    "these two patterns ask for at least one position",
+}
+
+
+def _parameters(fn):
+    args = fn.args
+    return {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} - {"self", "cls"}
+
+
+def lesson_private_checks(source, rel):
+    """(line, what) of each private checker in a lesson module: a type check of one argument by hand
+    (``if not isinstance(x, T): raise TypeError("x: ...")``), or an argument the ``checks.arguments``
+    decorator checks that the body checks again."""
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = _parameters(fn)
+        declared = {k.arg for d in fn.decorator_list if isinstance(d, ast.Call)
+                    and ast.unparse(d.func) == "checks.arguments" for k in d.keywords}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.If) and any(isinstance(n, ast.Call) and ast.unparse(n.func) == "isinstance"
+                                                for n in ast.walk(node.test)):
+                named = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & params
+                for r in node.body:
+                    if isinstance(r, ast.Raise) and isinstance(r.exc, ast.Call) and ast.unparse(r.exc.func) == "TypeError":
+                        head = _message_head(r)
+                        if named == {head} and (rel, head) not in LESSON_ALLOWED:
+                            found.append((r.lineno, f"isinstance check of {head!r} by hand"))
+            if isinstance(node, ast.Call) and ast.unparse(node.func).startswith("checks.") \
+                    and ast.unparse(node.func) != "checks.same_kind" and len(node.args) >= 2 \
+                    and isinstance(node.args[0], ast.Name) and isinstance(node.args[1], ast.Constant) \
+                    and node.args[0].id == node.args[1].value in declared and (rel, node.args[0].id) not in LESSON_ALLOWED:
+                found.append((node.lineno, f"{node.args[0].id!r} checked by the decorator and again"))
+    return found
+
+
+def test_no_lesson_writes_its_own_checks_or_checks_twice():
+    problems = []
+    for path in sorted((PACKAGE / "lessons").rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        problems += [f"{rel}:{line}: {what}" for line, what in lesson_private_checks(path.read_text(encoding="utf-8"), rel)]
+    assert problems == [], "use attnlab.core.checks once, at the public boundary"
+
+
+def test_the_lesson_scan_finds_what_it_should():
+    by_hand = ("def f(model):\n    if not isinstance(model, AttentionOnly):\n"
+               "        raise TypeError(f'model: expected an AttentionOnly, got {model}')\n")
+    assert [w for _, w in lesson_private_checks(by_hand, "lessons/nb99_x/m.py")] == ["isinstance check of 'model' by hand"]
+    twice = "@checks.arguments(n=checks.Int(1))\ndef f(n):\n    n = checks.count(n, 'n', low=1)\n"
+    assert [w for _, w in lesson_private_checks(twice, "lessons/nb99_x/m.py")] == ["'n' checked by the decorator and again"]
+    relation = ("def f(x, n):\n    if not isinstance(x, list) or len(x) != n:\n"
+                "        raise TypeError(f'x: expected {n} items, got {x}')\n")
+    assert lesson_private_checks(relation, "lessons/nb99_x/m.py") == []          # two arguments: a relation
+    assert lesson_private_checks("def f(a, b):\n    checks.same_kind(a, 'a', b, 'b')\n", "lessons/nb99_x/m.py") == []

@@ -5,8 +5,10 @@ ui       attnlab/ui/        figures, panels, self-checks, trainer: may import co
 i18n     attnlab/i18n.py    the learner's language: standard library only
 lessons  attnlab/lessons/nbNN_<notebook stem>/   may import ui, core and i18n; never another lesson
 root     attnlab/__init__.py   the contract's names: imports core and i18n
+cli      attnlab/cli.py, __main__.py   the `attnlab` command: standard library only (servers run as processes)
 
-No private name (_x) is imported from another module; the classroom server (attnlab_classroom/, its own
+Inside a lesson, the same rooms: only figures.py and live.py import matplotlib or attnlab.ui.plotting,
+and its exercises are in exercises.py. No private name (_x) is imported from another module; the classroom server (attnlab_classroom/, its own
 package beside attnlab) is never imported by the learner's package.
 """
 import ast
@@ -16,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).parents[1] / "attnlab"
 MAY_IMPORT = {"core": {"core"}, "i18n": set(), "ui": {"core", "ui", "i18n"}, "root": {"core", "i18n"},
-              "lessons-root": {"ui"}}
+              "lessons-root": {"ui"}, "cli": {"cli"}}
 OUTSIDE_FORBIDDEN = {"core": ("matplotlib", "ipywidgets", "IPython", "PIL"), "i18n": ("torch", "matplotlib")}
 NEVER = ("attnlab_classroom", "jupyter_server", "tornado", "voila")
 
@@ -37,6 +39,8 @@ def layer(name):
         return "lessons-root"
     if parts[1] in ("core", "ui", "i18n"):
         return parts[1]
+    if parts[1] in ("cli", "__main__"):
+        return "cli"
     return "unknown:" + parts[1]
 
 
@@ -89,7 +93,7 @@ def violations(path):
                 pass                                     # `from attnlab import x`: counted as the module x below
         elif their != my_layer and their not in MAY_IMPORT.get(my_layer, set()) and their != "root":
             out.append(f"{my_layer} module {me} imports {their} {target}")
-        elif their == "root" and my_layer in ("core", "i18n", "ui"):
+        elif their == "root" and my_layer in ("core", "i18n", "ui", "cli"):
             out.append(f"{my_layer} module {me} imports the package's top {target}")
         for n in names:
             if n.startswith("_") and not (PACKAGE.parent / (target + "." + n).replace(".", "/")).exists() \
@@ -296,3 +300,46 @@ def test_the_surface_rule_can_fail():
                         "attnlab.lessons.nb99_x.__all__ lists 'g', which it does not have",
                         "attnlab.lessons.nb99_x defines the public 'h' but its __all__ leaves it out",
                         "attnlab.lessons.nb99_x defines the public 'C' but its __all__ leaves it out"]
+
+
+# ---- every lesson the same rooms: figures draw, live wires, exercises check
+DRAWING = ("matplotlib", "attnlab.ui.plotting", "attnlab.plotting")
+DRAWING_ROOMS = {"figures.py", "live.py"}
+
+
+def room_problems(package_dir, sources=None):
+    """What breaks the rooms of one lesson folder: a module other than figures.py and live.py that imports
+    matplotlib or attnlab.ui.plotting (a figure outside figures.py), and an exercise module other than
+    exercises.py. ``sources`` ({file name: text}) replaces the files, for the test that the rule can fail."""
+    out = []
+    if sources is None:
+        sources = {p.name: p for p in sorted(package_dir.glob("*.py"))}
+    for name, source in sorted(sources.items()):
+        path = package_dir / name
+        if isinstance(source, str):
+            path.write_text(source, encoding="utf-8")
+        drawn = sorted({m for m, _names in imports(path) if m.startswith(DRAWING)})
+        if drawn and name not in DRAWING_ROOMS:
+            out.append(f"{package_dir.name}/{name} imports {', '.join(drawn)}: its figures belong in figures.py")
+        if "exercise" in name and name != "exercises.py":
+            out.append(f"{package_dir.name}/{name}: a lesson's exercises are in exercises.py")
+    return out
+
+
+@pytest.mark.parametrize("package", LESSON_PACKAGES, ids=lambda p: p.name)
+def test_a_lesson_draws_only_in_figures_and_live_and_checks_only_in_exercises(package):
+    assert room_problems(package) == []
+
+
+def test_the_rooms_rule_can_fail(tmp_path, monkeypatch):
+    monkeypatch.setitem(globals(), "module_name", lambda path: f"attnlab.lessons.nb99_x.{path.stem}")
+    sources = {"analysis.py": "def f():\n    import matplotlib.pyplot as plt\n",
+               "model.py": "from ...ui import plotting\n",
+               "figures.py": "from ...ui.plotting import heatmap\n", "live.py": "import matplotlib\n",
+               "tile_exercise.py": "X = 1\n", "exercises.py": "X = 1\n"}
+    folder = tmp_path / "nb99_x"
+    folder.mkdir()
+    assert room_problems(folder, sources) == [
+        "nb99_x/analysis.py imports matplotlib.pyplot: its figures belong in figures.py",
+        "nb99_x/model.py imports attnlab.ui.plotting: its figures belong in figures.py",
+        "nb99_x/tile_exercise.py: a lesson's exercises are in exercises.py"]

@@ -28,8 +28,8 @@ from attnlab.lessons import (
 )
 from attnlab.lessons.nb06_positional_encoding import figures as nb06_figures
 from attnlab.lessons.nb07_masks_and_efficient_attention import (
+    exercises as nb07_exercises,
     figures as nb07_figures,
-    tile_exercise as nb07_tile_exercise,
     tiles as nb07_tiles,
 )
 from attnlab.lessons.nb08_bahdanau_attention import exercises as nb08_exercises, seq2seq as nb08_seq2seq
@@ -629,7 +629,7 @@ def test_the_table_covers_every_callable_that_takes_arguments():
      "mask: expected dtype torch.bool (True = may attend), got torch.float32"),
     (lambda: nb08_exercises.context(torch.zeros(5, 2, 6), torch.zeros(2, 4, 1)), ValueError,
      "weights: expected shape (2, 5, 1) for outputs (n, B, 2h) = (5, 2, 6), got (2, 4, 1)"),
-    (lambda: nb07_tile_exercise.tile_update(torch.zeros(2, 1), torch.zeros(2, 1), torch.zeros(2, 3), torch.zeros(2, 4), torch.zeros(4, 2)),
+    (lambda: nb07_exercises.tile_update(torch.zeros(2, 1), torch.zeros(2, 1), torch.zeros(2, 3), torch.zeros(2, 4), torch.zeros(4, 2)),
      ValueError, "acc: expected shape (2, 2) for scores (2, 4) and v with 2 columns, got (2, 3)"),
     (lambda: nb08.random_dates(3, first_year=2000, last_year=1999), ValueError,
      "last_year: expected a year >= first_year = 2000, got 1999"),

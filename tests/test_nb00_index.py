@@ -1,4 +1,6 @@
-"""The index's gallery: a stored thumbnail per notebook, each exactly what its lesson draws today."""
+"""The index's gallery: a stored thumbnail per notebook and language, each exactly what its lesson draws
+today in that language; a Chinese thumbnail has no English text, and each edition's index shows its own."""
+import base64
 import importlib
 import io
 import sys
@@ -8,30 +10,69 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import nbformat
 import numpy as np
 import pytest
 
+from attnlab import i18n
 from attnlab.lessons import nb00_index
 from attnlab.lessons.nb00_index import figures, index, live
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import make_thumbnails
+from _figure_texts import english_texts, text_artists
 
 
 def test_every_notebook_in_the_folder_has_a_caption_and_a_stored_thumbnail():
     names = {p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")} - {"00_index"}
     assert names == set(index.CAPTIONS)
     for name in names:
-        assert index.thumbnail_path(name).is_file(), f"run python tools/make_thumbnails.py {name}"
+        for lang in i18n.LANGUAGES:
+            assert index.thumbnail_path(name, lang).is_file(), f"run python tools/make_thumbnails.py {name}"
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+@pytest.mark.parametrize("name", sorted(index.CAPTIONS))
+def test_stored_thumbnail_is_exactly_what_the_lesson_draws(name, lang):
+    stored = plt.imread(index.thumbnail_path(name, lang))
+    fresh = plt.imread(io.BytesIO(make_thumbnails.render(name, lang)))
+    assert stored.shape == fresh.shape == (180, 260, 4)
+    assert np.array_equal(stored, fresh), f"stale thumbnail: run python tools/make_thumbnails.py {name}"
+
+
+def test_the_thumbnail_path_follows_the_language_in_force():
+    with i18n.language("zh"):
+        assert index.thumbnail_path("05_cat_milk_it") == index.THUMBNAILS / "zh" / "05_cat_milk_it.png"
+    assert index.thumbnail_path("05_cat_milk_it") == index.THUMBNAILS / "05_cat_milk_it.png"
+    assert index.thumbnail_path("05_cat_milk_it", "zh") != index.thumbnail_path("05_cat_milk_it", "en")
 
 
 @pytest.mark.parametrize("name", sorted(index.CAPTIONS))
-def test_stored_thumbnail_is_exactly_what_the_lesson_draws(name):
-    stored = plt.imread(index.thumbnail_path(name))
-    fresh = plt.imread(io.BytesIO(make_thumbnails.render(name)))
-    assert stored.shape == fresh.shape == (180, 260, 4)
-    assert np.array_equal(stored, fresh), f"stale thumbnail: run python tools/make_thumbnails.py {name}"
+def test_a_chinese_thumbnail_has_no_english_text(name):
+    en, zh = make_thumbnails.draw(name, "en"), make_thumbnails.draw(name, "zh")
+    try:
+        assert not english_texts(text_artists(en), text_artists(zh))
+    finally:
+        plt.close(en)
+        plt.close(zh)
+
+
+def test_the_english_text_check_finds_an_untranslated_title_and_catalog_message():
+    en = [("title", "attention weights"), ("tick", "cat"), ("label", "query"), ("text", "weight")]
+    zh = [("title", "attention weights"), ("tick", "cat"), ("label", "查询"), ("text", "weight")]
+    assert english_texts(en, zh) == [("title", "attention weights"), ("text", "weight")]
+    assert english_texts([("label", "d_k = 4")], [("label", "d_k = 4")]) == []
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_each_editions_index_shows_the_thumbnails_drawn_in_its_language(lang):
+    path = ROOT / "notebooks" / ("zh/" if lang == "zh" else "") / "00_index.ipynb"
+    stored = " ".join(o.get("data", {}).get("text/html", "") for c in nbformat.read(path, as_version=4).cells
+                      if c.cell_type == "code" for o in c.get("outputs", []))
+    for name in index.CAPTIONS:
+        png = base64.b64encode(index.thumbnail_path(name, lang).read_bytes()).decode("ascii")
+        assert png in stored, f"{path.name} ({lang}): re-execute it; its gallery does not show {name}'s {lang} picture"
 
 
 @pytest.mark.parametrize("name", sorted(index.CAPTIONS))
@@ -54,6 +95,7 @@ def test_gallery_hides_spare_axes_and_titles_each_picture():
     (lambda: figures.gallery(["09_nope"]), r"name: expected one of \[.*\], got '09_nope'"),
     (lambda: figures.gallery(columns=0), r"columns: expected an int >= 1, got 0"),
     (lambda: index.thumbnail_path("x"), r"name: expected one of .*got 'x'"),
+    (lambda: index.thumbnail_path("05_cat_milk_it", "fr"), r"lang: expected one of 'en', 'zh', got 'fr'"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):

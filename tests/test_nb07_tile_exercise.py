@@ -7,7 +7,7 @@ import torch
 
 import attnlab as al
 from attnlab.lessons import nb07_masks_and_efficient_attention as lesson
-from attnlab.lessons.nb07_masks_and_efficient_attention import tile_exercise as te
+from attnlab.lessons.nb07_masks_and_efficient_attention import exercises as te
 
 
 def run_tiles(q, k, v, b):

@@ -3,6 +3,7 @@ install cell in every notebook, idempotent, and an install cell that does nothin
 imports."""
 import builtins
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -18,13 +19,19 @@ import notebook_links
 import repo_links
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# The repository's address as pyproject.toml writes it (no test names the owner: a fork's tests pass too)
+PYPROJECT = (ROOT / "pyproject.toml").read_text()
+URL = re.search(r'^Repository = "(https://github\.com/[^"]+)"', PYPROJECT, re.M).group(1)
+SLUG = URL.removeprefix("https://github.com/")
+BRANCH = re.search(r'^default-branch = "([^"]+)"', PYPROJECT, re.M).group(1)
 
 
 @pytest.fixture
 def copy(tmp_path):
     """notebooks/, README.md and pyproject.toml copied, so the script can rewrite them."""
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
-    for name in ("README.md", "pyproject.toml"):
+    for name in ("README.md", "pyproject.toml", "CHANGELOG.md", "CITATION.cff", "attnlab/__init__.py"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     return tmp_path
 
@@ -36,12 +43,29 @@ def run(d, *extra):
 
 def test_repo_address_comes_from_pyproject():
     r = repo_links.repo()
-    assert r.slug == "attnlab/attnlab" and r.branch == "main"
-    assert r.colab("01_x.ipynb") == "https://colab.research.google.com/github/attnlab/attnlab/blob/main/notebooks/01_x.ipynb"
-    assert r.binder_voila("01_x.ipynb") == ("https://mybinder.org/v2/gh/attnlab/attnlab/HEAD?urlpath="
+    assert r.slug == SLUG and r.branch == BRANCH and SLUG.count("/") == 1
+    assert r.colab("01_x.ipynb") == f"https://colab.research.google.com/github/{SLUG}/blob/{BRANCH}/notebooks/01_x.ipynb"
+    assert r.binder_voila("01_x.ipynb") == (f"https://mybinder.org/v2/gh/{SLUG}/HEAD?urlpath="
                                             "voila%2Frender%2Fnotebooks%2F01_x.ipynb")
-    assert r.binder_lab() == "https://mybinder.org/v2/gh/attnlab/attnlab/HEAD?urlpath=lab%2Ftree%2Fnotebooks%2F00_index.ipynb"
-    assert r.pip_spec() == "attnlab @ git+https://github.com/attnlab/attnlab@main"
+    assert r.binder_lab() == f"https://mybinder.org/v2/gh/{SLUG}/HEAD?urlpath=lab%2Ftree%2Fnotebooks%2F00_index.ipynb"
+    assert r.pip_spec() == f"attnlab @ git+https://github.com/{SLUG}@{BRANCH}"
+    assert r.pip_spec("1.2.3") == "attnlab==1.2.3"
+
+
+def test_version_is_read_from_the_package_and_released_from_the_changelog(tmp_path):
+    import attnlab
+    assert repo_links.version() == attnlab.__version__
+    log = tmp_path / "CHANGELOG.md"
+    log.write_text("# Changelog\n\n## [0.2.0] - unreleased\n\n- x\n\n## [0.1.0] - 2026-12-01\n\n- y\n")
+    assert repo_links.released("0.1.0", log) is True and repo_links.released("0.2.0", log) is False
+    with pytest.raises(ValueError, match=r"expected a section '## \[0.3.0\] - YYYY-MM-DD' or .*got sections for \['0.1.0', '0.2.0'\]"):
+        repo_links.released("0.3.0", log)
+    log.write_text("## [0.1.0] - soon\n")
+    with pytest.raises(ValueError, match=r"\[0.1.0\]: expected a date YYYY-MM-DD or 'unreleased', got 'soon'"):
+        repo_links.released("0.1.0", log)
+    (tmp_path / "init.py").write_text("version = 1\n")
+    with pytest.raises(ValueError, match=r"expected a line __version__ = "):
+        repo_links.version(tmp_path / "init.py")
 
 
 @pytest.mark.parametrize("url", ["https://gitlab.com/a/b", "github.com/a/b", "https://github.com/a"])
@@ -75,7 +99,7 @@ def test_links_and_install_cell_inserted_once_and_nothing_else_changes(copy):
             assert new.cells[1].execution_count is None   # inserted now: never run by the tool
         assert [c.id for c in new.cells[:2]] == ["attnlab-links", "attnlab-colab"]
         assert new.cells[0].cell_type == "markdown" and new.cells[1].cell_type == "code"
-        assert f"blob/main/notebooks/{path.name}" in new.cells[0].source
+        assert f"blob/{BRANCH}/notebooks/{path.name}" in new.cells[0].source
         assert new.cells[1].outputs == []        # a no-op where attnlab imports: nothing printed
         assert json.dumps(new.cells[2:], sort_keys=True) == json.dumps(old.cells, sort_keys=True)
         assert new.metadata == old.metadata
@@ -93,14 +117,16 @@ def test_check_names_what_is_stale(copy, capsys):
 
 def test_a_fork_changes_one_line_and_every_link_follows(copy):
     text = (copy / "pyproject.toml").read_text()
-    (copy / "pyproject.toml").write_text(text.replace('Repository = "https://github.com/attnlab/attnlab"',
+    assert f'Repository = "{URL}"' in text
+    (copy / "pyproject.toml").write_text(text.replace(f'Repository = "{URL}"',
                                                       'Repository = "https://github.com/someone/attn-fork"'))
     assert run(copy) == 0
     readme = (copy / "README.md").read_text()
-    assert "someone/attn-fork" in readme and "gh/attnlab/attnlab" not in readme
+    assert "someone/attn-fork" in readme and f"gh/{SLUG}/" not in readme
+    assert 'repository-code: "https://github.com/someone/attn-fork"' in (copy / "CITATION.cff").read_text()
     for p in (copy / "notebooks").glob("*.ipynb"):
         head = "".join(c.source for c in nbformat.read(p, as_version=4).cells[:2])
-        assert "someone/attn-fork" in head and "attnlab/attnlab" not in head
+        assert "someone/attn-fork" in head and f"{SLUG}/" not in head
 
 
 class FakeShell:
@@ -111,9 +137,10 @@ class FakeShell:
         self.magics.append((name, line))
 
 
-def run_install_cell(block_attnlab, monkeypatch):
+def run_install_cell(block_attnlab, monkeypatch, version=None, released=False):
     """Run the install cell as IPython would (magics transformed), with a shell that records them."""
-    code = TransformerManager().transform_cell(notebook_links.install_source(repo_links.repo()))
+    source = notebook_links.install_source(repo_links.repo(), version, released)
+    code = TransformerManager().transform_cell(source)
     shell = FakeShell()
     if block_attnlab:
         real_import = builtins.__import__
@@ -134,9 +161,26 @@ def test_install_cell_does_nothing_when_attnlab_imports(monkeypatch):
     assert run_install_cell(False, monkeypatch) == []
 
 
-def test_install_cell_pip_installs_from_the_repository_when_missing(monkeypatch):
-    assert run_install_cell(True, monkeypatch) == [
-        ("pip", 'install -q "attnlab @ git+https://github.com/attnlab/attnlab@main"')]
+def test_install_cell_installs_a_released_version_by_name_without_upgrading(monkeypatch):
+    magics = run_install_cell(True, monkeypatch, "1.2.3", True)
+    assert magics == [("pip", 'install -q "attnlab==1.2.3"')]
+    source = notebook_links.install_source(repo_links.repo(), "1.2.3", True)
+    assert source.startswith("# Colab: install attnlab 1.2.3 from PyPI when it is missing")
+    assert not re.search(r"\s(-U|--upgrade|--force-reinstall)\b", source)
+
+
+def test_install_cell_installs_an_unreleased_version_from_the_repository(monkeypatch):
+    assert run_install_cell(True, monkeypatch, "1.2.3", False) == [
+        ("pip", f'install -q "attnlab @ git+https://github.com/{SLUG}@{BRANCH}"')]
+    assert "attnlab 1.2.3 from its repository (not on PyPI yet)" in notebook_links.install_source(
+        repo_links.repo(), "1.2.3", False)
+
+
+def test_the_stored_install_cell_follows_the_version_and_the_changelog():
+    v = repo_links.version()
+    expected = notebook_links.install_source(repo_links.repo(), v, repo_links.released(v))
+    for path in NOTEBOOKS + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")):
+        assert nbformat.read(path, as_version=4).cells[1].source == expected, path
 
 
 def test_install_cell_prints_nothing_in_a_real_kernel(tmp_path):

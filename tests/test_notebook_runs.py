@@ -98,5 +98,5 @@ def test_make_test_fails_when_a_notebook_ran_more_than_twice_and_prints_the_tabl
     assert "\nNOTEBOOK_RUNS_MAX := 2\n" in make
     recipe = make[make.index("\ntest: test-prereqs\n"):]
     recipe = recipe[:recipe.index("\n\n")]
-    assert ("test-units test-browser; status=$$?; \\\n"
+    assert ("test-units test-browser-pages test-browser-servers; status=$$?; \\\n"
             "\t  $(PY) -m tests.notebook_runs report --max $(NOTEBOOK_RUNS_MAX) || status=1; exit $$status") in recipe

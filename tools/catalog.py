@@ -40,7 +40,7 @@ LOCALE = PACKAGE / "locale"
 TEMPLATE = LOCALE / "attnlab.pot"
 PAGE_MESSAGES_JSON = ROOT / "share" / "jupyter" / "voila" / "templates" / "attnlab" / "attnlab_messages.json"
 LANGUAGES = ("zh",)
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "gettext": None}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "gettext": None, "pgettext": ((1, "c"), 2)}
 HEADER = "attnlab: every string a learner reads (attnlab/i18n.py; tools/catalog.py keeps this file)"
 
 
@@ -69,9 +69,10 @@ def extract():
     catalog = _stable(Catalog(project="attnlab", header_comment="# " + HEADER, fuzzy=False))
     method_map = [("**.py", "python")]
     for package in (PACKAGE, ROOT / "attnlab_classroom"):      # the learner's package, the classroom server
-        for filename, _lineno, message, comments, _context in extract_from_dir(
+        for filename, _lineno, message, comments, context in extract_from_dir(
                 str(package), method_map, keywords=KEYWORDS, comment_tags=("translators:",), strip_comment_tags=True):
-            catalog.add(message, locations=[(f"{package.name}/{filename}", None)], auto_comments=comments)
+            catalog.add(message, locations=[(f"{package.name}/{filename}", None)], auto_comments=comments,
+                        context=context)
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
         for message, where in _notebook_messages(path):
             catalog.add(message, locations=[(where, None)])
@@ -182,13 +183,13 @@ def problems():
     extracted = extract()
     if not TEMPLATE.exists() or TEMPLATE.read_text(encoding="utf-8") != _po_text(extracted):
         out.append(f"{_shown(TEMPLATE)} is out of date with the code: run python tools/catalog.py update")
-    wanted = {m.id for m in extracted if m.id}
+    wanted = {(m.id, m.context) for m in extracted if m.id}
     for lang in LANGUAGES:
         path = po_path(lang)
         catalog = _read(path, locale=lang)
-        have = {m.id for m in catalog if m.id}
-        for missing in sorted(map(str, wanted - have)):
-            out.append(f"{lang}: not in the .po yet: {missing!r}")
+        have = {(m.id, m.context) for m in catalog if m.id}
+        for missing, context in sorted(wanted - have, key=str):
+            out.append(f"{lang}: not in the .po yet: {missing!r}" + (f" (context {context!r})" if context else ""))
         for m in catalog:
             if not m.id:
                 continue

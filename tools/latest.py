@@ -31,6 +31,7 @@ GROUPS = {
     "unit": ["tests", "--ignore=tests/browser", "--ignore=tests/test_panels.py",
              "--ignore=tests/test_panel_blit_notebooks.py", "--ignore=tests/test_widget_bundles.py",
              "--ignore=tests/test_requirements_sync.py", "--ignore=tests/test_workflows.py",
+             "--ignore=tests/test_provenance.py",
              "-m", "not fuzz and not install and not site"],
     "panels": ["tests/test_panels.py", "tests/test_panel_blit_notebooks.py", "tests/test_widget_bundles.py"],
     "notebooks": NBVAL + ["notebooks"],

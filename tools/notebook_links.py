@@ -1,6 +1,6 @@
 """Put "run it live" links and a Colab install cell at the top of every notebook, and the Binder
-badges in the README, all built from the one repository address in pyproject.toml
-(tools/repo_links.py). Idempotent; executes nothing.
+badges in the README, and CITATION.cff's address and version, all built from the one repository
+address in pyproject.toml (tools/repo_links.py) and the version in attnlab/__init__.py. Idempotent; executes nothing.
 
     python tools/notebook_links.py            # rewrite notebooks/*.ipynb and README.md where needed
     python tools/notebook_links.py --check    # exit 1, naming the files, if anything is out of date
@@ -10,8 +10,10 @@ In each notebook it keeps exactly two cells at the top, found by their cell ids:
                    (the twin in the other language: notebooks/zh/ holds the Chinese notebooks under the
                    same names). Plain links, no badge images, so a page served offline loads nothing
                    from outside.
-  "attnlab-colab"  code: installs attnlab from the repository ONLY when `import attnlab` fails
-                   (Colab). In JupyterLab, Voila and Binder attnlab imports, so the cell does
+  "attnlab-colab"  code: installs attnlab ONLY when `import attnlab` fails (Colab): the released
+                   version by name from PyPI (`attnlab==X.Y.Z`, attnlab/__init__.py's version, once
+                   CHANGELOG.md dates it), else from the repository; no upgrade of what Colab has
+                   and attnlab accepts (no -U). In JupyterLab, Voila and Binder attnlab imports, so the cell does
                    nothing and prints nothing; Voila strips its source.
 Existing cells with those ids are updated in place (and moved to the top); no other cell, output
 or metadata changes, so the notebooks stay executed. Run it after changing the address, then
@@ -25,7 +27,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from repo_links import ROOT, repo
+from repo_links import ROOT, released, repo, version
 
 LINKS_ID, INSTALL_ID = "attnlab-links", "attnlab-colab"
 README_START, README_END = "<!-- links: start (tools/notebook_links.py writes this block) -->", "<!-- links: end -->"
@@ -47,23 +49,27 @@ def links_source(r, name, lang="en"):
             f"**English** / [中文](zh/{name})")
 
 
-def install_source(r):
-    return ("# Colab: install attnlab from its repository when it is missing; elsewhere this does nothing.\n"
+def install_source(r, version=None, released=False):
+    """The Colab cell: ``version`` from PyPI when ``released``, else the repository's (its version named)."""
+    where = "from PyPI" if released else "from its repository (not on PyPI yet)"
+    spec = r.pip_spec(version if released else None)
+    named = f"attnlab {version}" if version else "attnlab"
+    return (f"# Colab: install {named} {where} when it is missing; elsewhere this does nothing.\n"
             "try:\n"
             "    import attnlab\n"
             "except ImportError:\n"
-            f"    %pip install -q \"{r.pip_spec()}\"\n"
+            f"    %pip install -q \"{spec}\"\n"
             "    import importlib; importlib.invalidate_caches()   # so the next import finds it")
 
 
-def update_notebook(nb, r, name, lang="en"):
+def update_notebook(nb, r, name, lang="en", version=None, released=False):
     """Return True when nb changed. The two cells are put at positions 0 and 1."""
     cells = {c.get("id"): c for c in nb.cells if c.get("id") in (LINKS_ID, INSTALL_ID)}
     links = cells.get(LINKS_ID) or nbformat.v4.new_markdown_cell(id=LINKS_ID)
     install = cells.get(INSTALL_ID) or nbformat.v4.new_code_cell(id=INSTALL_ID)
     before = nbformat.writes(nb)
     links.source = links_source(r, name, lang)
-    install.source = install_source(r)
+    install.source = install_source(r, version, released)
     install.metadata.setdefault("tags", [])
     if "attnlab-colab-install" not in install.metadata["tags"]:
         install.metadata["tags"].append("attnlab-colab-install")
@@ -101,13 +107,16 @@ def main(argv=None):
     ap.add_argument("--pyproject", default=str(ROOT / "pyproject.toml"))
     a = ap.parse_args(argv)
     r = repo(a.pyproject)
+    checkout = Path(a.pyproject).resolve().parent
+    v = version(checkout / "attnlab" / "__init__.py")
+    is_released = released(v, checkout / "CHANGELOG.md")
     stale = []
     paths = [(p, "en") for p in sorted(Path(a.notebooks).glob("*.ipynb"))]
     paths += [(p, "zh") for p in sorted((Path(a.notebooks) / "zh").glob("*.ipynb"))]
     for path, lang in paths:
         text = path.read_text(encoding="utf-8")
         nb = nbformat.reads(text, as_version=4)
-        update_notebook(nb, r, path.name, lang)
+        update_notebook(nb, r, path.name, lang, v, is_released)
         new = nbformat.writes(nb) + "\n"
         if new != text:
             stale.append(path)
@@ -123,6 +132,15 @@ def main(argv=None):
             stale.append(path)
             if not a.check:
                 path.write_text(new, encoding="utf-8")
+    citation = checkout / "CITATION.cff"          # the address and the version a citation names
+    if citation.exists():
+        text = citation.read_text(encoding="utf-8")
+        new = re.sub(r'^repository-code: .*$', f'repository-code: "{r.url}"', text, flags=re.M)
+        new = re.sub(r'^version: .*$', f'version: {v}', new, flags=re.M)
+        if new != text:
+            stale.append(citation)
+            if not a.check:
+                citation.write_text(new, encoding="utf-8")
     for p in stale:
         print(("out of date: " if a.check else "updated: ") + str(p))
     return 1 if (a.check and stale) else 0

@@ -6,10 +6,9 @@ A fork changes those two lines in pyproject.toml and runs `python tools/notebook
 (rewrites the notebooks' link cells and the README badges); `make site` picks it up by itself.
 """
 import re
+import tomllib
 from pathlib import Path
 from urllib.parse import quote
-
-import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+?)(?:\.git)?/?$")
@@ -47,9 +46,38 @@ class Repo:
     def source(self, notebook):
         return f"{self.url}/blob/{self.branch}/notebooks/{notebook}"
 
-    def pip_spec(self):
-        """What `pip install` takes to install the package from the repository."""
+    def pip_spec(self, version=None):
+        """What `pip install` takes: ``attnlab==version`` for a released version (from PyPI, by name),
+        else the package from the repository's default branch."""
+        if version is not None:
+            return f"attnlab=={version}"
         return f"attnlab @ git+{self.url}@{self.branch}"
+
+
+VERSION = re.compile(r'^__version__ = "([^"]+)"$', re.M)
+HEADING = re.compile(r"^## \[([^\]]+)\] - (.+?)\s*$", re.M)
+
+
+def version(init=ROOT / "attnlab" / "__init__.py"):
+    """attnlab.__version__, read from the one place it is written (without importing the package)."""
+    m = VERSION.search(Path(init).read_text(encoding="utf-8"))
+    if not m:
+        raise ValueError(f"{init}: expected a line __version__ = \"X.Y.Z\"")
+    return m.group(1)
+
+
+def released(v, changelog=ROOT / "CHANGELOG.md"):
+    """True when CHANGELOG.md's section for version ``v`` carries a date (## [v] - YYYY-MM-DD), False
+    when it says unreleased; a version without a section is refused."""
+    dates = {m.group(1): m.group(2) for m in HEADING.finditer(Path(changelog).read_text(encoding="utf-8"))}
+    if v not in dates:
+        raise ValueError(f"{changelog}: expected a section '## [{v}] - YYYY-MM-DD' or '## [{v}] - unreleased', "
+                         f"got sections for {sorted(dates)}")
+    if dates[v] == "unreleased":
+        return False
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", dates[v]):
+        raise ValueError(f"{changelog}: [{v}]: expected a date YYYY-MM-DD or 'unreleased', got {dates[v]!r}")
+    return True
 
 
 def repo(pyproject=ROOT / "pyproject.toml"):

@@ -21,15 +21,20 @@ cell is
   an orphan     when its English cell is gone,
   markdown      when bold/italic markers would show as text (``**下一步：**从``: see unrendered_emphasis);
 an English cell is missing when no Chinese cell translates it. Code cells keep the English cell's
-id and must equal its source, except the first code cell after the Colab install cell, which
-begins with LANGUAGE_LINE. The two "run it live" cells at the top (attnlab-links, attnlab-colab)
-are written by tools/notebook_links.py for each language and are not compared here.
+id and must equal its code, except the first code cell after the Colab install cell, which
+begins with LANGUAGE_LINE. Only the comments may differ (a Chinese cell's comments are Chinese): the
+code is compared as Python's tokenizer reads it with the comments left out (``code_tokens``: a ``#``
+inside a string is code), and a Chinese cell's comment in English (Latin words and no Chinese
+character: ``english_comments``) is a problem of its own. The two "run it live" cells at the top
+(attnlab-links, attnlab-colab) are written by tools/notebook_links.py for each language and are not compared here.
 """
 import argparse
 import copy
 import hashlib
+import io
 import re
 import sys
+import tokenize
 from pathlib import Path
 
 import nbformat
@@ -80,6 +85,51 @@ def zh_code_source(en_cell, en_nb):
     return en_cell.source
 
 
+def code_tokens(source):
+    """The cell as Python's tokenizer reads it, without its comments and without the layout that
+    comments bring (blank and comment-only lines, the spaces before a comment): a list of (type,
+    text). A ``#`` inside a string is part of the string token, so it is code. A cell the tokenizer
+    cannot read (a cell magic, unbalanced brackets) is compared as its text, line by line."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return [(None, line.rstrip()) for line in source.splitlines() if line.strip()]
+    # a NEWLINE token's text is "" on a last line without "\n", so only its type is compared
+    return [(t.type, "" if t.type == tokenize.NEWLINE else t.string) for t in tokens
+            if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)]
+
+
+def comments(source):
+    """The comments of a code cell (``#`` and after), as the tokenizer finds them; none if it cannot read it."""
+    try:
+        return [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+
+
+# What a comment may hold in Latin letters and still be code, not English: a name with an underscore,
+# a digit or a dot (d_k, float64, al.masked_softmax, .samples), a call or an index (exp(, x[), a name in
+# capitals (VOCAB), a symbol of one or two letters (Q, d, LN), and these words of maths and code.
+CODE_WORDS = {"softmax", "exp", "inf", "nan", "log", "max", "min", "sum", "mean", "tanh", "sin", "cos",
+              "torch", "True", "False", "None", "noqa", "dtype", "shape", "BOS", "FFN", "GRU", "KV"}
+_CODE_LIKE = re.compile(r"""`[^`]*`|"[^"]*"|'[^']*'|\.\w+|\b[A-Z][A-Z\d_]+\b|[A-Za-z_][\w.]*(?:[\d_.][\w.]*|\s*[(\[])""")
+
+
+def english_comments(source):
+    """Comments of a Chinese code cell that are still English: no Chinese character, and at least one
+    word of three or more Latin letters that is not code (see CODE_WORDS). A comment that is otherwise
+    Chinese may name identifiers and formulas freely."""
+    found = []
+    for text in comments(source):
+        body = text.lstrip("#").strip()
+        if CJK.search(body):
+            continue
+        words = [w for w in re.findall(r"[A-Za-z]{3,}", _CODE_LIKE.sub(" ", body)) if w not in CODE_WORDS]
+        if words:
+            found.append(text)
+    return found
+
+
 PLAIN = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|`[^`]*`|\]\([^)]*\)|<[^>]*>", re.S)   # math, code, link targets, tags
 
 
@@ -118,7 +168,7 @@ def _code_cell(en_cell, en_nb):
 
 def compare(en_path):
     """Problems of one pair, as (kind, cell id, text) tuples; kinds: missing, stale, untranslated, orphan,
-    code, order, no-twin."""
+    code, comment, order, no-twin."""
     zh_path = twin(en_path)
     if not zh_path.exists():
         return [("no-twin", "", f"{zh_path.relative_to(ROOT)} does not exist (tools/translations.py --init)")]
@@ -148,8 +198,11 @@ def compare(en_path):
                 continue
             seen.add(source.id)
             order.append(source.id)
-            if cell.source != zh_code_source(source, en_nb):
-                problems.append(("code", cell.id, "differs from the English code cell (tools/translations.py --sync)"))
+            if code_tokens(cell.source) != code_tokens(zh_code_source(source, en_nb)):
+                problems.append(("code", cell.id, "differs from the English code cell in more than its comments "
+                                                  "(tools/translations.py --sync)"))
+            for text in english_comments(cell.source):
+                problems.append(("comment", cell.id, f"English comment in a Chinese cell: {text!r}"))
     for cell_id, cell in en_cells.items():
         if cell_id not in seen and cell.cell_type in ("markdown", "code"):
             problems.append(("missing", cell_id, f"English {cell.cell_type} cell has no Chinese twin"))
@@ -176,7 +229,8 @@ def init(en_path):
 
 
 def sync(en_path):
-    """Rebuild the zh cell list in English order: translated prose kept, code copied, new cells added."""
+    """Rebuild the zh cell list in English order: translated prose kept, code copied (a cell whose code is
+    unchanged keeps its translated comments), new cells added."""
     zh_path = twin(en_path)
     en_nb, zh_nb = nbformat.read(en_path, as_version=4), nbformat.read(zh_path, as_version=4)
     by_source = {}
@@ -193,7 +247,7 @@ def sync(en_path):
             cells.append(old if old is not None and old.cell_type == "markdown" else _translation_cell(en_cell))
         else:
             want = zh_code_source(en_cell, en_nb)
-            if old is not None and old.cell_type == "code" and old.source == want:
+            if old is not None and old.cell_type == "code" and code_tokens(old.source) == code_tokens(want):
                 cells.append(old)
             else:
                 cells.append(_code_cell(en_cell, en_nb))

@@ -8,13 +8,11 @@ from dashboard_helpers import (
     ARGS,
     NOTEBOOK_DIR,
     NOTEBOOKS,
-    PREHEATED,
     ChromiumNotFound,
     PageWatch,
     VoilaServer,
     chromium_path,
     close_like_a_learner,
-    pool_per_notebook,
     settle,
 )
 
@@ -30,20 +28,17 @@ def pytest_collection_modifyitems(items):
 def voila_server(tmp_path_factory):
     if not NOTEBOOKS:
         pytest.skip(f"no notebooks in {NOTEBOOK_DIR}")
-    # voila.json, but a kernel preheated for every notebook and no spare (pool_per_notebook; a learner's
-    # `make dashboard` preheats only the index), not refilled (as `make lesson`): each notebook's page
-    # takes its preheated kernel once; a second page of the same notebook (index links, the reload after
-    # a lost widget) gets a fresh kernel, Voila's path without a pool (as on Binder). With fill_delay 1 s
-    # every page started a refill nobody opened: 22 notebook executions per session for nothing.
+    # voila.json's own settings, a learner's laptop (issue 41): the index preheated, one spare kernel
+    # that the next page takes (then the spare is started again), every other page's notebook run when
+    # its page opens. Until 2026-11-27 a kernel was preheated for every notebook (both languages, 24):
+    # about 7.8 GB held at once, more than a 7-GB runner has (issue 37), for the same notebook
+    # executions (each notebook's page runs it once either way).
     # The classroom's claim timeout (voila.json: 120 s) is raised: on a loaded machine a page's kernel was
     # shut down before the page's websocket came (both dashboard pages failed that way at load 25, and
     # again at 40). The claim timeout is test_classroom.py's, on servers of its own.
     server = VoilaServer(NOTEBOOK_DIR, tmp_path_factory.mktemp("voila") / "voila.log",
-                         [*pool_per_notebook(refill=False), "--ClassroomKernelManager.claim_timeout=600"])
-    # Every notebook's preheated kernel (both languages) has run before a page opens: on two cores
-    # they start together, and the first pages would otherwise wait on them (and take Voila's
-    # hand-over path).
-    settle(server, min_kernels=len(PREHEATED), timeout=600)   # returns once they are idle; 240 s ran out at load 15+
+                         ["--ClassroomKernelManager.claim_timeout=600"])
+    settle(server, min_kernels=2, timeout=600)   # the index's preheated kernel has run; the spare is up
     yield server
     server.stop()
 

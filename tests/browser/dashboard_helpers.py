@@ -18,9 +18,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = Path(os.environ.get("ATTNLAB_NOTEBOOKS", ROOT / "notebooks")).resolve()
 NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb") if not p.name.startswith("."))
-# What a Voila server of NOTEBOOK_DIR started with pool_per_notebook() preheats: every notebook under it,
-# as Voila finds them (rglob, checkpoints left out), so notebooks/zh/ too.
-PREHEATED = sorted(p for p in NOTEBOOK_DIR.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
 def write_tiny_notebooks(folder, code="import ipywidgets\nipywidgets.IntSlider(value=1, description='tiny')",
@@ -65,7 +62,7 @@ SCREENSHOTS = ROOT / "screenshots"
 # Which Chromium to launch is decided in one place, tools/chromium.py (ATTNLAB_CHROMIUM, then
 # Debian's, then Playwright's own): tests, tools and benches call chromium_path().
 sys.path.insert(0, str(ROOT / "tools"))
-from chromium import ChromiumNotFound, chromium_path  # noqa: F401
+from chromium import ChromiumNotFound, chromium_path  # noqa: F401  (re-exported: conftest.py and the benches import them from here)
 
 sys.path.insert(0, str(ROOT / "tests"))
 import notebook_runs

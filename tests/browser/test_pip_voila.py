@@ -1,10 +1,14 @@
-"""A new user's way in: a fresh venv, `pip install -r requirements.txt`, `pip install .` (NOT
-editable), then `voila <folder>` from the repo root (its preheated pool narrowed to the lesson: see
+"""A new user's way in: a fresh venv, `pip install -r requirements.txt`, the package's wheel (built
+once here, installed NOT editable), then `voila <folder>` from the repo root (its preheated pool narrowed to the lesson: see
 the test). voila.json names the template "attnlab"; it must come from the installed package
 (pyproject's shared-data), not from JUPYTER_PATH, a symlink or this checkout. The index and a lesson answer 200 and render in Chromium with the
 project's template, and the page asks nothing of any outside host. The folder served is a tiny one
 (dashboard_helpers.write_tiny_notebooks): its lesson is lesson 02's Play cell, run by the installed
 package; no lesson notebook runs here (each one's page is test_dashboards.py's, tests/notebook_runs.py).
+The same venv then runs the `attnlab` command its wheel installed: `attnlab notebooks DIR` copies the
+notebooks the wheel carries (byte-equal to the repository's), and `attnlab serve --lang en` / `--lang zh`
+(one server per language, tiny notebooks laid out as the package's: the index holds lesson 02's Play
+panel) renders that lesson in Chromium in each language, with the template and voila.json of the wheel.
 
 Slow (a venv with torch and JupyterLab); marked `install` as well as `browser`. pip's HTTP cache
 does not help here (the index answers without cache headers, so pip stores nothing), so the wheels
@@ -14,6 +18,7 @@ are unchanged) and the fresh venv installs from there with --no-index: no networ
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,8 +88,13 @@ def fresh_venv(tmp_path_factory):
     # --no-compile: skip byte-compiling torch's thousands of modules up front (Python compiles what it imports)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile"]
     subprocess.run([*pip, "-r", "requirements.txt"], check=True, cwd=ROOT, env=env)
-    subprocess.run([*pip, "--no-deps", "."], check=True, cwd=ROOT, env=env)
-    print(f"\nwheelhouse {t1 - t0:.0f} s; fresh venv with the pins and the package (pip install . from "
+    # the wheel, built once (its build backend from the wheelhouse), then installed as a learner's pip does
+    built = venv.parent / "dist"
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(built), "."],
+                   check=True, cwd=ROOT, env=env)
+    (wheel,) = built.glob("attnlab-*.whl")
+    subprocess.run([*pip, "--no-deps", str(wheel)], check=True, cwd=ROOT, env=env)
+    print(f"\nwheelhouse {t1 - t0:.0f} s; fresh venv with the pins and the package (its wheel, from "
           f"the wheelhouse, no network): {time.time() - t1:.0f} s")
     return venv
 
@@ -187,3 +197,70 @@ def test_plain_voila_serves_index_and_lesson_with_the_project_template(fresh_ven
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+def test_attnlab_notebooks_copies_the_notebooks_the_wheel_carries(fresh_venv, tmp_path):
+    env = clean_env(fresh_venv)
+    done = subprocess.run([str(fresh_venv / "bin" / "attnlab"), "notebooks", "mine"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (inside,) = fresh_venv.glob("lib/python3*/site-packages/attnlab/notebooks")       # the wheel's copy
+    repo = ROOT / "notebooks"
+    expected = sorted(p.relative_to(repo) for p in repo.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    copied = sorted(p.relative_to(tmp_path / "mine") for p in (tmp_path / "mine").rglob("*.ipynb"))
+    assert copied == expected and any(p.parts[0] == "zh" for p in copied)
+    assert sorted(p.relative_to(inside) for p in inside.rglob("*.ipynb")) == expected
+    assert all((tmp_path / "mine" / p).read_bytes() == (repo / p).read_bytes() for p in copied)
+    assert (tmp_path / "mine" / "voila.json").read_bytes() == (ROOT / "voila.json").read_bytes()
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_attnlab_serve_renders_a_lesson_in_each_language(fresh_venv, browser, tmp_path):
+    """`attnlab serve --lang en` and `attnlab serve --lang zh`, one server each, started together."""
+    env = clean_env(fresh_venv)
+    env["JUPYTER_CONFIG_PATH"] = str(COUNTING_CONFIG)     # counts the notebooks it runs; sets nothing
+    folder = write_tiny_notebooks(tmp_path / "lessons", LESSON_PANEL, "00_index.ipynb")
+    servers = {}
+    try:
+        for lang in ("en", "zh"):
+            port, log_path = free_port(), tmp_path / f"serve-{lang}.log"
+            log = open(log_path, "w")
+            proc = subprocess.Popen([str(fresh_venv / "bin" / "attnlab"), "serve", str(folder), "--lang", lang,
+                                     "--port", str(port), "--no-browser"],
+                                    cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+            servers[lang] = (proc, log, log_path, f"http://127.0.0.1:{port}")
+        for lang, (proc, _, log_path, base) in servers.items():
+            page_path = "zh/00_index.ipynb" if lang == "zh" else "00_index.ipynb"
+            # the index of this edition is the preheated page (as `make dashboard ATTNLAB_LANG=...`)
+            _while_running(proc, log_path, 240, f"attnlab serve --lang {lang}: the index's kernel pool was filled",
+                           lambda log_path=log_path: "Kernel pool of " in log_path.read_text())
+            assert f"attnlab serve: open {base}/voila/render/{page_path}" in log_path.read_text()
+            ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+            page = ctx.new_page()
+            outside, errors = [], []
+            page.on("request", lambda req, outside=outside: None if LOCAL.match(req.url) else outside.append(req.url))
+            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)[:300]))
+            resp = page.goto(f"{base}/voila/render/{page_path}", wait_until="domcontentloaded", timeout=180_000)
+            assert resp.status == 200
+            assert "getRandomValues" in resp.text(), "not rendered with the attnlab template"
+            page.wait_for_function(FIGURE, timeout=180_000, polling=100)
+            page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}.png"))
+            text = page.inner_text("body")
+            assert "There was an error when executing cell" not in text
+            assert bool(CJK.search(text)) == (lang == "zh"), text[:500]
+            assert "Using pre-heated kernel: " in log_path.read_text(), "the index's pool was not used"
+            page.close(run_before_unload=True)
+            ctx.close()
+            assert not outside, f"requests to outside hosts: {outside}"
+            assert not errors, errors
+    finally:
+        for proc, _, _, _ in servers.values():
+            proc.terminate()
+        for proc, log, _, _ in servers.values():
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            log.close()

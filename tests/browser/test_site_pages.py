@@ -20,6 +20,10 @@ import build_site
 pytestmark = pytest.mark.site
 KATEX = ROOT / "build" / "katex" / "package" / "dist"       # fetched by `make site` (npm pack katex)
 PAGES = ["01_kernel_regression", "03_multi_head_attention", "06_positional_encoding"]
+# the repository's address as pyproject.toml writes it (a fork's own, in a fork: no test names the owner)
+_PYPROJECT = (ROOT / "pyproject.toml").read_text()
+SLUG = re.escape(re.search(r'^Repository = "https://github\.com/([^"]+)"', _PYPROJECT, re.M).group(1))
+BRANCH = re.escape(re.search(r'^default-branch = "([^"]+)"', _PYPROJECT, re.M).group(1))
 
 
 def stored(path):
@@ -92,9 +96,9 @@ def test_page_shows_pictures_checks_and_math_offline(site, browser, name):
         text = page.inner_text("main")                         # the code naming the answer is left out
         assert "selfcheck.multiple_choice" not in text and "selfcheck.numeric" not in text
     assert page.locator(".katex-error").count() == 0
-    for label, pattern in (("Open in Colab", r"^https://colab\.research\.google\.com/github/attnlab/attnlab/blob/main/notebooks/"),
-                           ("Binder (JupyterLab)", r"^https://mybinder\.org/v2/gh/attnlab/attnlab/HEAD\?urlpath=lab"),
-                           ("Binder (dashboard)", r"^https://mybinder\.org/v2/gh/attnlab/attnlab/HEAD\?urlpath=voila")):
+    for label, pattern in (("Open in Colab", rf"^https://colab\.research\.google\.com/github/{SLUG}/blob/{BRANCH}/notebooks/"),
+                           ("Binder (JupyterLab)", rf"^https://mybinder\.org/v2/gh/{SLUG}/HEAD\?urlpath=lab"),
+                           ("Binder (dashboard)", rf"^https://mybinder\.org/v2/gh/{SLUG}/HEAD\?urlpath=voila")):
         href = page.get_by_role("link", name=label, exact=True).first.get_attribute("href")
         assert re.match(pattern, href) and href.endswith(f"{name}.ipynb"), href
     page.screenshot(path=str(SCREENSHOTS / f"site_{name}_top.png"))

@@ -1,18 +1,19 @@
 """Notebook 00, the index: what each notebook is called and shows, and where its stored picture lies.
 
-Each lesson draws its own picture (``attnlab.lessons.nbNN_<stem>.thumbnail(ax)``); the pictures are
-stored as PNG files beside this module by ``python tools/make_thumbnails.py``, so the index opens
-without running every lesson, and ``tests/test_thumbnails.py`` redraws each one and checks that the
-stored file is still exactly what the lesson draws (never a stale screenshot).
+Each lesson draws its own picture (``attnlab.lessons.nbNN_<stem>.thumbnail(ax)``), once per language:
+``python tools/make_thumbnails.py`` stores the English pictures in thumbnails/ and the Chinese ones in
+thumbnails/zh/, so the index opens without running every lesson and each edition shows pictures in its
+own language. ``tests/test_nb00_index.py`` redraws each one and checks that the stored file is still
+exactly what the lesson draws (never a stale screenshot), and that a Chinese picture has no English text.
 """
 from pathlib import Path
 
 from ...core import checks
-from ...i18n import N_
+from ...i18n import LANGUAGES, N_, get_language
 
 __all__ = ["CAPTIONS", "DPI", "SIZE_INCHES", "THUMBNAILS", "TITLES", "thumbnail_path", "title"]
 
-THUMBNAILS = Path(__file__).parent / "thumbnails"
+THUMBNAILS = Path(__file__).parent / "thumbnails"     # English; the other languages in thumbnails/<lang>/
 SIZE_INCHES, DPI = (2.6, 1.8), 100          # every stored picture: 260 x 180 pixels
 
 # One line under each title: what the small picture shows (translated where shown).
@@ -39,12 +40,16 @@ TITLES = (N_("01 kernel regression"), N_("02 scoring functions"), N_("03 multi h
           N_("10 encoder decoder"), N_("11 induction heads"), N_("12 gpt"))
 
 
-@checks.arguments(name=checks.Text())
-def thumbnail_path(name):
-    """The stored picture of notebook ``name`` (e.g. "01_kernel_regression")."""
+@checks.arguments(name=checks.Text(), lang=checks.Optional(checks.Text()))
+def thumbnail_path(name, lang=None):
+    """The stored picture of notebook ``name`` (e.g. "01_kernel_regression") drawn in ``lang`` ("en" or
+    "zh"; default: the language in force, so the Chinese index shows the Chinese pictures)."""
     if name not in CAPTIONS:
         raise ValueError(f"name: expected one of {sorted(CAPTIONS)}, got {name!r}")
-    return THUMBNAILS / f"{name}.png"
+    lang = get_language() if lang is None else lang
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang: expected one of {', '.join(map(repr, LANGUAGES))}, got {lang!r}")
+    return (THUMBNAILS if lang == "en" else THUMBNAILS / lang) / f"{name}.png"
 
 
 @checks.arguments(name=checks.Text())

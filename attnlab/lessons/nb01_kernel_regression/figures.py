@@ -79,7 +79,6 @@ def pooling_weights(x_queries, x_train, y_train, *, sigma=0.3):
     query); attention pooling: Nadaraya-Watson weights softmax(-(x - xᵢ)² / (2σ²)) (focused attention
     (聚焦式注意力): the query decides).
     """
-    checks.tensor(x_queries, "x_queries", min_dim=1)
     if x_queries.dim() != 1:
         raise ValueError(f"x_queries: expected a 1-D tensor of positions (Tq,), got shape {tuple(x_queries.shape)}")
     _, attention = nadaraya_watson(x_queries, x_train, y_train, sigma=sigma)        # (Tq, n), checks the rest

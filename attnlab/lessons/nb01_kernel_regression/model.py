@@ -177,11 +177,10 @@ def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed
     Its return value (``StopIteration.value``) is the TrainingResult. Same arguments as train_bandwidth.
     """
     _check_pair(x_train, y_train)
-    epochs = checks.count(epochs, "epochs", low=1)
     lr = checks.real(lr, "lr", positive=True)
     _check_reduction(reduction)
     if generator is None:
-        generator = torch.Generator().manual_seed(checks.count(seed, "seed"))
+        generator = torch.Generator().manual_seed(seed)
     model = NWKernelRegression(w, generator=generator, dtype=x_train.dtype)
     return sgd_steps(model, x_train, y_train, epochs, lr, leave_one_out, reduction)
 

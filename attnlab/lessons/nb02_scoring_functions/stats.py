@@ -82,9 +82,7 @@ def scores(queries, keys, method="scaled_dot", *, tau=8.0, sigma=1.0, additive=N
     if method == "gaussian":
         return gaussian_scores(queries, keys, sigma=sigma)
     if method == "additive":
-        if not isinstance(additive, AdditiveScores):
-            raise TypeError(f"additive: expected an AdditiveScores module for method 'additive', "
-                            f"got {type(additive).__name__}")
+        checks.instance(additive, "additive", AdditiveScores, "an AdditiveScores module for method 'additive'")
         return additive(queries, keys)
     s = dot_scores(queries, keys)                                  # (..., Tq, Tk)
     d, n = queries.shape[-1], keys.shape[-2]

@@ -17,10 +17,10 @@ from ...core.data import thinking_machines
 from ...core.masking import causal_mask
 from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
-from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap, weights_summary
+from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .steps import SENTENCE, describe_step, self_attention_steps, sentence_attention, step_table, step_table_text
 
-__all__ = ["CONTROLS", "D_KS", "WalkthroughPlay", "controls", "play", "sentence_title"]
+__all__ = ["CONTROLS", "D_KS", "WalkthroughPlay", "controls", "largest_weights", "play", "sentence_title"]
 
 CONTROLS = ("step", "d_k", "causal", "padding")
 D_KS = (4, 16, 64, 256, 1024)                 # the d_k slider's stops
@@ -33,6 +33,19 @@ _LADDER = ("q, k, v = x $W^Q$, x $W^K$, x $W^V$",
           N_("softmax: weights $a_j$, sum 1"),
           N_("weight the values  $a_j$ v$_j$"),
           N_("sum  z$_1$ = Σ$_j$ $a_j$ v$_j$"))
+
+
+def largest_weights(weights, words):
+    """One entry per query row of ``weights`` (Tq, Tk), built from the numbers: its largest weight
+    and that key's word ('cat: sat 0.52'), or, for a row with no visible key, that it is all 0."""
+    rows = []
+    for query, row in zip(words, torch.as_tensor(weights).tolist()):
+        if sum(row) == 0:
+            rows.append(_("{query}: all 0, no visible key").format(query=query))
+        else:
+            best = max(range(len(row)), key=lambda j: (row[j], -j))                  # the first largest
+            rows.append(_("{query}: {weights}").format(query=query, weights=f"{words[best]} {row[best]:.2f}"))
+    return rows
 
 
 def sentence_title(padding):
@@ -131,8 +144,7 @@ class WalkthroughPlay:
         title = (_("query Thinking, d_k = {d_k}, step {step} of 6, causal mask") if causal else
                  _("query Thinking, d_k = {d_k}, step {step} of 6")).format(d_k=d_k, step=step)
         table = step_table_text(step_table(s, words2, step=step), words2, current=step, title=title)
-        rows = [r.replace(_("no visible key (all weights 0)"), _("all 0, no visible key")) for r in
-                weights_summary(A, words, words, top=1).splitlines()]
+        rows = largest_weights(A, words)
         head = _("right ({mask}), largest weight per query: ").format(mask=mask_name)
         return (table + "\n\n" + describe_step(s, words2, step) + "\n\n" + head + " · ".join(rows[:3])
                 + "\n" + " " * len(head) + " · ".join(rows[3:]))

@@ -91,7 +91,6 @@ def step_table(steps, words, query=0, step=6):
     Rows for steps after ``step`` show "?". Mirrors the seed's figure: columns are the words,
     row 1 their q, k, v; rows 2–5 what query ``query`` does with each word; row 6 the output.
     """
-    step = checks.count(step, "step", low=0)
     n = len(words)
     if not 0 <= query < n:
         raise ValueError(f"query: expected an index in [0, {n}), got {query}")

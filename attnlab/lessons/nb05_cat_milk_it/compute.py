@@ -61,10 +61,6 @@ def attend(X, scaling="inside", *, d=None, temperature=1.0):
     Returns:
         Attended(scores (T, T), weights (T, T), output (T, d)).
     """
-    if not isinstance(X, torch.Tensor):
-        raise TypeError(f"X: expected a torch.Tensor (T, d), got {type(X).__name__}")
-    if X.dim() != 2:
-        raise ValueError(f"X: expected a 2-D (T, d) tensor, got shape {tuple(X.shape)}")
     checks.choice(scaling, "scaling", SCALINGS, expected=f"one of {SCALINGS}")
     d = X.shape[-1] if d is None else checks.real(d, "d", positive=True)
     scores = X @ X.T                                                            # (T, T)
@@ -129,9 +125,7 @@ def feature_heads(X, *, temperature=1.0):
     Head h attends with feature h alone (Q = K = V = X[:, h:h+1], so d_k = 1 and the scale is √1),
     and the heads' outputs are put side by side (W_O = identity). Returns (output (T, 2), weights (2, T, T)).
     """
-    if not isinstance(X, torch.Tensor):
-        raise TypeError(f"X: expected a torch.Tensor (T, 2), got {type(X).__name__}")
-    if X.dim() != 2 or X.shape[-1] != 2:
+    if X.shape[-1] != 2:                                                        # a 2-D tensor (checked above)
         raise ValueError(f"X: expected shape (T, 2), got {tuple(X.shape)}")
     heads = X.T[:, :, None]                                                     # (2, T, 1): one feature each
     out, weights = scaled_dot_product_attention(heads, heads, heads, temperature=temperature)  # (2, T, 1)

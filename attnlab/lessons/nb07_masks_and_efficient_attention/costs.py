@@ -28,9 +28,6 @@ def structured_qkv(length=64, d=16, dv=4, *, locality=2.0, noise=0.5, seed=0, dt
     positions (base 100): q_i·k_j is largest near j = i, more so as ``locality`` grows; 0 gives
     unstructured random data. Values are standard normal. Seeded, so always the same tensors.
     """
-    length = checks.count(length, "length", low=1)
-    d = checks.count(d, "d", low=2)
-    dv = checks.count(dv, "dv", low=1)
     locality = checks.real(locality, "locality", low=0.0)
     noise = checks.real(noise, "noise", low=0.0)
     g = torch.Generator().manual_seed(seed)

@@ -6,15 +6,17 @@ step by step (``play_tiles``).
 ``tiles.tiled_attention_steps_unchecked``) without being checked again. The text under the mask panel is
 ``visible_keys_table``.
 """
+import math
+
 import ipywidgets as widgets
 import numpy as np
 import torch
 from matplotlib.patches import Patch, Rectangle
 
 from ...core import checks
-from ...core.attention import check_qkv, scaled_dot_product_attention
-from ...core.masking import causal_mask
-from ...i18n import gettext as _, ngettext
+from ...core.attention import attend_unchecked, check_qkv, scaled_dot_product_attention
+from ...core.masking import causal_mask, causal_unchecked
+from ...i18n import gettext as _, ngettext, pgettext
 from ...ui import panels, plotting, text
 from .costs import structured_qkv
 from .figures import (
@@ -143,7 +145,8 @@ class MaskExplorer(panels.ShowsPanel):
 
     def update(self, kind, Tq, Tk, w):
         mask, start = self.mask(kind, Tq, Tk, w)
-        _out, weights = scaled_dot_product_attention(self.q_all[start:start + Tq], self.k_all[:Tk], self.k_all[:Tk], mask)
+        q, k = self.q_all[start:start + Tq], self.k_all[:Tk]                      # (Tq, d), (Tk, d): checked at play
+        _out, weights = attend_unchecked(q, k, k, mask, 1.0 / math.sqrt(q.shape[-1]))
         plotting.heatmap_state(self.ax_mask).image.set_data(self.on_grid(mask.float(), start))
         plotting.heatmap_state(self.ax_weights).image.set_data(self.on_grid(weights, start))
         self.mask_title.set_text(_("{kind} mask").format(kind=_(kind)))
@@ -238,8 +241,9 @@ class TileExplorer(panels.ShowsPanel):
         states = list(tiled_attention_steps_unchecked(self.q, self.k, self.v, block, causal))
         self.controls["tile"].max = len(states)              # clamping the value re-runs this with a valid tile
         tile = min(tile, len(states))
-        exact = scaled_dot_product_attention(self.q, self.k, self.v, causal=causal)[0][:, 0]
         Tq, Tk = self.scores.shape
+        exact = attend_unchecked(self.q, self.k, self.v, causal_unchecked(Tq, Tk) if causal else None,
+                                 1.0 / math.sqrt(self.q.shape[-1]))[0][:, 0]          # checked at play_tiles
         scores = self.scores.masked_fill(~causal_mask(Tq, Tk), float("nan")) if causal else self.scores
         self.steps.show(states[:tile], scores, exact)
         st = states[tile - 1]
@@ -249,15 +253,13 @@ class TileExplorer(panels.ShowsPanel):
             return "  ".join(f"{x:6.3f}" for x in t.flatten().tolist())
         head = (_("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}   (last tile of this query block)")
                 if st["last"] else _("tile {tile} of {total}: queries {q0}–{q1}, keys {k0}–{k1}"))
-        rows = [(_("running max m   = {values}"), st["m"]), (_("rescale         = {values}"), st["rescale"]),
-                (_("denominator l   = {values}"), st["l"]), (_("output so far   = {values}"), st["output"]),
-                (_("exact output    = {values}"), exact[q0:q1])]
+        rows = [(_("running max m"), st["m"]), (_("rescale"), st["rescale"]), (_("denominator l"), st["l"]),
+                (pgettext("tile step", "output so far"), st["output"]), (_("exact output"), exact[q0:q1])]
         # the "=" signs line up in any font: each label padded as visible_keys_table pads its cells
-        labels = [line.split("=", 1)[0].rstrip() for line, _values in rows]
-        wide, narrow = text.room(labels)
+        wide, narrow = text.room([label for label, _values in rows])
         room = (wide, max(16 - 2 * wide, narrow + 1))                              # 16 columns in English
         return "\n".join([head.format(tile=tile, total=len(states), q0=q0, q1=q1 - 1, k0=k0, k1=k1 - 1)] + [
-            text.pad(label, room) + "= " + fmt(values) for label, (_line, values) in zip(labels, rows)])
+            text.pad(label, room) + "= " + fmt(values) for label, values in rows])
 
 
 @checks.arguments(kind=checks.Choice(MASK_KINDS), num_queries=checks.Int(1), num_keys=checks.Int(2), w=checks.Int(0),

@@ -26,6 +26,7 @@ _SIDE = checks.Int(0, 1 << 15, why="a side of a bool mask of at most 1 GiB")
 # show them in the learner's language with _(name).
 MASK_KINDS = (N_("causal top-left"), N_("causal bottom-right"), N_("padding"), N_("local"), N_("block"))
 SPARSE_PATTERNS = (N_("local"), "Longformer", N_("random"), "BigBird", N_("log-sparse"), "Reformer (LSH)")
+_ROW_CONVENTIONS = (N_("uniform"), N_("nan"), N_("zero"))    # masked_row_conventions' keys, for the catalog
 
 
 @checks.arguments(num_queries=_SIDE, num_keys=_SIDE)
@@ -35,8 +36,6 @@ def causal_mask_bottom_right(num_queries, num_keys, *, device=None):
     Equal to ``al.causal_mask`` when Tq == Tk. When Tq > Tk the first Tq - Tk queries see no key.
     Same as torch's ``torch.nn.attention.bias.causal_lower_right``.
     """
-    num_queries = checks.count(num_queries, "num_queries")
-    num_keys = checks.count(num_keys, "num_keys")
     i = torch.arange(num_queries, device=device)[:, None]                     # (Tq, 1)
     j = torch.arange(num_keys, device=device)[None, :]                        # (1, Tk)
     return j <= i + (num_keys - num_queries)                                  # (Tq, Tk)
@@ -48,8 +47,6 @@ def block_mask(num_queries, num_keys, block_size, *, device=None):
 
     Block (block-diagonal) sparse attention: each query sees the b keys of its own block only.
     """
-    num_queries = checks.count(num_queries, "num_queries")
-    num_keys = checks.count(num_keys, "num_keys")
     b = checks.count(block_size, "block_size", low=1)
     i = torch.arange(num_queries, device=device)[:, None] // b
     j = torch.arange(num_keys, device=device)[None, :] // b
@@ -108,8 +105,6 @@ def masked_row_conventions(scores, mask):
 def global_mask(num_queries, num_keys, global_tokens, *, device=None):
     """Bool (Tq, Tk): True where the query or the key is one of ``global_tokens`` (positions that see
     every key and are seen by every query, like [CLS] in Longformer and BigBird)."""
-    num_queries = checks.count(num_queries, "num_queries")
-    num_keys = checks.count(num_keys, "num_keys")
     tokens = list(global_tokens)
     for t in tokens:
         checks.count(t, "global_tokens")
@@ -125,13 +120,9 @@ def global_mask(num_queries, num_keys, global_tokens, *, device=None):
 def random_mask(num_queries, num_keys, num_random, *, generator):
     """Bool (Tq, Tk): each query sees ``num_random`` keys drawn without replacement (BigBird's random
     part). The draw comes from ``generator`` (a torch.Generator), so it is reproducible."""
-    num_queries = checks.count(num_queries, "num_queries")
-    num_keys = checks.count(num_keys, "num_keys")
     r = checks.count(num_random, "num_random")
     if r > num_keys:
         raise ValueError(f"num_random: expected at most num_keys={num_keys}, got {r}")
-    if not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator: expected a torch.Generator, got {type(generator).__name__}")
     picks = torch.rand(num_queries, num_keys, generator=generator).argsort(dim=-1)[:, :r]   # (Tq, r)
     mask = torch.zeros(num_queries, num_keys, dtype=torch.bool)
     mask[torch.arange(num_queries)[:, None], picks] = True
@@ -157,11 +148,9 @@ def lsh_buckets(x, num_buckets, *, generator):
     checks.tensor(x, "x", min_dim=2)
     if x.dim() != 2:
         raise ValueError(f"x: expected a 2-D (n, d) tensor, got shape {tuple(x.shape)}")
-    b = checks.count(num_buckets, "num_buckets", low=2)
+    b = num_buckets
     if b % 2:
         raise ValueError(f"num_buckets: expected an even number, got {b}")
-    if not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator: expected a torch.Generator, got {type(generator).__name__}")
     R = torch.randn(x.shape[-1], b // 2, generator=generator, dtype=x.dtype)                # (d, b/2)
     xr = x @ R                                                                              # (n, b/2)
     return torch.cat([xr, -xr], dim=-1).argmax(dim=-1)

@@ -29,8 +29,7 @@ class SeedDotProductAttention(nn.Module):
                        fixed=checks.Flag())
     def __init__(self, input_dim, hidden_dim=None, *, fixed=False):
         super().__init__()
-        input_dim = checks.count(input_dim, "input_dim", low=1)
-        hidden_dim = input_dim if hidden_dim is None else checks.count(hidden_dim, "hidden_dim", low=1)
+        hidden_dim = input_dim if hidden_dim is None else hidden_dim
         self.fixed = bool(fixed)
         self.query = nn.Linear(input_dim, hidden_dim, bias=False)
         self.key = nn.Linear(input_dim, hidden_dim, bias=False)
@@ -56,7 +55,7 @@ class SeedDotProductAttention(nn.Module):
 def score_spread(hidden_dim, *, samples=2000, seed=0):
     """Standard deviation of q·k for q, k with independent N(0, 1) entries of size ``hidden_dim``,
     without and with the 1/sqrt(d) scaling: (unscaled, scaled). Expected: (sqrt(d), 1)."""
-    d = checks.count(hidden_dim, "hidden_dim", low=1)
+    d = hidden_dim
     g = torch.Generator().manual_seed(seed)
     q, k = torch.randn(2, samples, d, generator=g, dtype=torch.float64)
     dots = (q * k).sum(-1)

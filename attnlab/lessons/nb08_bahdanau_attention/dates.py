@@ -50,8 +50,7 @@ def _problem(text):
 
 def check_source(text):
     """Validate a learner's input: a str of at most MAX_SOURCE_LEN characters from SOURCE_CHARS."""
-    if not isinstance(text, str):
-        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    checks.string(text, "text")
     checks.refuse(_problem(text), "text")                          # the API's message: English
     return text.strip().lower()
 

@@ -55,7 +55,7 @@ class AlignmentExplorer:
         try:
             source = dates.check_source(text)
         except (TypeError, ValueError) as exc:
-            return self._refuse(dates.source_problem(text) or str(exc).removeprefix("text: "), left, right)
+            return self._refuse((dates.source_problem(text) if isinstance(text, str) else None) or str(exc), left, right)
         self._dim(False)
         self._last = source
         return self._draw(source, left, right)

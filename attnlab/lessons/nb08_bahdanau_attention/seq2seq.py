@@ -157,8 +157,6 @@ def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
                    seed=checks.Int(0))
 def train_steps(model, steps=300, *, batch_size=64, lr=1e-2, seed=0):
     """``train`` one step per ``next()``: yields each step's loss (for a live trainer widget)."""
-    steps = checks.count(steps, "steps", low=1)
-    batch_size = checks.count(batch_size, "batch_size", low=1)
     if steps * batch_size > 1_000_000:
         raise ValueError(f"steps, batch_size: expected at most 1000000 dates in all (steps × batch_size), got "
                          f"{steps} × {batch_size} = {steps * batch_size}")

@@ -167,8 +167,7 @@ def words_of(sentence):
 
     Raises TypeError for a non-str, ValueError for no words, too many, an unknown word (named,
     with the kinds of words known) or a sentence without exactly one "it"."""
-    if not isinstance(sentence, str):
-        raise TypeError(f"sentence: expected a str, got {type(sentence).__name__}")
+    checks.string(sentence, "sentence")
     words, problem = _problem(sentence)
     if problem:
         message, fields = problem

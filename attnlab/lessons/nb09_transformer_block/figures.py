@@ -13,7 +13,7 @@ from ...ui import plotting
 from .model import Resolution, pretrained, resolve
 
 __all__ = [
-    "BLOCK_PARTS", "block_diagram", "row_labels", "attention_rows", "it_attention", "head_accuracy_map",
+    "BLOCK_PARTS", "TICK_LABELS", "block_diagram", "row_labels", "attention_rows", "it_attention", "head_accuracy_map",
     "ablation_bars", "pointer_rows", "thumbnail"
 ]
 
@@ -28,6 +28,12 @@ BLOCK_PARTS = [
     (N_("+  (residual)"), N_("add the FFN's change to the word"), "#ffffff"),
 ]
 
+
+# An ablation's tick label where its name is too long for one line: a whole message of its own,
+# broken where each language breaks it (names not here are one line: their _(name)).
+TICK_LABELS = {
+    "6 blocks, no residual": N_("6 blocks,\nno residual"),
+}
 
 _AX = checks.Axes()
 _RESOLUTION = checks.Instance(Resolution, "a Resolution (from resolve)")
@@ -123,7 +129,7 @@ def ablation_bars(measured, ax=None):
         ax.bar_label(bars, labels=[f"{v:.3f}" for v in values], fontsize=7, padding=1)
     ax.axhline(0.95, color="0.4", linestyle=":", linewidth=1)
     ax.text(len(names) - 0.5, 0.955, _("target 0.95"), ha="right", va="bottom", fontsize=7, color="0.4")
-    ax.set_xticks(x, [_(n).replace(", ", ",\n").replace("，", "，\n") for n in names], fontsize=8.5)
+    ax.set_xticks(x, [_(TICK_LABELS.get(n, n)) for n in names], fontsize=8.5)
     ax.set(ylim=(0, 1.12), ylabel=_("accuracy"),
            title=_("the shipped model and its ablations, each trained {steps} steps, same seed and data").format(
                steps=measured["steps"]))

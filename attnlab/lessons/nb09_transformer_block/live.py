@@ -84,20 +84,20 @@ class Explorer:
         try:
             r = resolve_unchecked(self.models[model], sentence)
         except (TypeError, ValueError) as exc:
-            return self._refuse(data.sentence_problem(sentence) if isinstance(sentence, str) else None, model,
-                                str(exc))
+            reason = data.sentence_problem(sentence) if isinstance(sentence, str) else None
+            return self._refuse(reason or str(exc), model)
         self._dim(False)
         labels = figures.row_labels(*r.attention.shape[:2])
         plotting.update_heatmap(self.ax, figures.attention_rows(r), x_labels=r.words, y_labels=labels)
         self.title.set_text(_("{model} model: “it” refers to {referent}").format(model=model, referent=r.referent))
         return _describe(r)
 
-    def _refuse(self, short, model, error=""):
+    def _refuse(self, short, model):
         """Dim the figure and say why: ``short`` is data.sentence_problem's reason (in the learner's
-        language); without one, the ``error``'s English message is shown as it is."""
+        language); for what it does not judge (a sentence that is not a str), the error's whole English
+        message, uncut."""
         self._dim(True)
         self.title.set_text(_("{model} model: no answer for this sentence").format(model=model))  # not the last referent
-        short = short or error.split("; the model knows")[0].replace("sentence: ", "")
         self.note.set_text(_("This sentence is not accepted:\n{reason}").format(reason=fill(short, 60)))   # 60 columns
         return _("⚠ Not accepted: {reason}.\n{known}").format(reason=short, known=known_words())
 

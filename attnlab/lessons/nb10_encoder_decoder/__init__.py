@@ -10,9 +10,10 @@ model     DateTransformer (attnlab.transformer's EncoderLayer and DecoderLayer),
           and without the KV cache, translate, decode, pretrained
 training  teacher forcing and free running, exact match per format, the live model's settings, the
           retrain entry
-analysis  which heads read which field, head ablations, the three families' masks, the race against
-          08's Bahdanau GRU (comparison_figure, comparison_lines: results.json's numbers)
-figures   the index thumbnail
+analysis  which heads read which field, head ablations, the race against 08's Bahdanau GRU
+          (comparison_lines: results.json's numbers)
+figures   the three families' masks (families_figure), the race drawn (comparison_figure), the index
+          thumbnail
 live      the Play panels: ``play(*, model, text)`` (a typed date decoded step by step) and
           ``play_trainer(*, steps)`` (the Train button)
 
@@ -21,9 +22,9 @@ documents, and ``thumbnail`` (for the index); tests import the rest from the mod
 
 Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_encoder_decoder
 """
-from .analysis import comparison_figure, comparison_lines, families_figure, head_ablations, head_alignment
+from .analysis import comparison_lines, head_ablations, head_alignment
 from .data import format_of, random_dates
-from .figures import thumbnail
+from .figures import comparison_figure, families_figure, thumbnail
 from .live import play, play_trainer
 from .model import decode, measured, parameters, pretrained, translate
 from .training import accuracy

@@ -1,13 +1,12 @@
 """Which heads align which output characters with which input characters, head ablations, the three
-families' masks (encoder-only, decoder-only, encoder-decoder), and the race against notebook 08's
-Bahdanau GRU on 08's format (measured by bench/bench_nb10_vs_nb08.py, drawn from results.json)."""
+families' names, and the race against notebook 08's Bahdanau GRU on 08's format (measured by
+bench/bench_nb10_vs_nb08.py, read from results.json; ``figures`` draws both)."""
 from contextlib import contextmanager
 
 import numpy as np
 import torch
 
 from ...core import checks
-from ...core.masking import causal_mask
 from ...i18n import N_, gettext as _
 from ...ui.trainer import one_thread
 from . import data
@@ -15,8 +14,8 @@ from .model import DateTransformer, greedy, measured
 from .training import accuracy, test_split
 
 __all__ = [
-    "COMPARED", "FAMILIES", "FIELDS", "OUTPUT_FIELD", "comparison_figure", "comparison_lines", "families_figure",
-    "head_ablations", "head_alignment", "source_fields", "without_head"
+    "COMPARED", "FAMILIES", "FIELDS", "OUTPUT_FIELD", "comparison_lines", "head_ablations", "head_alignment",
+    "source_fields", "without_head"
 ]
 
 FIELDS = (N_("year"), N_("month"), N_("day"))
@@ -113,70 +112,12 @@ def head_ablations(model, n=500):
 FAMILIES = (N_("encoder-only (BERT)"), N_("decoder-only (GPT)"), N_("encoder-decoder (T5)"))
 
 
-@checks.arguments(n=checks.Int(1, 32, why="a readable picture"))
-def families_figure(n=6, *, axes=None):
-    """The three families' masks side by side (n source or text tokens): encoder-only self-attention
-    sees every token; decoder-only is causal; encoder-decoder has a full encoder, a causal decoder and
-    cross-attention from every target position to every source token. Returns the axes."""
-    import matplotlib.pyplot as plt
-
-    from ...ui.plotting import heatmap
-    if axes is None:
-        _fig, axes = plt.subplots(1, 4, figsize=(13, 3.4), layout="constrained")
-    full = torch.ones(n, n)
-    causal = causal_mask(n, n).float()
-    panels = [(full, _(FAMILIES[0]) + "\n" + _("self-attention"), "x"),
-              (causal, _(FAMILIES[1]) + "\n" + _("causal self-attention"), "x"),
-              (causal, _(FAMILIES[2]) + "\n" + _("decoder self-attention"), "y"),
-              (torch.ones(n, n), _(FAMILIES[2]) + "\n" + _("cross-attention"), "xy")]
-    for ax, (mask, title, kind) in zip(axes, panels):
-        xl = [f"x{i + 1}" for i in range(n)] if kind in ("x", "xy") else [f"y{i + 1}" for i in range(n)]
-        yl = [f"x{i + 1}" for i in range(n)] if kind == "x" else [f"y{i + 1}" for i in range(n)]
-        heatmap(mask, x_labels=xl, y_labels=yl, ax=ax, colorbar=False, annotate=False, title=title,
-                xlabel=_("keys (yellow: may attend)"), ylabel=_("queries"))
-    return axes
-
-
 # results.json's names for the two models of bench/bench_nb10_vs_nb08.py, shown with _(name)
 COMPARED = (N_("Bahdanau GRU (08)"), N_("Transformer (10)"))
 
 
-@checks.arguments(axes=checks.Optional(checks.Items(checks.Axes(), min_len=2,
-                                                       max_len=2, kind=(list, tuple, np.ndarray))))
-def comparison_figure(*, axes=None):
-    """Held-out exact match on 08's format while training from scratch, notebook 08's GRU against this
-    Transformer: against the training step (left) and the CPU seconds of training (right), both on a log
-    scale, the first measurement at >= 0.99 marked. The numbers are results.json's "bahdanau" "curves"
-    (measured by bench/bench_nb10_vs_nb08.py; a notebook imports only its own lesson). Returns the axes."""
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        _fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
-    curves = measured()["bahdanau"]["curves"]
-    for i, name in enumerate(COMPARED):
-        curve = curves[name]
-        label = _("{name}: {params} parameters, batch {batch}").format(
-            name=_(name), params=curve["parameters"], batch=curve["settings"]["batch_size"])
-        first = curve["first at >= 0.99"]
-        for ax, x, at in ((axes[0], curve["steps"], first["step"]),
-                          (axes[1], curve["cpu seconds"], first["cpu seconds"])):
-            ax.plot(x, curve["exact match"], color=f"C{i}", marker=".", label=label)
-            if at is not None:
-                ax.plot([at], [curve["exact match"][x.index(at)]], color=f"C{i}", marker="o", markersize=10,
-                        fillstyle="none", linestyle="none")
-    for ax, xlabel in ((axes[0], _("training step (log scale)")),
-                       (axes[1], _("CPU seconds of training, one thread (log scale)"))):
-        ax.axhline(0.99, color="0.5", linestyle="--", linewidth=1)
-        ax.set(xscale="log", ylim=(0, 1.02), xlabel=xlabel, ylabel=_("held-out exact match"))
-        ax.grid(True, alpha=0.3)
-    axes[0].legend(loc="lower right", fontsize="small")
-    axes[0].set_title(_("per training step"))
-    axes[1].set_title(_("per CPU second"))
-    return axes
-
-
 def comparison_lines():
-    """The numbers beside comparison_figure, one line each in the learner's language: per model its
+    """The numbers beside figures.comparison_figure, one line each in the learner's language: per model its
     parameters, the first step (and CPU seconds) at >= 0.99 and the end of its run; what share of the
     held-out dates 08's GRU trained on; the machine's load while measuring (results.json's "bahdanau")."""
     race = measured()["bahdanau"]

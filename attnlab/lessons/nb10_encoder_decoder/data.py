@@ -115,8 +115,7 @@ def check_source(text):
     """A learner's input, checked: a str of at most MAX_SOURCE_LEN characters from SOURCE_CHARS
     (lowercased, stripped), shaped like one of the FORMATS, with a year from FIRST_YEAR to LAST_YEAR.
     Anything else is a ValueError naming ``text``; it is never evaluated."""
-    if not isinstance(text, str):
-        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    checks.string(text, "text")
     checks.refuse(_problem(text), "text")                          # the API's message: English
     return text.strip().lower()
 

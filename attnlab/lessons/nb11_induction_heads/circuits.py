@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import torch
 
+from ...core import checks
 from .data import BATCH
 from .model import AttentionOnly, run_unchecked
 
@@ -29,8 +30,7 @@ class Scores(NamedTuple):
 
 def scores(model, batch):
     """Each head's previous-token and induction score on ``batch`` (a ``repeats(...)`` batch)."""
-    if not isinstance(model, AttentionOnly):
-        raise TypeError(f"model: expected an AttentionOnly model (e.g. pretrained()), got {type(model).__name__}")
+    checks.instance(model, "model", AttentionOnly, "an AttentionOnly model (e.g. pretrained())")
     BATCH(batch, "batch")
     with torch.no_grad():
         patterns = run_unchecked(model, batch.tokens, need_weights=True)[1]

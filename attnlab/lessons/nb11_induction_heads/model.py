@@ -167,8 +167,7 @@ def hand_built(*, sharpness=20.0, layers=2):
 
 def ablate(model, layer, head):
     """A copy of ``model`` without head ``head`` of layer ``layer`` (its output multiplied by 0)."""
-    if not isinstance(model, AttentionOnly):
-        raise TypeError(f"model: expected an AttentionOnly model (e.g. pretrained()), got {type(model).__name__}")
+    checks.instance(model, "model", AttentionOnly, "an AttentionOnly model (e.g. pretrained())")
     layer = checks.count(layer, "layer")
     head = checks.count(head, "head")
     if layer >= model.config["layers"]:
