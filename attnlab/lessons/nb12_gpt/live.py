@@ -188,14 +188,14 @@ class KVView:
         self.head_axes[0].set_ylabel(_("query (character)"), fontsize=8)
         self.figure.colorbar(self.images[0], ax=self.head_axes, shrink=0.8, label=_("weight"))
         self.titles = [ax.set_title(" ", fontsize=9) for ax in self.head_axes]
+        ids = torch.tensor([corpus.encode(KV_EXAMPLE)])
+        for kv, model in self.models.items():           # every pattern once, here: a move runs no model
+            with torch.no_grad():
+                model(ids, need_weights=True)
+            for i, w in enumerate(model.attention()):
+                self.patterns[(kv, i + 1)] = w[0].numpy()                       # (H, T, T)
 
     def pattern(self, kv, layer):
-        if (kv, layer) not in self.patterns:
-            ids = torch.tensor([corpus.encode(KV_EXAMPLE)])
-            with torch.no_grad():
-                self.models[kv](ids, need_weights=True)
-            for i, w in enumerate(self.models[kv].attention()):
-                self.patterns[(kv, i + 1)] = w[0].numpy()                       # (H, T, T)
         return self.patterns[(kv, layer)]
 
     def update(self, kv_heads, length, layer):
