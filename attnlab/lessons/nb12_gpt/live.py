@@ -126,13 +126,13 @@ def play(*, prompt=PROMPT, temperature=0.8, top_k=None, top_p=None, seed=0, step
     controls = {
         "prompt": widgets.Text(value=prompt, description=_("prompt"), continuous_update=False,
                                layout=widgets.Layout(width="520px")),
+        "seed": widgets.IntSlider(value=seed, min=0, max=99, description=_("seed")),
         "temperature": widgets.FloatSlider(value=temperature, min=0.05, max=2.0, step=0.05, description=_("temperature T"),
                                            style={"description_width": "initial"}),
         "top_k": widgets.IntSlider(value=0 if top_k is None else top_k, min=0, max=40,
                                    description=_("top-k (0: off)"), style={"description_width": "initial"}),
         "top_p": widgets.FloatSlider(value=1.0 if top_p is None else top_p, min=0.05, max=1.0, step=0.05,
                                      description=_("top-p (1: off)"), style={"description_width": "initial"}),
-        "seed": widgets.IntSlider(value=seed, min=0, max=99, description=_("seed")),
         "step": widgets.IntSlider(value=step, min=1, max=STEPS, description=_("step"),
                                   layout=widgets.Layout(width="520px")),
     }
