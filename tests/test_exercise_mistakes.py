@@ -1,4 +1,4 @@
-"""The code exercises of notebooks 03–08 and 11 on the shared ``selfcheck.check_function``: each mistake a
+"""The code exercises of notebooks 03–08, 11 and 12 on the shared ``selfcheck.check_function``: each mistake a
 lesson lists is recognised when a learner makes it, written here the way a learner would (loops,
 view, permute: not the lesson's own functions), with its own message in full, once, and no other
 mistake's message. A right answer gets no message at all."""
@@ -15,6 +15,7 @@ from attnlab.lessons import (
     nb07_masks_and_efficient_attention as nb07,
     nb08_bahdanau_attention as nb08,
     nb11_induction_heads as nb11,
+    nb12_gpt as nb12,
 )
 
 
@@ -170,6 +171,29 @@ def previous_token_head(T, sharpness, *, how="right"):
     return W_Q, W_K
 
 
+def top_p(probs, p, *, how="right"):
+    pairs = [(probs[i].item(), i) for i in range(len(probs))]
+    if how != "unsorted":
+        pairs.sort(key=lambda pair: -pair[0])
+    out = torch.zeros_like(probs)
+    mass = 0.0
+    for q, i in pairs:
+        if how == "crossing" and mass + q >= p:
+            break
+        if how != "crossing" and mass >= p:
+            break
+        out[i] = q
+        mass += q
+    return out if how == "unnormalised" else out / out.sum()
+
+
+def cache_bytes(layers, heads, kv_heads, d_model, length, bytes_per_number, *, how="right"):
+    head_size = d_model if how == "d_model" else d_model // heads
+    stored = heads if how == "query heads" else kv_heads
+    per_position = (1 if how == "keys only" else 2) * stored * head_size
+    return layers * per_position * length * (1 if how == "numbers" else bytes_per_number)
+
+
 # ---- (check, the lesson's list of mistakes, learner, mistake -> a phrase of its message)
 EXERCISES = {
     "nb03 split": (nb03.check_split_heads, nb03.exercises.SPLIT_MISTAKES, split,
@@ -214,6 +238,12 @@ EXERCISES = {
                                  previous_token_head,
                                  {"backwards": "your key at s announces s − 1", "identity": "W_K = I",
                                   "soft": "only by a score of 1"}),
+    "nb12 top-p": (nb12.check_top_p, nb12.exercises.TOP_P_MISTAKES, top_p,
+                   {"crossing": "the character that crosses p is dropped", "unnormalised": "do not sum to 1",
+                    "unsorted": "in token order"}),
+    "nb12 cache bytes": (nb12.check_cache_bytes, nb12.exercises.CACHE_BYTES_MISTAKES, cache_bytes,
+                         {"keys only": "the keys only", "query heads": "you used the query heads",
+                          "d_model": "not d_model", "numbers": "the count of numbers"}),
 }
 
 

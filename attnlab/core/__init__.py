@@ -6,7 +6,7 @@ masking      causal, sequence and local masks; the masked softmax
 scoring      dot, scaled dot, cosine, Gaussian and additive scores
 attention    scaled dot-product attention, Nadaraya-Watson, the d2l-style modules
 multihead    multi-head attention, split and merge of heads
-positional   sinusoidal positions
+positional   sinusoidal positions, rotary positions (RoPE)
 efficient    tiled (flash-style) and linear attention
 transformer  encoder and decoder layers, the KV cache
 data         toy data shared by several notebooks

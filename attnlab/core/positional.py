@@ -1,4 +1,4 @@
-"""Sinusoidal positional encoding (位置编码): self-attention alone ignores order, so add P to X.
+"""Positional encodings: sinusoidal (位置编码: self-attention alone ignores order, so add P to X) and rotary (RoPE).
 
 P[i, 2j] = sin(i / base^(2j/D)),  P[i, 2j+1] = cos(i / base^(2j/D)), D = num_hiddens (the model width).
 """
@@ -54,3 +54,39 @@ class PositionalEncoding(nn.Module):
         if T > self.max_len:
             raise ValueError(f"X: expected at most max_len={self.max_len} positions, got {T}")
         return self.dropout(X + self.P[0, :T].to(device=X.device, dtype=X.dtype))
+
+
+def rope(x, positions=None, base=10000.0):
+    """The rotary position encoding (RoPE, 旋转位置编码): turn each column pair of row i by i·ω_j.
+
+    x: float (..., n, d) with d even, one row per position (queries or keys of one head, so d is the
+    head's query/key size); positions: n positions (int or float, default 0 .. n-1); ω_j = base^(-2j/d).
+    Pair (a, b) -> (a cos θ + b sin θ, -a sin θ + b cos θ), θ = positions[i] ω_j, so for a query q at
+    position i and a key k at position j, rope(q)_i · rope(k)_j depends on j - i only.
+    Returns a new tensor of x's shape and dtype; x is not modified. (Notebook 06 teaches it.)
+    """
+    checks.tensor(x, "x", min_dim=2)
+    n, d = x.shape[-2], x.shape[-1]
+    if d % 2:
+        raise ValueError(f"x: expected an even last dim (pairs of columns), got {d}")
+    if positions is None:
+        positions = torch.arange(n, dtype=torch.float64)
+    elif isinstance(positions, torch.Tensor):
+        checks.tensor(positions, "positions", dims=1, floating=False)
+    else:
+        checks.array(positions, "positions", dims=1)
+    positions = torch.as_tensor(positions, dtype=torch.float64)
+    if positions.shape != (n,):
+        raise ValueError(f"positions: expected shape ({n},), one per row of x, got {tuple(positions.shape)}")
+    return rope_unchecked(x, positions, checks.real(base, "base", positive=True))
+
+
+def rope_unchecked(x, positions, base):
+    """The unchecked core of rope: x (..., n, d) with d even, positions a float tensor (n,)."""
+    d = x.shape[-1]
+    omega = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)                 # (d/2,)
+    angles = positions.to(torch.float64)[:, None] * omega                               # (n, d/2)
+    c = torch.cos(angles).to(device=x.device, dtype=x.dtype)
+    s = torch.sin(angles).to(device=x.device, dtype=x.dtype)
+    a, b = x[..., 0::2], x[..., 1::2]                                                   # (..., n, d/2) each
+    return torch.stack((a * c + b * s, -a * s + b * c), dim=-1).flatten(-2)             # pairs back in place

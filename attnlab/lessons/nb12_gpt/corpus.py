@@ -1,0 +1,164 @@
+"""The training text of notebook 12 (12_gpt.ipynb): the prose of notebooks 00-11 in both languages.
+
+``extract(notebooks)`` reads the markdown cells of ``notebooks/NN_*.ipynb`` and ``notebooks/zh/NN_*.ipynb``
+(NN = 00 ... 11) and turns them into paragraphs:
+- dropped: fenced code blocks, display maths ``$$...$$``, HTML comments and tags, table rules (|---|),
+  image links, the "run it live" line at the top of each notebook;
+- kept as plain text: a link's words (not its address), inline code without its backticks, inline maths
+  without ``$`` and backslash commands (``$\\sqrt{d_k}$`` -> ``√d_k``), table rows as cells joined by
+  " | ", headings and list items without their markers (#, -, *), emphasis without ** or *;
+- a paragraph is a run of non-blank lines (line breaks inside it are kept); paragraphs shorter than
+  MIN_CHARS are dropped, and a paragraph seen before (the same text) is kept once.
+The result is shipped as ``corpus.txt`` (paragraphs separated by a blank line), so training and
+measurement do not move when the notebooks' prose is edited; ``python -m attnlab.lessons.nb12_gpt corpus``
+rewrites it from a checkout.
+
+Held-out split: a paragraph is held out when the first byte of the SHA-256 of its UTF-8 text, taken
+mod 10, is 0 -- a fixed tenth of the paragraphs (about), whatever their order.
+Tokens are characters: ``vocab()`` is every character of corpus.txt (every CJK character the prose
+uses, none dropped for rarity), sorted by Unicode code point; a character's token id is its index.
+"""
+import functools
+import hashlib
+import json
+import re
+from pathlib import Path
+
+__all__ = ["CORPUS", "MIN_CHARS", "SEPARATOR", "clean", "decode", "encode", "extract", "is_heldout", "paragraphs", "text",
+           "vocab", "write"]
+
+CORPUS = Path(__file__).parent / "corpus.txt"
+MIN_CHARS = 20
+SEPARATOR = "\n\n"
+_FIRST, _LAST = 0, 11                     # notebooks 00 ... 11: the prose written before this lesson
+
+_FENCE = re.compile(r"```.*?```", re.S)
+_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_INLINE_MATH = re.compile(r"\$([^$\n]+)\$")
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
+_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_MARKER = re.compile(r"^\s*(#{1,6}\s+|[-*+]\s+|>\s?)")
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ", "lambda": "λ",
+          "mu": "μ", "pi": "π", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω", "Delta": "Δ", "Sigma": "Σ",
+          "times": "×", "cdot": "·", "sum": "Σ", "sqrt": "√", "infty": "∞", "in": "∈",
+          "mathbf": "", "mathrm": "", "text": "", "operatorname": "", "left": "", "right": "", "quad": " ", "le": "≤", "ge": "≥", "leq": "≤", "geq": "≥", "to": "→", "approx": "≈"}
+
+
+def _math(match):
+    """Inline maths as plain text: Greek letters and a few operators as characters, other commands as words."""
+    inner = _COMMAND.sub(lambda m: _GREEK.get(m.group(1), m.group(1) + " "), match.group(1))
+    inner = inner.replace("{", "").replace("}", "").replace("\\", "")
+    return re.sub(r"\s+", " ", inner).strip()
+
+
+def _line(line):
+    """One markdown line as plain text ('' to drop it)."""
+    if _RULE.match(line):
+        return ""
+    line = _MARKER.sub("", line)
+    if line.strip().startswith("|"):                                   # a table row: its cells
+        line = " | ".join(c.strip() for c in line.strip().strip("|").split("|"))
+    line = line.replace("**", "").replace("__", "")
+    line = re.sub(r"(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])", r"\1", line)        # *emphasis*
+    return line.replace("`", "").rstrip()
+
+
+def clean(markdown):
+    """A markdown cell's source -> its paragraphs (a list of str)."""
+    s = _FENCE.sub("\n\n", markdown)
+    s = _DISPLAY_MATH.sub("\n\n", s)
+    s = _COMMENT.sub("", s)
+    s = _IMAGE.sub("", s)
+    s = _LINK.sub(r"\1", s)
+    s = _TAG.sub("", s)
+    s = _INLINE_MATH.sub(_math, s)
+    out = []
+    for block in re.split(r"\n\s*\n", s):
+        lines = [_line(x) for x in block.split("\n")]
+        para = "\n".join(x for x in lines if x.strip()).strip()
+        para = re.sub(r"[ \t]+", " ", para)
+        if len(para) >= MIN_CHARS and not para.startswith(("Run it live:", "在线运行：")):
+            out.append(para)
+    return out
+
+
+def extract(notebooks):
+    """The paragraphs of notebooks 00-11's markdown cells (``notebooks`` the folder with the English
+    notebooks and zh/), English first, each notebook in order, each paragraph once."""
+    notebooks = Path(notebooks)
+    paths = []
+    for folder in (notebooks, notebooks / "zh"):
+        paths += sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb") if _FIRST <= int(p.name[:2]) <= _LAST)
+    if not paths:
+        raise ValueError(f"notebooks: expected a folder with NN_*.ipynb and zh/NN_*.ipynb, got {str(notebooks)!r}")
+    seen, out = set(), []
+    for path in paths:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            if cell["cell_type"] != "markdown":
+                continue
+            for para in clean("".join(cell["source"])):
+                if para not in seen:
+                    seen.add(para)
+                    out.append(para)
+    return out
+
+
+def write(notebooks, path=CORPUS):
+    """Extract the paragraphs and write them to ``path`` (default the shipped corpus.txt); return their number."""
+    paras = extract(notebooks)
+    Path(path).write_text(SEPARATOR.join(paras) + "\n", encoding="utf-8")
+    return len(paras)
+
+
+def is_heldout(paragraph):
+    """True for the held-out tenth: SHA-256 of the paragraph's UTF-8 bytes, first byte mod 10 == 0."""
+    return hashlib.sha256(paragraph.encode("utf-8")).digest()[0] % 10 == 0
+
+
+@functools.cache
+def _paragraphs():
+    return tuple(CORPUS.read_text(encoding="utf-8").rstrip("\n").split(SEPARATOR))
+
+
+def paragraphs(split="train"):
+    """The shipped paragraphs of ``split``: "train", "heldout" or "all", in corpus order."""
+    if split not in ("train", "heldout", "all"):
+        raise ValueError(f"split: expected 'train', 'heldout' or 'all', got {split!r}")
+    paras = _paragraphs()
+    if split == "all":
+        return list(paras)
+    return [p for p in paras if is_heldout(p) == (split == "heldout")]
+
+
+@functools.cache
+def text(split="train"):
+    """The split's paragraphs joined by a blank line: the character stream trained on or measured."""
+    return SEPARATOR.join(paragraphs(split))
+
+
+@functools.cache
+def _vocab():
+    chars = sorted(set(SEPARATOR.join(_paragraphs())))
+    return "".join(chars), {c: i for i, c in enumerate(chars)}
+
+
+def vocab():
+    """The characters, in token order: every character of the shipped corpus, sorted by code point."""
+    return _vocab()[0]
+
+
+def encode(s):
+    """str -> list of token ids (unchecked: every character must be in vocab())."""
+    index = _vocab()[1]
+    return [index[c] for c in s]
+
+
+def decode(ids):
+    """Token ids -> str."""
+    chars = _vocab()[0]
+    return "".join(chars[int(i)] for i in ids)

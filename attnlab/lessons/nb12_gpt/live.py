@@ -1,0 +1,277 @@
+"""Notebook 12's Play panels.
+
+play      a prompt box (English or Chinese), temperature, top-k, top-p and seed: the shipped model writes STEPS
+          characters; the step slider replays them, the figure showing the distribution each one was drawn
+          from, before and after each filter, and the text so far (the character drawn at that step in brackets).
+          One generation per prompt, filters and seed is kept (GENERATIONS of them), so moving the step slider
+          never generates again. A prompt the model cannot read gets generate's ValueError message in the panel.
+play_kv   4, 2 or 1 key/value heads: the cache's bytes against length, the held-out quality of each shipped
+          model, and the attention patterns of one layer's query heads, titled by the key/value head they share.
+"""
+import textwrap
+import unicodedata
+from collections import OrderedDict
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+
+from ...core import checks
+from ...i18n import gettext as _
+from ...ui.panels import Panel, new_figure
+from ...ui.plotting import WEIGHT_CMAP
+from . import corpus
+from .figures import KV_CHOICES, cache_figure, char_label, draw_filters, filter_stages, stages_text
+from .generation import generate
+from .measure import bits_per_char_unchecked, cache_bytes
+from .shipped import measured, pretrained
+
+__all__ = ["GENERATIONS", "KV_EXAMPLE", "PROMPT", "STEPS", "TIMING_LENGTHS", "WIDTH", "GenerationView", "KVView",
+           "kv_cache_timing", "kv_quality", "play", "play_kv", "shown_text", "write_timing"]
+
+STEPS = 100                 # characters generated per move
+GENERATIONS = 32            # generations kept (prompt, filters, seed)
+PROMPT = "The attention weights "
+KV_EXAMPLE = "the query meets the keys; the query meets"
+WIDTH = 84                  # columns of the text under the bars (a CJK character takes two)
+
+
+def shown_text(text, width=WIDTH):
+    """``text`` wrapped at ``width`` columns (a wide character counts two), its line breaks kept."""
+    lines = []
+    for paragraph in text.split("\n"):
+        line, used = "", 0
+        for c in paragraph:
+            w = 2 if unicodedata.east_asian_width(c) in "WF" else 1
+            if used + w > width:
+                lines.append(line)
+                line, used = "", 0
+            line, used = line + c, used + w
+        lines.append(line)
+    return "\n".join(lines)
+
+
+class GenerationView:
+    """The generation panel's figure and ``update(prompt, temperature, top_k, top_p, seed, step)`` (returns the
+    text under the figure). ``runs`` counts the generations made (a step move makes none)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.kept = OrderedDict()
+        self.runs = 0
+        self.figure, (self.bars_ax, self.text_ax) = new_figure(2, 1, figsize=(11, 5.6),
+                                                               gridspec_kw={"height_ratios": [3, 1.5]})
+        self.text_ax.set_axis_off()
+
+    def generation(self, prompt, temperature, top_k, top_p, seed):
+        """The Generation for these settings (made once, kept); generate's checks raise ValueError."""
+        key = (prompt, temperature, top_k, top_p, seed)
+        if key not in self.kept:
+            self.kept[key] = generate(self.model, prompt, STEPS, temperature=temperature, top_k=top_k, top_p=top_p,
+                                      seed=seed)
+            self.runs += 1
+            while len(self.kept) > GENERATIONS:
+                self.kept.popitem(last=False)
+        self.kept.move_to_end(key)
+        return self.kept[key]
+
+    def _blank(self, message):
+        self.bars_ax.clear()
+        self.bars_ax.set(xticks=[], yticks=[], title=_("nothing generated"))
+        self.text_ax.clear()
+        self.text_ax.set_axis_off()
+        self.text_ax.text(0, 1, "\n".join(textwrap.wrap(message, 100)), va="top", fontsize=10, color="#b00020",
+                          transform=self.text_ax.transAxes)
+        return message
+
+    def update(self, prompt, temperature, top_k, top_p, seed, step):
+        top_k = None if top_k == 0 else top_k                          # the sliders' "off" ends
+        top_p = None if top_p >= 1.0 else top_p
+        try:
+            g = self.generation(prompt, temperature, top_k, top_p, seed)
+        except ValueError as exc:                                       # the prompt (or its length), shown as text
+            return self._blank(_("Cannot continue this prompt: {error}").format(error=str(exc)))
+        i = step - 1
+        new = g.text[len(prompt):]
+        chosen = corpus.encode(new[i])[0]
+        stages = filter_stages(g.logits[i], temperature, top_k, top_p)
+        names = [_("softmax(z)"), _("softmax(z / T), T = {T:g}").format(T=temperature),
+                 _("then top-k, k = {k}").format(k=_("off") if top_k is None else top_k),
+                 _("then top-p, p = {p}").format(p=_("off") if top_p is None else f"{top_p:g}")]
+        draw_filters(self.bars_ax, stages, names, chosen=chosen)
+        self.bars_ax.set_title(_("step {i} of {n}: the distribution the character {c!r} was drawn from").format(
+            i=step, n=STEPS, c=char_label(new[i])), fontsize=10)
+        self.text_ax.clear()
+        self.text_ax.set_axis_off()
+        so_far = prompt + new[:i] + "[" + new[i] + "]"
+        self.text_ax.text(0, 1, shown_text(so_far), va="top", fontsize=10, transform=self.text_ax.transAxes,
+                          linespacing=1.3)
+        p = g.probs[i, chosen].item()
+        return "\n".join([
+            _("text so far (the character drawn at this step in brackets): {text}").format(text=so_far),
+            _("step {i} of {n}: drew {c!r} with probability {p:.3f} after the filters").format(
+                i=step, n=STEPS, c=new[i], p=p),
+            stages_text(stages, top_k, top_p),
+            _("the whole continuation ({n} characters, seed {seed}): {text}").format(n=STEPS, seed=seed, text=new),
+        ])
+
+
+@checks.arguments(prompt=checks.Text(), temperature=checks.Real(low=0.05, high=2.0, why="the slider's range"),
+                  top_k=checks.Optional(checks.Int(1, 40, why="the slider's range")),
+                  top_p=checks.Optional(checks.Real(low=0.05, high=1.0, why="the slider's range")),
+                  seed=checks.Int(0, 99, why="the slider's range"), step=checks.Int(1, STEPS))
+def play(*, prompt=PROMPT, temperature=0.8, top_k=None, top_p=None, seed=0, step=1):
+    """The generation panel: the shipped model continues ``prompt`` by STEPS characters with these filters
+    (``top_k`` / ``top_p`` None: off) and ``seed``; ``step`` picks the character whose distribution is shown."""
+    controls = {
+        "prompt": widgets.Text(value=prompt, description=_("prompt"), continuous_update=False,
+                               layout=widgets.Layout(width="520px")),
+        "seed": widgets.IntSlider(value=seed, min=0, max=99, description=_("seed")),
+        "temperature": widgets.FloatSlider(value=temperature, min=0.05, max=2.0, step=0.05, description=_("temperature T"),
+                                           style={"description_width": "initial"}),
+        "top_k": widgets.IntSlider(value=0 if top_k is None else top_k, min=0, max=40,
+                                   description=_("top-k (0: off)"), style={"description_width": "initial"}),
+        "top_p": widgets.FloatSlider(value=1.0 if top_p is None else top_p, min=0.05, max=1.0, step=0.05,
+                                     description=_("top-p (1: off)"), style={"description_width": "initial"}),
+        "step": widgets.IntSlider(value=step, min=1, max=STEPS, description=_("step"),
+                                  layout=widgets.Layout(width="520px")),
+    }
+    view = GenerationView(pretrained())
+    return Panel(view.figure, controls, view.update, moving=[view.bars_ax, view.text_ax], name="12-generation",
+                 columns=2)
+
+
+_QUALITY = {}
+
+
+def kv_quality():
+    """Held-out bits per character of the shipped models with 4, 2 and 1 key/value heads ({kv: bits}), from
+    results.json (measured once here where it has none)."""
+    models = measured().get("models", {})
+    out = {}
+    for kv in KV_CHOICES:
+        entry = models.get(f"kv{kv}", {})
+        if "heldout bits" in entry:
+            out[kv] = entry["heldout bits"]
+        else:
+            if kv not in _QUALITY:
+                _QUALITY[kv] = bits_per_char_unchecked(pretrained(kv), "heldout")
+            out[kv] = _QUALITY[kv]
+    return out
+
+
+class KVView:
+    """The key/value-heads panel's figure and ``update(kv_heads, length, layer)``."""
+
+    def __init__(self):
+        self.models = {kv: pretrained(kv) for kv in KV_CHOICES}
+        self.quality = kv_quality()
+        self.bigram = measured()["baselines"]["bigram heldout bits"]
+        self.per_position = {kv: cache_bytes(m, 1) for kv, m in self.models.items()}
+        self.context = self.models[4].config["context"]
+        self.heads = self.models[4].config["heads"]
+        self.patterns = {}
+        self.figure = new_figure(figsize=(12, 6.4))[0]
+        self.figure.clear()
+        grid = self.figure.add_gridspec(2, self.heads)
+        self.bytes_ax = self.figure.add_subplot(grid[0, :self.heads // 2])
+        self.bits_ax = self.figure.add_subplot(grid[0, self.heads // 2:])
+        self.head_axes = [self.figure.add_subplot(grid[1, h]) for h in range(self.heads)]
+        T = len(KV_EXAMPLE)
+        ticks = list(range(0, T, 5))
+        self.images = []
+        for h, ax in enumerate(self.head_axes):
+            self.images.append(ax.imshow(np.zeros((T, T)), vmin=0, vmax=1, cmap=WEIGHT_CMAP, interpolation="nearest"))
+            ax.set_xticks(ticks, [char_label(KV_EXAMPLE[t]) for t in ticks], fontsize=7)
+            ax.set_yticks(ticks, [char_label(KV_EXAMPLE[t]) for t in ticks], fontsize=7)
+            ax.set_xlabel(_("key (character)"), fontsize=8)
+        self.head_axes[0].set_ylabel(_("query (character)"), fontsize=8)
+        self.figure.colorbar(self.images[0], ax=self.head_axes, shrink=0.8, label=_("weight"))
+        self.titles = [ax.set_title(" ", fontsize=9) for ax in self.head_axes]
+        ids = torch.tensor([corpus.encode(KV_EXAMPLE)])
+        for kv, model in self.models.items():           # every pattern once, here: a move runs no model
+            with torch.no_grad():
+                model(ids, need_weights=True)
+            for i, w in enumerate(model.attention()):
+                self.patterns[(kv, i + 1)] = w[0].numpy()                       # (H, T, T)
+
+    def pattern(self, kv, layer):
+        return self.patterns[(kv, layer)]
+
+    def update(self, kv_heads, length, layer):
+        self.bytes_ax.clear()
+        self.bits_ax.clear()
+        cache_figure(self.per_position, self.quality, context=self.context, length=length, bigram=self.bigram,
+                     selected=kv_heads, axes=(self.bytes_ax, self.bits_ax))
+        w = self.pattern(kv_heads, layer)
+        group = self.heads // kv_heads
+        for h, (image, title) in enumerate(zip(self.images, self.titles)):
+            image.set_data(w[h])
+            title.set_text(_("layer {l}, query head {h} · kv head {g}").format(l=layer, h=h + 1, g=h // group + 1))
+        shares = ", ".join(_("query heads {a}–{b} share kv head {g}").format(a=g * group + 1, b=(g + 1) * group, g=g + 1)
+                           if group > 1 else _("query head {a} has kv head {g}").format(a=g + 1, g=g + 1)
+                           for g in range(kv_heads))
+        full = length * self.per_position[self.heads]
+        return "\n".join([
+            _("{kv} key/value heads for {H} query heads: {shares}").format(kv=kv_heads, H=self.heads, shares=shares),
+            _("KV cache after {n} positions: {b:,} bytes ({ratio:.0%} of the {full:,} bytes with {H} key/value heads)").format(
+                n=length, b=length * self.per_position[kv_heads], ratio=self.per_position[kv_heads] / self.per_position[self.heads],
+                full=full, H=self.heads),
+            _("held-out bits per character: {q} (bigram model {bigram:.2f})").format(
+                q=", ".join(_("{kv} kv heads {b:.3f}").format(kv=kv, b=b) for kv, b in self.quality.items()),
+                bigram=self.bigram),
+            _("the patterns are on {text!r}; each query head keeps its own queries, so patterns within a group still "
+              "differ").format(text=KV_EXAMPLE),
+        ])
+
+
+@checks.arguments(kv_heads=checks.Choice(KV_CHOICES), length=checks.Int(1, 256, why="the context"),
+                  layer=checks.Int(1, 4, why="the model's layers"))
+def play_kv(*, kv_heads=4, length=256, layer=2):
+    """The key/value-heads panel: the shipped model with ``kv_heads`` (4, 2 or 1) key/value heads, its cache
+    after ``length`` positions and the attention patterns of ``layer`` (from 1)."""
+    controls = {
+        "kv_heads": widgets.ToggleButtons(options=[(_("4 (MHA)"), 4), (_("2 (GQA)"), 2), (_("1 (MQA)"), 1)],
+                                          value=kv_heads, description=_("kv heads")),
+        "length": widgets.IntSlider(value=length, min=1, max=256, description=_("length")),
+        "layer": widgets.IntSlider(value=layer, min=1, max=4, description=_("layer")),
+    }
+    view = KVView()
+    return Panel(view.figure, controls, view.update, moving=[view.bytes_ax, view.bits_ax, *view.images, *view.titles],
+                 name="12-kv-heads", columns=3)
+
+
+
+TIMING_LENGTHS = (16, 64, 128, 192, 255)
+
+
+def _timing_file():
+    from .checkpoints import RESULTS
+    return RESULTS.parent / "timing.json"
+
+
+def kv_cache_timing():
+    """The KV cache's timings, stored once (the notebook must not measure: its pictures are compared):
+    results.json's "timing" where it has one, else checkpoints/timing.json (``write_timing``). A dict with
+    "lengths", "with cache seconds", "without cache seconds" (medians of timing.step_seconds, one thread)."""
+    import json
+    stored = measured().get("timing")
+    return stored if stored else json.loads(_timing_file().read_text(encoding="utf-8"))
+
+
+def write_timing(repeats=7):
+    """Measure the shipped model's seconds per character with and without the cache and store them
+    (checkpoints/timing.json), with the machine and its load average."""
+    import json
+    import os
+    import platform
+
+    from .timing import step_seconds
+    model, load = pretrained(), os.getloadavg()[0]
+    out = {"lengths": list(TIMING_LENGTHS), "repeats": repeats,
+           "with cache seconds": step_seconds(model, TIMING_LENGTHS, cache=True, repeats=repeats),
+           "without cache seconds": step_seconds(model, TIMING_LENGTHS, cache=False, repeats=repeats),
+           "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+           "load average before": round(load, 2)}
+    _timing_file().write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    return out
