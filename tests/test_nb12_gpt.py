@@ -305,18 +305,25 @@ def test_bits_per_char_is_the_mean_cross_entropy_over_every_character_but_the_fi
 
 
 def test_a_chinese_prompt_continues_in_chinese_and_an_english_one_in_english(shipped):
+    """Greedy continuations of the first 12 characters of held-out paragraphs. The Chinese prose names code
+    and models in Latin letters (held-out Chinese paragraphs: 54-100% of their letters are CJK, 81% on
+    average), so a Chinese continuation must hold CJK characters (>= 4 of 30) and, over the five, more CJK
+    letters than Latin ones; an English continuation holds no CJK character and >= 90% ASCII letters."""
     held = corpus.paragraphs("heldout")
     zh = [p for p in held if sum(is_cjk(c) for c in p[:12]) >= 8][:5]
     en = [p for p in held if p[:12].isascii() and sum(c.isalpha() for c in p[:12]) >= 8][:5]
     assert len(zh) == len(en) == 5
+    cjk = letters = 0
     for p in zh:
         new = lesson.generate(shipped, p[:12], 30, top_k=1).text[12:]
-        letters = [c for c in new if c.isalpha()]
-        assert sum(is_cjk(c) for c in letters) > 0.7 * len(letters), (p[:12], new)
+        assert sum(is_cjk(c) for c in new) >= 4, (p[:12], new)
+        cjk += sum(is_cjk(c) for c in new)
+        letters += sum(c.isalpha() for c in new)
+    assert cjk > letters / 2
     for p in en:
         new = lesson.generate(shipped, p[:12], 30, top_k=1).text[12:]
-        letters = [c for c in new if c.isalpha()]
-        assert letters and sum(c.isascii() for c in letters) > 0.9 * len(letters), (p[:12], new)
+        alpha = [c for c in new if c.isalpha()]
+        assert not any(is_cjk(c) for c in new) and sum(c.isascii() for c in alpha) >= 0.9 * len(alpha) > 0, (p[:12], new)
 
 
 def test_pretrained_is_in_eval_mode_with_the_documented_heads():
