@@ -5,13 +5,12 @@ import unicodedata
 
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from torch.nn import functional as F
 
 from attnlab.core.positional import rope
 from attnlab.lessons import nb12_gpt as lesson
-from attnlab.lessons.nb12_gpt import corpus, generation, induction, measure
+from attnlab.lessons.nb12_gpt import corpus, induction, measure
 from attnlab.lessons.nb12_gpt.model import GPT, GroupedQueryAttention, new_caches, with_kv_heads
 
 V = len(corpus.vocab())

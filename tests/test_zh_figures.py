@@ -11,7 +11,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 import _lesson_calls as calls

@@ -10,9 +10,8 @@ import fnmatch
 import json
 import sys
 import time
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "build" / "axe" / "node_modules" / "axe-core" / "axe.min.js"

@@ -33,10 +33,10 @@ from .figures import (
                       timing_figure,
                       training_figure,
 )
-from .live import kv_cache_timing, kv_quality, play, play_kv
 from .generation import filtered, generate
-from .measure import bigram_bits, bits_per_char, cache_bytes, held_bytes, unigram_bits
 from .induction import copying, induction_scores, probes
+from .live import kv_cache_timing, kv_quality, play, play_kv
+from .measure import bigram_bits, bits_per_char, cache_bytes, held_bytes, unigram_bits
 from .model import ablate
 from .real_models import REAL_MODELS
 from .shipped import measured, pretrained

@@ -180,7 +180,7 @@ class KVView:
         T = len(KV_EXAMPLE)
         ticks = list(range(0, T, 5))
         self.images = []
-        for h, ax in enumerate(self.head_axes):
+        for ax in self.head_axes:
             self.images.append(ax.imshow(np.zeros((T, T)), vmin=0, vmax=1, cmap=WEIGHT_CMAP, interpolation="nearest"))
             ax.set_xticks(ticks, [char_label(KV_EXAMPLE[t]) for t in ticks], fontsize=7)
             ax.set_yticks(ticks, [char_label(KV_EXAMPLE[t]) for t in ticks], fontsize=7)
