@@ -178,9 +178,22 @@ def test_install_cell_installs_an_unreleased_version_from_the_repository(monkeyp
 
 def test_the_stored_install_cell_follows_the_version_and_the_changelog():
     v = repo_links.version()
-    expected = notebook_links.install_source(repo_links.repo(), v, repo_links.released(v))
-    for path in NOTEBOOKS + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")):
-        assert nbformat.read(path, as_version=4).cells[1].source == expected, path
+    for lang, paths in (("en", NOTEBOOKS), ("zh", sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")))):
+        expected = notebook_links.install_source(repo_links.repo(), v, repo_links.released(v), lang)
+        for path in paths:
+            assert nbformat.read(path, as_version=4).cells[1].source == expected, path
+
+
+@pytest.mark.parametrize("released", [False, True])
+def test_the_chinese_install_cell_has_the_same_code_and_chinese_comments(released):
+    """issue 39: a Chinese notebook's code comments are Chinese, the generated Colab cell's too."""
+    en = notebook_links.install_source(repo_links.repo(), "1.2.3", released, "en")
+    zh = notebook_links.install_source(repo_links.repo(), "1.2.3", released, "zh")
+    def code(source):
+        return [line.split("#")[0].rstrip() for line in source.splitlines()]
+    assert code(en) == code(zh)
+    comments = [line.split("#", 1)[1] for line in zh.splitlines() if "#" in line]
+    assert len(comments) == 2 and all(re.search(r"[\u4e00-\u9fff]", c) for c in comments), comments
 
 
 def test_install_cell_prints_nothing_in_a_real_kernel(tmp_path):

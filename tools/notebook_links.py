@@ -49,17 +49,25 @@ def links_source(r, name, lang="en"):
             f"**English** / [中文](zh/{name})")
 
 
-def install_source(r, version=None, released=False):
-    """The Colab cell: ``version`` from PyPI when ``released``, else the repository's (its version named)."""
-    where = "from PyPI" if released else "from its repository (not on PyPI yet)"
+def install_source(r, version=None, released=False, lang="en"):
+    """The Colab cell: ``version`` from PyPI when ``released``, else the repository's (its version named);
+    its comments in the notebook's language (the code is the same in both)."""
     spec = r.pip_spec(version if released else None)
     named = f"attnlab {version}" if version else "attnlab"
-    return (f"# Colab: install {named} {where} when it is missing; elsewhere this does nothing.\n"
+    if lang == "zh":
+        where = "从 PyPI" if released else "从它的代码仓库（尚未发布到 PyPI）"
+        first = f"# Colab：缺少 attnlab 时{where}安装 {named}；在其他环境中，这个单元什么也不做。\n"
+        again = "# 让下一次 import 能找到它"
+    else:
+        where = "from PyPI" if released else "from its repository (not on PyPI yet)"
+        first = f"# Colab: install {named} {where} when it is missing; elsewhere this does nothing.\n"
+        again = "# so the next import finds it"
+    return (first +
             "try:\n"
             "    import attnlab\n"
             "except ImportError:\n"
             f"    %pip install -q \"{spec}\"\n"
-            "    import importlib; importlib.invalidate_caches()   # so the next import finds it")
+            f"    import importlib; importlib.invalidate_caches()   {again}")
 
 
 def update_notebook(nb, r, name, lang="en", version=None, released=False):
@@ -69,7 +77,7 @@ def update_notebook(nb, r, name, lang="en", version=None, released=False):
     install = cells.get(INSTALL_ID) or nbformat.v4.new_code_cell(id=INSTALL_ID)
     before = nbformat.writes(nb)
     links.source = links_source(r, name, lang)
-    install.source = install_source(r, version, released)
+    install.source = install_source(r, version, released, lang)
     install.metadata.setdefault("tags", [])
     if "attnlab-colab-install" not in install.metadata["tags"]:
         install.metadata["tags"].append("attnlab-colab-install")
