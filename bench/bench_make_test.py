@@ -84,6 +84,7 @@ def main(argv=None):
             where = args.where
         else:
             where = tempfile.mkdtemp(prefix="attnlab-make-test-")
+            os.chmod(where, 0o755)     # as a clone elsewhere: the hub's learners (other Unix users) read the checkout
             subprocess.run(["git", "clone", "-q", str(ROOT), where], check=True)
         result = {"head": head, "run": i + 1, "command": args.command, "where": where,
                   "load_at_start": round(os.getloadavg()[0], 2), "cores": os.cpu_count(),

@@ -20,6 +20,7 @@ SLUG = URL.removeprefix("https://github.com/")
 FORK, FORK_BRANCH = "someone-else/attn-fork", "trunk"
 FORK_TESTS = ["tests/test_notebook_links.py", "tests/test_site_builder.py", "tests/browser/test_site_pages.py"]
 KATEX = ROOT / "build" / "katex"
+AXE = ROOT / "build" / "axe"                  # make axe (tests/browser/a11y.py)
 
 
 def test_no_test_names_the_repositorys_owner():
@@ -40,9 +41,10 @@ def fork(tmp_path_factory):
         if (ROOT / name).is_file():
             (fork / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, fork / name)
-    if KATEX.exists():                        # fetched by `make site`; the site pages' math needs it
-        (fork / "build").mkdir(exist_ok=True)
-        (fork / "build" / "katex").symlink_to(KATEX)
+    for fetched in (KATEX, AXE):              # npm packages make fetched: the site pages' math and their audit
+        if fetched.exists():
+            (fork / "build").mkdir(exist_ok=True)
+            (fork / "build" / fetched.name).symlink_to(fetched)
     text = (fork / "pyproject.toml").read_text()
     text = text.replace(f'Repository = "{URL}"', f'Repository = "https://github.com/{FORK}"')
     text = text.replace(BRANCH_LINE, f'default-branch = "{FORK_BRANCH}"')

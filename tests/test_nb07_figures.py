@@ -352,7 +352,7 @@ def test_tile_explorer_text_lines_up_its_equals_signs_in_english_and_chinese():
     finally:
         al.set_language(previous)
         plt.close(t.figure)
-    assert [line.split()[0] for line in lines] == ["运行最大值", "重缩放因子", "分母", "目前的输出", "精确输出"]
+    assert [line.split()[0] for line in lines] == ["当前最大值", "重缩放因子", "分母", "目前的输出", "精确输出"]
     before = [_column_starts(line[:line.index("=")] + "  ") for line in lines]
     assert all(b == before[0] for b in before), before
 

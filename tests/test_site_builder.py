@@ -76,7 +76,8 @@ def test_image_png_wins_over_the_widget_view_wherever_present():
                                                                      "text/plain": "Live panel 'x'\nq1: cat 0.70"})]))
     page = nb.cells[1].outputs[0]["data"]["text/html"]
     assert list(nb.cells[1].outputs[0]["data"]) == ["text/html"]
-    assert page.startswith("<div class='attnlab-static-panel'><img alt='live panel' src='data:image/png;base64,")
+    # its alt is what the figure shows (the panel's text summary, issue 38), not "live panel"
+    assert page.startswith("<div class='attnlab-static-panel'><img alt=\"q1: cat 0.70\" src='data:image/png;base64,")
     assert PNG in page and "<pre>q1: cat 0.70</pre>" in page     # the picture, framed, and its text summary
     assert "widgets" not in nb.metadata
 

@@ -183,7 +183,7 @@ def test_nb07_tile_rows_line_up_from_whole_labels():
     with language("zh"):
         zh = explorer.update(2, 2, False).split("\n")[1:]
     cells = [line.split("= ")[0] for line in zh]
-    assert [c.strip(" \u3000") for c in cells] == ["运行最大值 m", "重缩放因子", "分母 l", "目前的输出", "精确输出"]
+    assert [c.strip(" \u3000") for c in cells] == ["当前最大值 m", "重缩放因子", "分母 l", "目前的输出", "精确输出"]
     assert len({text.room([c]) for c in cells}) == 1                 # as many wide and narrow characters each
 
 

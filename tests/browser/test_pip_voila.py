@@ -236,7 +236,8 @@ def test_attnlab_serve_renders_a_lesson_in_each_language(fresh_venv, browser, tm
             # the index of this edition is the preheated page (as `make dashboard ATTNLAB_LANG=...`)
             _while_running(proc, log_path, 240, f"attnlab serve --lang {lang}: the index's kernel pool was filled",
                            lambda log_path=log_path: "Kernel pool of " in log_path.read_text())
-            assert f"attnlab serve: open {base}/voila/render/{page_path}" in log_path.read_text()
+            said = {"en": "attnlab serve: open {}", "zh": "attnlab serve：请打开 {}"}[lang]   # in the language asked for
+            assert said.format(f"{base}/voila/render/{page_path}") in log_path.read_text()
             ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
             page = ctx.new_page()
             outside, errors = [], []
