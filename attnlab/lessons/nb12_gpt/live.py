@@ -212,7 +212,7 @@ class KVView:
                            if group > 1 else _("query head {a} has kv head {g}").format(a=g + 1, g=g + 1)
                            for g in range(kv_heads))
         full = length * self.per_position[self.heads]
-        return "\n".join([
+        self.shown = "\n".join([
             _("{kv} key/value heads for {H} query heads: {shares}").format(kv=kv_heads, H=self.heads, shares=shares),
             _("KV cache after {n} positions: {b:,} bytes ({ratio:.0%} of the {full:,} bytes with {H} key/value heads)").format(
                 n=length, b=length * self.per_position[kv_heads], ratio=self.per_position[kv_heads] / self.per_position[self.heads],
@@ -223,6 +223,12 @@ class KVView:
             _("the patterns are on {text!r}; each query head keeps its own queries, so patterns within a group still "
               "differ").format(text=KV_EXAMPLE),
         ])
+        return self.shown
+
+    def describe(self, kv_heads, length, layer):
+        """What the figure shows now (the panel's accessible name): the text under it, with the layer whose
+        patterns are drawn, which the text does not name."""
+        return _("Attention patterns of layer {layer}. {shown}").format(layer=layer, shown=self.shown)
 
 
 @checks.arguments(kv_heads=checks.Choice(KV_CHOICES), length=checks.Int(1, 256, why="the context"),
@@ -238,7 +244,7 @@ def play_kv(*, kv_heads=4, length=256, layer=2):
     }
     view = KVView()
     return Panel(view.figure, controls, view.update, moving=[view.bytes_ax, view.bits_ax, *view.images, *view.titles],
-                 name="12-kv-heads", columns=3)
+                 name="12-kv-heads", columns=3, describe=view.describe)
 
 
 
