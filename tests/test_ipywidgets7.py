@@ -41,7 +41,10 @@ def _panel():
 def test_installed_versions_are_the_ones_meant():
     assert ipywidgets.__version__.startswith("7.7.")
     requires = importlib.metadata.requires("attnlab") or []
-    assert any(r.replace(" ", "").startswith("ipywidgets>=7.7") for r in requires), requires
+    from packaging.requirements import Requirement  # (matplotlib's dependency)
+    floors = [str(s) for r in map(Requirement, requires) if r.name == "ipywidgets" and not r.marker
+              for s in r.specifier if s.operator == ">="]
+    assert floors == [">=7.7"], requires        # the floor this venv installs (with the upper bound beside it)
 
 
 def test_a_panel_displays_updates_and_exports_under_ipywidgets_7():
