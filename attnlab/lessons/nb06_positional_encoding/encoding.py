@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from ...core import checks
+from ...core import checks, positional
 from ...i18n import gettext as _
 
 __all__ = [
@@ -131,26 +131,7 @@ def rope(x, positions=None, base=10000.0):
     (Su et al. write the same turn the other way round, θ -> -θ; the property is the same.)
     Returns a new tensor of x's shape and dtype; x is not modified.
     """
-    checks.tensor(x, "x", min_dim=2)
-    n, d = x.shape[-2], x.shape[-1]
-    if d % 2:
-        raise ValueError(f"x: expected an even last dim (pairs of columns), got {d}")
-    if positions is None:
-        positions = torch.arange(n, dtype=torch.float64)
-    elif isinstance(positions, torch.Tensor):
-        checks.Tensor(1, floating=False)(positions, "positions")
-    else:
-        checks.Array(1)(positions, "positions")
-    positions = torch.as_tensor(positions, dtype=torch.float64)
-    if positions.shape != (n,):
-        raise ValueError(f"positions: expected shape ({n},), one per row of x, got {tuple(positions.shape)}")
-    angles = positions[:, None] * frequencies(d, base)                     # (n, d/2)
-    c, s = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
-    a, b = x[..., 0::2], x[..., 1::2]                                       # (..., n, d/2) each
-    out = torch.empty_like(x)
-    out[..., 0::2] = a * c + b * s
-    out[..., 1::2] = -a * s + b * c
-    return out
+    return positional.rope(x, positions, base)       # the one implementation, in attnlab/core/positional.py
 
 
 def wavelength_mistakes(j, num_hiddens, base=10000.0):
