@@ -293,4 +293,5 @@ class Trainer:
         for line in (status, self.panel.summary):
             if line:
                 text += "\n" + line
-        return panels.widget_bundle(self.widget, text, bytes(self.panel.image.value) or None)
+        return panels.widget_bundle(self.widget, text, bytes(self.panel.image.value) or None,
+                                    alt=self.panel.accessible_name)
