@@ -66,9 +66,15 @@ DISTINCT = {
         list(plotting.SERIES_COLORS[:5]),
     "nb11's ablation bars and nb01's landscape: failing (3) against passing (2)":
         [plotting.SERIES_COLORS[3], plotting.SERIES_COLORS[2]],
+    "nb12's filter stages: softmax(z) grey, then / T, top-k, top-p":
+        ["0.75", plotting.SERIES_COLORS[0], plotting.SERIES_COLORS[2], plotting.SERIES_COLORS[1]],
+    "nb12's copying bars: all heads, without the strongest, without the weakest":
+        [plotting.SERIES_COLORS[2], plotting.SERIES_COLORS[3], "0.75"],
 }
 OLD = {
     "matplotlib's tab10 C0-C3, the colours the figures used before": ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"],
+    "nb12's filter stages before: grey, C0, C2, C1": ["0.75", "#1f77b4", "#2ca02c", "#ff7f0e"],
+    "nb12's copying bars before: C2, C3, C7": ["#2ca02c", "#d62728", "#7f7f7f"],
 }
 
 
@@ -144,3 +150,26 @@ def test_the_column_box_of_nb06_stands_out_of_its_heatmap(deficiency):
         nearest = min(delta_e(colour, cmap(x)[:3], deficiency) for x in np.linspace(0, 1, 64))
         assert nearest >= MIN_DELTA_E, f"{colour} is {nearest:.1f} ΔE' from a colour of the heatmap under {deficiency}"
     assert contrast(COLUMN_BOX_OUTLINE, "white") >= 3.0       # WCAG 1.4.11 against P's near-white cells
+
+
+def _bar_colours(ax):
+    """The face colour of each bar container on ``ax``, as hex, in drawing order (one per container)."""
+    return [colors.to_hex(container.patches[0].get_facecolor()) for container in ax.containers]
+
+
+def test_nb12_figures_draw_the_colours_listed_above():
+    """nb12's filter stages and copying bars are drawn with the colours DISTINCT lists for them (so the check above
+    measures what the figures draw), and the ablated bar is hatched as well."""
+    import torch
+    from matplotlib.figure import Figure
+    from attnlab.lessons import nb12_gpt as lesson
+    from attnlab.lessons.nb12_gpt import corpus
+    logits = torch.linspace(-3, 3, len(corpus.vocab()), dtype=torch.float64)
+    ax = lesson.filters_figure(logits, temperature=0.8, top_k=10, top_p=0.9, ax=Figure().subplots())
+    assert _bar_colours(ax) == [colors.to_hex(c) for c in DISTINCT["nb12's filter stages: softmax(z) grey, then / T, top-k, top-p"]]
+    copying = {"all heads": 0.9, "without the 2 strongest": 0.2, "without the 2 weakest": 0.85}
+    left, right = lesson.induction_figure(np.full((4, 4), 0.5), copying, axes=Figure().subplots(1, 2))
+    bars = right.containers[0].patches
+    assert [colors.to_hex(b.get_facecolor()) for b in bars] == [
+        colors.to_hex(c) for c in DISTINCT["nb12's copying bars: all heads, without the strongest, without the weakest"]]
+    assert [b.get_hatch() for b in bars] == [None, "//", None]
