@@ -168,3 +168,5 @@ def test_table_pads_short_rows_and_refuses_bad_arguments():
         text.table([["a"], [3]])
     with pytest.raises(TypeError, match=r"gap: expected a str, got int"):
         text.table([["a"]], gap=2)
+    with pytest.raises(ValueError, match=r"align: expected '<' or '>', got '\^'"):
+        text.pad("a", (0, 3), "^")

@@ -143,6 +143,8 @@ def pad(text, room, align="<"):
     line up in any font: a browser draws a CJK character from a fallback font about 1.7, not 2,
     monospaced columns wide (padding by display width, as ``ljust`` does, lines up only in a
     terminal)."""
+    if align not in ("<", ">"):
+        raise ValueError(f"align: expected '<' or '>', got {align!r}")
     wide, narrow = _counts(text)
     filling = "\u3000" * max(room[0] - wide, 0) + " " * max(room[1] - narrow, 0)
     return filling[::-1] + text if align == ">" else text + filling
