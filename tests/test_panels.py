@@ -704,6 +704,27 @@ def test_widget_bundle_names_bad_arguments():
         panels.widget_bundle("box", "a box")
     with pytest.raises(TypeError, match="text: expected a str, got NoneType"):
         panels.widget_bundle(box, None)
+    with pytest.raises(TypeError, match="alt: expected a str, got int"):
+        panels.widget_bundle(box, "a box", alt=3)
+
+
+def test_widget_bundle_alt_is_the_accessible_name_else_the_first_line():
+    import ipywidgets
+
+    from attnlab import panels
+    box, png = ipywidgets.VBox([]), PNG_SIGNATURE + b"rest"
+    assert 'alt="first line"' in panels.widget_bundle(box, "first line\nsecond", png)["text/html"]
+    assert 'alt="first line"' in panels.widget_bundle(box, "first line\nsecond", png, alt="  ")["text/html"]
+    html = panels.widget_bundle(box, "first line\nsecond", png, alt="Weights: 'it' → 'cat' (0.62)")["text/html"]
+    assert 'alt="Weights: &#x27;it&#x27; → &#x27;cat&#x27; (0.62)"' in html and "first line\nsecond" in html
+
+
+def test_a_panels_stored_picture_carries_its_accessible_name_as_alt():
+    fig, ax = panels.new_figure()
+    panel = panels.Panel(fig, {"k": widgets.IntSlider(value=1, min=1, max=3)}, lambda k: f"k is {k}", name="named")
+    bundle = panel._repr_mimebundle_()
+    assert panel.accessible_name == "k is 1"
+    assert 'alt="k is 1"' in bundle["text/html"]
 
 
 # --- png_bytes: the panel's own PNG encoder, checked against PIL's decoder ------------------------

@@ -31,6 +31,13 @@ from ..i18n import N_, gettext as _
 from . import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 
 WEIGHT_CMAP = "viridis"
+# Colours for the series a figure tells apart, in place of matplotlib's tab10 ("C0".."C9"), whose orange,
+# green and red run together under protanopia and deuteranopia: Okabe & Ito's colour-universal palette
+# (blue, orange, bluish green, vermillion, reddish purple, sky blue, yellow, black). Its first five, the
+# ones the lessons use together, stay >= 10 CAM02-UCS ΔE' apart under all three dichromacies
+# (tests/test_colour_vision.py). Figures name them explicitly (``SERIES_COLORS[1]``); matplotlib's
+# rcParams are left alone.
+SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax
 MAX_ANNOTATED = 900            # cells written out (30 x 30); more is unreadable and slow
 MAX_TICKS = 60                 # rows/columns given one tick each when unlabelled
@@ -123,8 +130,20 @@ def _annotate_default(w):
     return w.shape[0] * w.shape[1] <= 100
 
 
-def _text_color(value, vmin, vmax):
-    return "black" if (value - vmin) / ((vmax - vmin) or 1.0) > 0.6 else "white"
+def _luminance(rgb):
+    """WCAG 2.1's relative luminance of an sRGB colour (components 0-1)."""
+    c = np.asarray(rgb[:3], dtype=float)
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2])
+
+
+def _text_color(value, vmin, vmax, cmap=WEIGHT_CMAP):
+    """Black or white, whichever has the higher WCAG contrast ratio against the cell's colour (one of
+    them is always >= 4.58:1, so every cell number meets WCAG AA's 4.5:1)."""
+    cmap = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
+    x = (value - vmin) / ((vmax - vmin) or 1.0)
+    lum = _luminance(cmap(float(np.clip(x, 0.0, 1.0)) if np.isfinite(x) else 0.0))
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
 
 
 def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabel=KEYS,
@@ -224,7 +243,7 @@ def _set_ticks_and_text(ax, state, w, stacklevel=3):
                        for i in range(rows) for j in range(cols)] if annotate else []
     for t, value in zip(state.cells, w.ravel()):
         t.set_text("" if np.isnan(value) else state.fmt.format(value))      # NaN cells are left blank
-        t.set_color(_text_color(value, state.vmin, state.vmax))
+        t.set_color(_text_color(value, state.vmin, state.vmax, state.image.cmap))
 
 
 def live_title(ax, text="", **text_kw):

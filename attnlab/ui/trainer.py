@@ -38,6 +38,7 @@ import torch
 from ..core import checks
 from ..i18n import N_, get_language, gettext as _, language
 from . import panels
+from .plotting import SERIES_COLORS
 
 TRAIN = N_("Train a fresh model")          # the button's default label
 STEPS_PER_YIELD = 1                         # steps between two looks at the kernel's messages (a Stop press)
@@ -131,7 +132,7 @@ class Trainer:
         self.extra_ax = axes[0][-1] if extra is not None else None
         self.lines = {}
         for i, (curve, ax) in enumerate(self.axes.items()):
-            self.lines[curve], = ax.plot([], [], color=f"C{i + 1}", linewidth=2)
+            self.lines[curve], = ax.plot([], [], color=SERIES_COLORS[(i + 1) % len(SERIES_COLORS)], linewidth=2)
             if "accuracy" in curve:
                 ax.set(ylim=(0, 1.02), ylabel=_(curve))
             else:
@@ -292,4 +293,5 @@ class Trainer:
         for line in (status, self.panel.summary):
             if line:
                 text += "\n" + line
-        return panels.widget_bundle(self.widget, text, bytes(self.panel.image.value) or None)
+        return panels.widget_bundle(self.widget, text, bytes(self.panel.image.value) or None,
+                                    alt=self.panel.accessible_name)

@@ -6,6 +6,7 @@ from ...core import checks
 from ...core.masking import stable_softmax
 from ...i18n import gettext as _
 from ...ui import panels, plotting
+from ...ui.plotting import SERIES_COLORS
 
 __all__ = ["SoftmaxWarmUp", "play"]
 
@@ -18,7 +19,7 @@ class SoftmaxWarmUp(panels.ShowsPanel):
 
     def __init__(self, scores=(1.0, 2.0, 3.0), temperature=1.0):
         fig, self.ax = panels.new_figure(figsize=(5.5, 2.6))
-        self.bars = self.ax.bar([_("key {i}").format(i=i) for i in (1, 2, 3)], [1 / 3] * 3, color="C0")
+        self.bars = self.ax.bar([_("key {i}").format(i=i) for i in (1, 2, 3)], [1 / 3] * 3, color=SERIES_COLORS[0])
         self.ax.set_ylim(0, 1)
         self.ax.set_ylabel(_("attention weight"))
         self.ax.axhline(1 / 3, color="0.6", linestyle=":", linewidth=1)        # uniform, for reference

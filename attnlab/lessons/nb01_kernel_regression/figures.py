@@ -12,7 +12,7 @@ from matplotlib.patches import Rectangle
 from ...core import checks, data
 from ...core.attention import nadaraya_watson
 from ...i18n import N_, gettext as _
-from ...ui.plotting import heatmap, heatmap_state, to_numpy
+from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, to_numpy
 
 __all__ = ["FitLines", "POOLINGS", "every_label", "fit_lines", "kernel_regression_plot", "pooling_weights", "thumbnail",
            "weight_maps"]
@@ -45,10 +45,10 @@ def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=_
                          f"got {to_numpy(y_train).size}")
     truth, = ax.plot(to_numpy(x_test), to_numpy(y_truth), label=_("truth"), color="0.3", linestyle="--")
     label = _(_PREDICTION) if label == _PREDICTION else label             # the caller translates a label it gives
-    fit, = ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color="C1", linewidth=2)
+    fit, = ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color=SERIES_COLORS[1], linewidth=2)
     points = None
     if x_train is not None:
-        points, = ax.plot(to_numpy(x_train), to_numpy(y_train), "o", color="C0", alpha=0.5, markersize=4,
+        points, = ax.plot(to_numpy(x_train), to_numpy(y_train), "o", color=SERIES_COLORS[0], alpha=0.5, markersize=4,
                           label=_("training data"))
     ax.set_xlabel("x")
     ax.set_ylabel("y")
@@ -97,7 +97,7 @@ def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: fits at three widths."""
     d = data.kernel_regression_data()
     ax.plot(to_numpy(d.x_train), to_numpy(d.y_train), "o", color="0.6", markersize=2, label=_("data"))
-    for sigma, colour in ((0.05, "C3"), (0.3, "C1"), (3.0, "C2")):
+    for sigma, colour in ((0.05, SERIES_COLORS[3]), (0.3, SERIES_COLORS[1]), (3.0, SERIES_COLORS[2])):
         y_hat = nadaraya_watson(d.x_test, d.x_train, d.y_train, sigma=sigma)[0]
         ax.plot(to_numpy(d.x_test), to_numpy(y_hat), color=colour, linewidth=1.2, label=f"σ = {sigma}")
     ax.set_xlabel(_("x (query)"), fontsize=6, labelpad=1)

@@ -13,7 +13,7 @@ from ...core import checks, data
 from ...core.attention import nadaraya_watson
 from ...i18n import gettext as _
 from ...ui import panels
-from ...ui.plotting import heatmap, heatmap_state, live_title, to_numpy, update_heatmap
+from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, live_title, to_numpy, update_heatmap
 from ...ui.trainer import Trainer
 from .figures import every_label, fit_lines
 from .model import SIGMAS, NWKernelRegression, loss_curve, sgd_steps
@@ -54,7 +54,7 @@ class Explorer(panels.ShowsPanel):
         self.ax_map = fig.add_subplot(axes[0, 0].get_gridspec()[:, 1])
         self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, y_hat, d.x_train, d.y_train,
                              label=_("Nadaraya-Watson"))
-        self.avg_line = self.ax_fit.axhline(d.y_train.mean().item(), color="C4", linestyle=":",
+        self.avg_line = self.ax_fit.axhline(d.y_train.mean().item(), color=SERIES_COLORS[4], linestyle=":",
                                             label=_("average pooling"))
         self.query_line = self.ax_fit.axvline(query, color="red", linewidth=1)
         # The key above the fit, outside every axes: a legend over moving lines is redrawn at each move.
@@ -62,7 +62,7 @@ class Explorer(panels.ShowsPanel):
         fig.legend(*self.ax_fit.get_legend_handles_labels(), loc="outside upper left", ncols=4, fontsize=8,
                    frameon=False)
         self.ax_fit.set_xlabel(_("x (red line = the query)"), fontsize=9)
-        self.bars = self.ax_row.vlines(to_numpy(d.x_train), 0, to_numpy(w[0]), color="C0", linewidth=2)
+        self.bars = self.ax_row.vlines(to_numpy(d.x_train), 0, to_numpy(w[0]), color=SERIES_COLORS[0], linewidth=2)
         self.row_line = self.ax_row.axvline(query, color="red", linewidth=1)
         self.ax_row.set(xlim=(0, 5), xlabel=_("keys xᵢ: the query's weight on each (y axis rescales in steps)"),
                         ylabel=_("weight"))
@@ -155,8 +155,8 @@ class TrainingView:
         self.trainer.extra_ax.remove()                       # one extra axes becomes two: landscape and fit
         self.ax_land, self.ax_fit = fig.add_subplot(halves[0]), fig.add_subplot(halves[1])
         ax_err.set(yscale="linear", ylim=(0, 1.2), ylabel=_("mean squared error"), title=_("training error per step"))
-        self.land_line, = self.ax_land.plot([], [], color="C2")
-        self.path_line, = self.ax_land.plot([], [], "o-", color="C1", markersize=3, linewidth=1)
+        self.land_line, = self.ax_land.plot([], [], color=SERIES_COLORS[2])
+        self.path_line, = self.ax_land.plot([], [], "o-", color=SERIES_COLORS[1], markersize=3, linewidth=1)
         self.ax_land.set(xscale="log", xlim=(SIGMAS[0], SIGMAS[-1]), ylim=(0, 1.2), xlabel=_("σ (log scale)"),
                          ylabel=_("mean squared error"), title=_("error against σ; path of training"))
         d = data.kernel_regression_data(explorer.n_train, seed=0)
@@ -206,7 +206,8 @@ class TrainingView:
         n = self.run_n if same else self.explorer.n_train
         t = data.kernel_regression_data_unchecked(n, seed=0)
         self.land_line.set_data(SIGMAS, self.landscape(n, leave_one_out))
-        self.land_line.set_color("C2" if leave_one_out else "C3")
+        self.land_line.set_color(SERIES_COLORS[2] if leave_one_out else SERIES_COLORS[3])
+        self.land_line.set_linestyle("-" if leave_one_out else "--")    # not told apart by colour alone
         w_now = latest["w"] if (same and latest is not None) else self.w0
         sigma0 = 1 / abs(self.w0)
         points = self.path if same else [(sigma0, loss_curve(t.x_train, t.y_train, [sigma0], leave_one_out,

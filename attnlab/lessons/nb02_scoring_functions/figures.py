@@ -7,7 +7,7 @@ import torch
 
 from ...core import checks
 from ...i18n import gettext as _
-from ...ui.plotting import heatmap, heatmap_state, to_numpy
+from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, to_numpy
 from .stats import METHODS
 
 __all__ = ["LABEL_AT", "key_choice_plot", "thumbnail", "vectors_and_weights"]
@@ -35,7 +35,7 @@ def key_choice_plot(keys, picks, *, ax=None):
     shortest = int(lengths.argmin())
     for i, (name, counts) in enumerate(picks.items()):
         xs = [j + (i - (len(picks) - 1) / 2) * width for j in range(n)]
-        ax.bar(xs, to_numpy(counts), width, label=_(METHODS[name]) if name in METHODS else name, color=f"C{i}")
+        ax.bar(xs, to_numpy(counts), width, label=_(METHODS[name]) if name in METHODS else name, color=SERIES_COLORS[(i) % len(SERIES_COLORS)])
     total = int(next(iter(picks.values())).sum())
     ax.axhline(total / n, color="0.5", linestyle=":", label=_("{total}/n: every key equally often").format(total=total))
     ax.set_xticks(range(n), [f"k{j + 1}{'*' if j == shortest else ''}\n{lengths[j].item():.1f}" for j in range(n)])
@@ -67,12 +67,12 @@ def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label
     fig, axes = plt.subplots(2, 3, figsize=(11, 6), layout="constrained")
     ax = axes[0, 0]
     for (x, y), name in zip(keys.tolist(), key_names):
-        ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color="C0"))
-        ax.text(*label_at.get(name, (x, y)), name, color="C0")
+        ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=SERIES_COLORS[0]))
+        ax.text(*label_at.get(name, (x, y)), name, color=SERIES_COLORS[0])
     for (x, y), name in zip(queries.tolist(), query_names):
         short = name.split(" ")[0]
-        ax.plot(x, y, "o", color="C3")
-        ax.text(*label_at.get(short, (x, y)), short, color="C3")
+        ax.plot(x, y, "o", color=SERIES_COLORS[3])
+        ax.text(*label_at.get(short, (x, y)), short, color=SERIES_COLORS[3])
     ax.set(xlim=(-1.5, 3.5), ylim=(-0.6, 2.9), aspect="equal", xlabel=_("dimension 1"), ylabel=_("dimension 2"),
            title=_("keys (arrows) and queries (dots)"))
     maps = list(axes.ravel()[1:])
@@ -88,7 +88,7 @@ def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label
 def thumbnail(ax):
     """The index's small picture of this notebook, drawn into ``ax``: q·k spreads out as d_k grows."""
     g = torch.Generator().manual_seed(0)
-    for d_k, colour in ((4, "C0"), (64, "C3")):
+    for d_k, colour in ((4, SERIES_COLORS[0]), (64, SERIES_COLORS[3])):
         q, k = torch.randn(2, 4000, d_k, generator=g, dtype=torch.float64)
         ax.hist(to_numpy((q * k).sum(-1)), bins=60, range=(-30, 30), histtype="step", color=colour,
                 label=_("d_k = {d_k}: std {std:.0f}").format(d_k=d_k, std=math.sqrt(d_k)))

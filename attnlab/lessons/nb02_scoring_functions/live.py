@@ -12,7 +12,7 @@ from ...core import checks
 from ...core.masking import stable_softmax
 from ...i18n import gettext as _
 from ...ui import panels
-from ...ui.plotting import heatmap, heatmap_state, update_heatmap
+from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, update_heatmap
 from .stats import (
     METHODS,
     centre_rows_unchecked,
@@ -78,7 +78,7 @@ class ScoringPlay(panels.ShowsPanel):
         edges, lim = play_edges(d_k), play_limit(d_k)
         zero = torch.zeros(len(edges) - 1)
         self.grey_hist = self.ax_hist.stairs(zero, edges, color="0.8", fill=True, label=_(METHODS["dot"]))
-        self.blue_hist = self.ax_hist.stairs(zero, edges, color="C0", linewidth=1.8, label=_("chosen function"))
+        self.blue_hist = self.ax_hist.stairs(zero, edges, color=SERIES_COLORS[0], linewidth=1.8, label=_("chosen function"))
         self.ax_hist.set(xlim=(-lim, lim), ylim=(0, 0.6), xlabel=_("(score − row mean) / T"), ylabel=_("density"),
                          title=_("what the softmax sees"))
         # No numbers in the cells: the text under the figure gives q1's weights.
@@ -86,8 +86,8 @@ class ScoringPlay(panels.ShowsPanel):
                 annotate=False)
         log_d = [math.log2(d) for d in D_KS]                                    # a log2 axis: 0 … 11
         self.grey_curve, = self.ax_h.plot(log_d, [0.0] * len(D_KS), "--", color="0.6", label="q·k / √d_k")
-        self.blue_curve, = self.ax_h.plot(log_d, [0.0] * len(D_KS), "-", color="C0", label=_("chosen function"))
-        self.marker, = self.ax_h.plot([math.log2(d_k)], [0.0], "o", color="C3", markersize=8)
+        self.blue_curve, = self.ax_h.plot(log_d, [0.0] * len(D_KS), "-", color=SERIES_COLORS[0], label=_("chosen function"))
+        self.marker, = self.ax_h.plot([math.log2(d_k)], [0.0], "o", color=SERIES_COLORS[3], markersize=8)
         self.ax_h.set_xticks(log_d[::2], labels=D_KS[::2])
         self.ax_h.set(xlim=(-0.3, 11.3), ylim=(0, 1.05), xlabel="d_k", ylabel=_("entropy / log n"),
                       title=_("1 = uniform, 0 = one-hot"))

@@ -10,7 +10,7 @@ from ...core import checks
 from ...core.attention import scaled_dot_product_attention
 from ...core.masking import causal_mask
 from ...i18n import N_, gettext as _
-from ...ui.plotting import heatmap, heatmap_state
+from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state
 from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length, plain_label
 
 __all__ = ["StepTable", "draw_step_table", "cost_plot", "path_plot", "thumbnail"]
@@ -46,7 +46,7 @@ class StepTable:
         current = max(shown) if current is None and shown else current
         for r, (n, label, row) in enumerate(table):
             hidden = any(c == "?" for c in row)
-            color = "0.6" if hidden else ("C1" if n == current else "black")
+            color = "0.6" if hidden else (SERIES_COLORS[1] if n == current else "black")
             self.labels[r].set_text(_drawable(f"{n}  {label}" if n else f"   {label}"))
             self.labels[r].set_color(color)
             self.labels[r].set_fontweight("bold" if n == current and not hidden else "normal")
@@ -96,13 +96,13 @@ def cost_plot(d=512, k=3, n=None, *, ax=None):
     n = np.logspace(0, 5, 200) if n is None else np.asarray(n, dtype=float)
     if ax is None:
         _fig, ax = plt.subplots(figsize=(6, 3.6))
-    styles = {"self-attention": ("C0", "-"), "RNN": ("C1", "--"), "CNN": ("C2", ":")}
+    styles = {"self-attention": (SERIES_COLORS[0], "-"), "RNN": (SERIES_COLORS[1], "--"), "CNN": (SERIES_COLORS[2], ":")}
     for kind in LAYER_TYPES:
         color, ls = styles[kind]
         ax.loglog(n, layer_cost(kind, n, d, k), color=color, linestyle=ls, linewidth=2,
                   label=f"{_(_LAYER_NAMES.get(kind, kind))}  {COMPLEXITY[kind][0]}")
-    for x, text, color in ((crossover(d, k, "RNN"), f"n = D = {d}", "C1"),
-                           (crossover(d, k, "CNN"), f"n = κ·D = {k * d}", "C2")):
+    for x, text, color in ((crossover(d, k, "RNN"), f"n = D = {d}", SERIES_COLORS[1]),
+                           (crossover(d, k, "CNN"), f"n = κ·D = {k * d}", SERIES_COLORS[2])):
         ax.axvline(x, color="0.5", linewidth=0.8)
         ax.plot([x], [layer_cost("self-attention", x, d, k)], "o", color=color, markersize=6)
         ax.text(x * 1.15, 0.03, text, transform=ax.get_xaxis_transform(), rotation=90,
@@ -122,10 +122,10 @@ def path_plot(k=3, n=None, *, ax=None):
     n = np.logspace(0, 5, 200) if n is None else np.asarray(n, dtype=float)
     if ax is None:
         _fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.loglog(n, path_length("self-attention", n), color="C0", linewidth=2, label=_("self-attention  O(1)"))
-    ax.loglog(n, path_length("RNN", n), color="C1", linestyle="--", linewidth=2, label="RNN  O(n)")
-    ax.loglog(n, path_length("CNN", n, k), color="C2", linestyle=":", linewidth=2, label=_("CNN, contiguous  O(n/κ)"))
-    ax.loglog(n, path_length("CNN", n, k, dilated=True), color="C2", linestyle="-.",
+    ax.loglog(n, path_length("self-attention", n), color=SERIES_COLORS[0], linewidth=2, label=_("self-attention  O(1)"))
+    ax.loglog(n, path_length("RNN", n), color=SERIES_COLORS[1], linestyle="--", linewidth=2, label="RNN  O(n)")
+    ax.loglog(n, path_length("CNN", n, k), color=SERIES_COLORS[2], linestyle=":", linewidth=2, label=_("CNN, contiguous  O(n/κ)"))
+    ax.loglog(n, path_length("CNN", n, k, dilated=True), color=SERIES_COLORS[2], linestyle="-.",
               linewidth=2, label=_("CNN, dilated  O(log_κ n)"))
     ax.set_xlabel(_("sequence length n (tokens)"))
     ax.set_ylabel(_("maximum path length"))

@@ -17,7 +17,7 @@ from ...core.data import thinking_machines_unchecked
 from ...core.masking import causal_mask
 from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
-from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
+from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, live_title, update_heatmap
 from .steps import (
     SENTENCE,
     describe_step_unchecked,
@@ -93,7 +93,7 @@ class WalkthroughPlay:
         ax_steps.text(0.0, len(_LADDER) + 0.9, _("the numbers of every step: in the table under the figure"),
                       ha="left", va="center", fontsize=8.5, color="0.35", style="italic")
         # The one thing the step slider moves in the figure: an orange marker at the current step.
-        (self.marker,) = ax_steps.plot([0.02], [1], marker=">", markersize=11, color="C1", linestyle="",
+        (self.marker,) = ax_steps.plot([0.02], [1], marker=">", markersize=11, color=SERIES_COLORS[1], linestyle="",
                                        clip_on=False, zorder=5)
         n = len(SENTENCE)
         # No numbers in the cells: the text under the figure gives the largest weight per query.

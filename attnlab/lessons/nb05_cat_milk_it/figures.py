@@ -15,11 +15,12 @@ from matplotlib.transforms import Bbox
 from ...core import checks, data
 from ...core.attention import scaled_dot_product_attention
 from ...i18n import gettext as _
+from ...ui.plotting import SERIES_COLORS
 from .compute import SEED_D_K
 
 __all__ = ["WORD_COLORS", "Moves", "moves_plot", "thumbnail"]
 
-WORD_COLORS = {"cat": "C0", "milk": "C1", "it": "C2", "sweet": "C3", "hungry": "C4"}
+WORD_COLORS = {"cat": SERIES_COLORS[0], "milk": SERIES_COLORS[1], "it": SERIES_COLORS[2], "sweet": SERIES_COLORS[3], "hungry": SERIES_COLORS[4]}
 _MARKER_SIZE = 11          # points; every word the same size, so no marker hides inside another
 _SAME_POINT = 0.05         # words closer than this (in feature units) share a marker and a label
 _LABEL_OFFSET = 10         # points from a marker's centre to its label, beside the arrow
@@ -193,8 +194,8 @@ def thumbnail(ax):
     names = {"cat": "cat = it", "it": ""}
     for (x0, y0), (x1, y1), w in zip(X.tolist(), out.tolist(), words):
         ax.annotate("", (x1, y1), (x0, y0), arrowprops={"arrowstyle": "->", "color": "0.4"})
-        ax.plot([x0], [y0], "o", mfc="none", color="C0")
-        ax.plot([x1], [y1], "o", color="C1", markersize=4)
+        ax.plot([x0], [y0], "o", mfc="none", color=SERIES_COLORS[0])
+        ax.plot([x1], [y1], "o", color=SERIES_COLORS[1], markersize=4)
         ax.text(x0 + 0.12, y0 + 0.12, names.get(w, w), fontsize=7)
     ax.set_xlim(-0.5, 4.5)
     ax.set_ylim(-0.5, 4.8)

@@ -17,16 +17,21 @@ from matplotlib.ticker import MaxNLocator
 from ...core import checks
 from ...core.positional import sinusoidal_encoding
 from ...i18n import gettext as _
-from ...ui.plotting import to_numpy
+from ...ui.plotting import SERIES_COLORS, to_numpy
 from .encoding import frequencies, offset_similarity, similarity_by_offset, wavelengths
 
 __all__ = [
-    "SIGNED_CMAP", "MAX_BITS", "encoding_image", "encoding_heatmap", "update_encoding_heatmap",
+    "SIGNED_CMAP", "COLUMN_BOX_COLOUR", "COLUMN_BOX_OUTLINE", "MAX_BITS", "encoding_image", "encoding_heatmap", "update_encoding_heatmap",
     "encoding_columns_plot", "binary_counter_plot", "CounterFigure", "counter_vs_columns_figure",
     "SimilarityFigure", "similarity_figure", "CircleFigure", "rotation_circle_figure", "thumbnail", "update_encoding_heatmap_unchecked"
 ]
 
 SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
+# The column box on P (live.py): lime (>= 14 ΔE' from every colour of SIGNED_CMAP under all three dichromacies,
+# tests/test_colour_vision.py) inside a black outline, so it also stands out of P's near-white cells (lime on
+# white alone is 1.4:1).
+COLUMN_BOX_COLOUR = "lime"
+COLUMN_BOX_OUTLINE = "black"
 MAX_BITS = 8             # the counter draws 2^num_bits columns of numbers: 256 is already dense
 
 
@@ -132,9 +137,9 @@ def binary_counter_plot(num_bits=3, *, ax=None):
         bits = (n >> b) & 1
         offset = 1.5 * (num_bits - 1 - b)
         ax.step(np.append(n, n[-1] + 1), np.append(bits, bits[-1]) + offset, where="post",
-                color=f"C{b}", linewidth=2, label=_("bit {b} (flips every {n})").format(b=b, n=2 ** b))
+                color=SERIES_COLORS[b % len(SERIES_COLORS)], linewidth=2, label=_("bit {b} (flips every {n})").format(b=b, n=2 ** b))
         for k, v in zip(n, bits):
-            ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=f"C{b}")
+            ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=SERIES_COLORS[b % len(SERIES_COLORS)])
     ax.set_xticks(n + 0.5)
     ax.set_xticklabels([f"{k}\n{k:0{num_bits}b}" for k in n])
     ax.set_yticks([])
@@ -167,8 +172,8 @@ def counter_vs_columns_figure(n=60, d=32, pairs=(0, 2, 4), *, base=10000.0, figs
     samples, waves = {}, {}
     for k, j in enumerate(pairs):
         shift, w = 2.5 * (len(pairs) - 1 - k), float(omega[j])
-        waves[j], = ax1.plot(x, np.sin(x * w) + shift, color=f"C{k}", linewidth=1, alpha=0.45)
-        samples[j], = ax1.plot(i, np.sin(i * w) + shift, "o", color=f"C{k}", markersize=3,
+        waves[j], = ax1.plot(x, np.sin(x * w) + shift, color=SERIES_COLORS[(k) % len(SERIES_COLORS)], linewidth=1, alpha=0.45)
+        samples[j], = ax1.plot(i, np.sin(i * w) + shift, "o", color=SERIES_COLORS[(k) % len(SERIES_COLORS)], markersize=3,
                                label=_("col {c} (λ = {wavelength:.1f})").format(c=2 * j, wavelength=float(lam[j])))
     ax1.set(yticks=[], xlabel=_("position i"), ylabel=_("P[i, column] (curves shifted apart)"))
     ax1.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
@@ -195,8 +200,8 @@ def similarity_figure(P, *, base=10000.0, figsize=(12, 4)):
     ax0.set_ylabel(_("position i"))
     deltas = np.arange(n)
     mean, _spread = similarity_by_offset(P, max_offset=n - 1)
-    closed, = ax1.plot(deltas, offset_similarity(torch.arange(n), d, base), color="C0", label=_("closed form Σ cos(δ ω_j)"))
-    diagonals, = ax1.plot(deltas, to_numpy(mean), "o", color="C1", markersize=3, label=_("diagonals of P Pᵀ"))
+    closed, = ax1.plot(deltas, offset_similarity(torch.arange(n), d, base), color=SERIES_COLORS[0], label=_("closed form Σ cos(δ ω_j)"))
+    diagonals, = ax1.plot(deltas, to_numpy(mean), "o", color=SERIES_COLORS[1], markersize=3, label=_("diagonals of P Pᵀ"))
     ax1.axhline(0, color="0.7", linewidth=0.8)
     ax1.set(xlabel=_("offset δ = m − i"), ylabel="P_i · P_(i+δ)",
             title=_("similarity falls (not monotonically) with the offset"))
@@ -229,8 +234,8 @@ def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6
     arrows = []
     for k, i0 in enumerate(starts):
         a, b = P[i0, 2 * j:2 * j + 2].tolist(), P[i0 + delta, 2 * j:2 * j + 2].tolist()   # (sin, cos) at i, i+δ
-        arrows.append(ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=f"C{k + 1}", linewidth=2)))
-        ax.annotate(f"{i0} → {i0 + delta}", xy=a, xytext=(1.3 * a[0], 1.2 * a[1]), color=f"C{k + 1}", ha="center", fontsize=10)
+        arrows.append(ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=SERIES_COLORS[(k + 1) % len(SERIES_COLORS)], linewidth=2)))
+        ax.annotate(f"{i0} → {i0 + delta}", xy=a, xytext=(1.3 * a[0], 1.2 * a[1]), color=SERIES_COLORS[(k + 1) % len(SERIES_COLORS)], ha="center", fontsize=10)
     ax.set(xlabel=_("column {c} = sin(i ω_{j})").format(c=2 * j, j=j),
            ylabel=_("column {c} = cos(i ω_{j})").format(c=2 * j + 1, j=j),
            xlim=(-1.5, 1.5), ylim=(-1.35, 1.35), aspect="equal")

@@ -9,14 +9,16 @@ import math
 import ipywidgets as widgets
 import numpy as np
 import torch
+from matplotlib import patheffects
 from matplotlib.patches import Rectangle
 
 from ...core import checks
 from ...core.positional import sinusoidal_encoding
 from ...i18n import gettext as _
 from ...ui import panels
+from ...ui.plotting import SERIES_COLORS
 from .encoding import frequencies_unchecked, offset_similarity_unchecked, rotation_matrix_unchecked
-from .figures import encoding_image, update_encoding_heatmap_unchecked
+from .figures import COLUMN_BOX_COLOUR, COLUMN_BOX_OUTLINE, encoding_image, update_encoding_heatmap_unchecked
 
 __all__ = ["Explorer", "play"]
 
@@ -48,9 +50,10 @@ class Explorer(panels.ShowsPanel):
         ax_P.set_ylabel(_("position m (row of P)"))                        # every row; i is the boxed one
         ax_P.set_title(_("P: position i (black box), pair j (green box)"))
         self.row_box = ax_P.add_patch(Rectangle((-0.5, 0), 1, 1, fill=False, edgecolor="black", linewidth=2))
-        self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor="lime", linewidth=2))
-        self.sin_line, = ax_pair.plot(positions, zeros, color="C0", label=_("sin column 2j"))
-        self.cos_line, = ax_pair.plot(positions, zeros, color="C1", label=_("cos column 2j+1"))
+        self.col_box = ax_P.add_patch(Rectangle((0, -0.5), 2, n, fill=False, edgecolor=COLUMN_BOX_COLOUR, linewidth=2,
+                                                path_effects=[patheffects.withStroke(linewidth=4, foreground=COLUMN_BOX_OUTLINE)]))
+        self.sin_line, = ax_pair.plot(positions, zeros, color=SERIES_COLORS[0], label=_("sin column 2j"))
+        self.cos_line, = ax_pair.plot(positions, zeros, color=SERIES_COLORS[1], label=_("cos column 2j+1"))
         self.pair_marker = ax_pair.axvline(0, color="black", linewidth=1)
         self.pair_dots, = ax_pair.plot([0, 0], [0, 0], "ko", markersize=5)
         ax_pair.set(xlabel=_("position m"), ylabel=_("P[m, column]"), ylim=(-1.15, 1.15),
@@ -62,8 +65,8 @@ class Explorer(panels.ShowsPanel):
         ax_circle.set(xlabel=_("sin column 2j"), ylabel=_("cos column 2j+1"), xlim=(-1.2, 1.2), ylim=(-1.2, 1.2),
                       aspect="equal", title=_("pair j on the unit circle: one step turns it by ω_j"))
         self.trail_colorbar = fig.colorbar(self.trail, ax=ax_circle, label=_("position m"))
-        self.sim_dots, = ax_sim.plot(positions, zeros, "o", color="C1", markersize=3, label="P_i · P_m")
-        self.sim_line, = ax_sim.plot(positions, zeros, color="C0", label="Σ cos((m−i) ω_j)")
+        self.sim_dots, = ax_sim.plot(positions, zeros, "o", color=SERIES_COLORS[1], markersize=3, label="P_i · P_m")
+        self.sim_line, = ax_sim.plot(positions, zeros, color=SERIES_COLORS[0], label="Σ cos((m−i) ω_j)")
         self.sim_marker = ax_sim.axvline(0, color="black", linewidth=1)
         ax_sim.axhline(0, color="0.8", linewidth=0.8)
         ax_sim.set(xlabel=_("position m"), ylabel=_("similarity P_i · P_m to position i"),

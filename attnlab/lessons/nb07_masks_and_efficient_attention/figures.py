@@ -19,6 +19,7 @@ from ...core import checks
 from ...core.masking import causal_mask, local_mask
 from ...i18n import N_, gettext as _
 from ...ui import plotting
+from ...ui.plotting import SERIES_COLORS
 from .costs import memory_bytes
 from .tiles import implied_weights
 
@@ -130,9 +131,9 @@ def error_plot(errors, *, num_keys=64):
     named, lines = {}, {}
     ticks = [2 ** p for p in range(num_keys.bit_length()) if 2 ** p <= num_keys]
     for ax, (name, e) in zip(axes[0], errors.items()):
-        lines[name, "local"], = ax.plot([2 * w + 1 for w, _r, _m in e["local"]], [r for _w, r, _m in e["local"]], "o-",
+        lines[name, "local"], = ax.plot([2 * w + 1 for w, _r, _m in e["local"]], [r for _w, r, _m in e["local"]], "o-", color=SERIES_COLORS[0],
                                         label=_("local window (2w + 1 keys)"))
-        lines[name, "block"], = ax.plot([b for b, _r, _m in e["block"]], [r for _b, r, _m in e["block"]], "s-",
+        lines[name, "block"], = ax.plot([b for b, _r, _m in e["block"]], [r for _b, r, _m in e["block"]], "s-", color=SERIES_COLORS[1],
                                         label=_("block (b keys)"))
         ax.set(xscale="log", yscale="log", xlabel=_("keys seen per query (of {total})").format(total=num_keys), title=name,
                xticks=ticks, xticklabels=[str(t) for t in ticks])
@@ -180,9 +181,9 @@ def memory_plot(lengths, d=64, *, methods=("dense", "tiled", "linear"), block_si
     """Working memory (bytes, float32) of one attention head against the sequence length n, log-log."""
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
     lines = {}
-    for method, style in zip(methods, ("o-", "s-", "^-", "v-", "d-")):
+    for i, (method, style) in enumerate(zip(methods, ("o-", "s-", "^-", "v-", "d-"))):
         lines[method], = ax.plot(lengths, [memory_bytes(method, n, d, block_size=block_size) for n in lengths],
-                                 style, label=_(method))
+                                 style, color=SERIES_COLORS[i % len(SERIES_COLORS)], label=_(method))
     ax.axhline(2 ** 30, color="grey", linestyle=":", label="1 GiB")
     ax.set(xscale="log", yscale="log", xlabel=_("sequence length n"), ylabel=_("bytes (float32, d = {d})").format(d=d),
            title=_("working memory of one attention head"))

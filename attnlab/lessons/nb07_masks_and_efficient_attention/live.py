@@ -18,6 +18,7 @@ from ...core.attention import attend_unchecked, check_qkv, scaled_dot_product_at
 from ...core.masking import causal_unchecked
 from ...i18n import gettext as _, ngettext, pgettext
 from ...ui import panels, plotting, text
+from ...ui.plotting import SERIES_COLORS
 from .costs import structured_qkv
 from .figures import (
     MASK_CMAP_OUTSIDE,
@@ -168,7 +169,7 @@ class StepFigure:
         self.ax_scores.figure.colorbar(self.scores_image, ax=self.ax_scores, fraction=0.046, pad=0.04,
                                        label=_("score q·k/√d"))
         self.ax_scores.set(xlabel=_("keys"), ylabel=_("queries"), xticks=range(Tk), yticks=range(Tq))
-        self.tile_box = self.ax_scores.add_patch(Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#ff7f0e",
+        self.tile_box = self.ax_scores.add_patch(Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor=SERIES_COLORS[1],
                                                            linewidth=3))
         plotting.heatmap(torch.full((Tq, Tk), float("nan")), ax=self.ax_weights, annotate=False,
                          title=_("weights implied by m and l"), xlabel=_("keys"), ylabel=_("queries"))
@@ -177,7 +178,7 @@ class StepFigure:
         self.not_visited = [not_visited_background(ax, (Tq, Tk)) for ax in (self.ax_scores, self.ax_weights)]
         rows = list(range(Tq))
         self.exact, = self.ax_out.plot(exact, rows, "o", mfc="none", mec="black", ms=9, label=_("exact (dense)"))
-        self.partial, = self.ax_out.plot([0.0] * Tq, rows, "o", color="#ff7f0e", ms=6, label=_("acc / l so far"))
+        self.partial, = self.ax_out.plot([0.0] * Tq, rows, "o", color=SERIES_COLORS[1], ms=6, label=_("acc / l so far"))
         self.ax_out.set(ylim=(Tq - 0.5, -0.5), yticks=rows, xlabel=_("output (value is 1 number)"),
                         ylabel=_("queries"), title=_("output per query"), xlim=self._limits(exact))
         self.ax_out.axvline(0, color="grey", linewidth=0.5)
@@ -228,7 +229,7 @@ class TileExplorer(panels.ShowsPanel):
         self.steps = StepFigure(axes, self.scores, exact)
         tiles = len(list(tiled_attention_steps_unchecked(q, k, v, block, False)))     # the slider's max, as update sets it
         self.key = self.figure.legend(
-            handles=[Patch(facecolor="none", edgecolor="#ff7f0e", linewidth=3, label=_("orange box = the current tile")),
+            handles=[Patch(facecolor="none", edgecolor=SERIES_COLORS[1], linewidth=3, label=_("orange box = the current tile")),
                      not_visited_patch()], loc="outside lower center", ncols=2, fontsize=9, frameon=False)
         self.controls = {
             "tile": widgets.IntSlider(value=min(tile, tiles), min=1, max=tiles, description=_("tile"),

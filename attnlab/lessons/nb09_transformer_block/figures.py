@@ -10,6 +10,7 @@ from matplotlib.patches import FancyBboxPatch
 from ...core import checks
 from ...i18n import N_, gettext as _
 from ...ui import plotting
+from ...ui.plotting import SERIES_COLORS
 from .model import Resolution, pretrained, resolve
 
 __all__ = [
@@ -123,7 +124,7 @@ def ablation_bars(measured, ax=None):
     if ax is None:
         _fig, ax = plt.subplots(figsize=(10, 3.6), layout="constrained")
     x = np.arange(len(names))
-    for offset, split, colour, label in ((-0.2, "train", "C0", _("train accuracy")), (0.2, "test", "C1", _("test accuracy"))):
+    for offset, split, colour, label in ((-0.2, "train", SERIES_COLORS[0], _("train accuracy")), (0.2, "test", SERIES_COLORS[1], _("test accuracy"))):
         values = [rows[n][split] for n in names]
         bars = ax.bar(x + offset, values, width=0.38, color=colour, label=label)
         ax.bar_label(bars, labels=[f"{v:.3f}" for v in values], fontsize=7, padding=1)

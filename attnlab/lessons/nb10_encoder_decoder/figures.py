@@ -10,7 +10,7 @@ import torch
 from ...core import checks
 from ...core.masking import causal_mask
 from ...i18n import gettext as _
-from ...ui.plotting import heatmap
+from ...ui.plotting import SERIES_COLORS, heatmap
 from . import data
 from .analysis import COMPARED, FAMILIES
 from .model import decode, measured, pretrained
@@ -73,9 +73,9 @@ def comparison_figure(*, axes=None):
         first = curve["first at >= 0.99"]
         for ax, x, at in ((axes[0], curve["steps"], first["step"]),
                           (axes[1], curve["cpu seconds"], first["cpu seconds"])):
-            ax.plot(x, curve["exact match"], color=f"C{i}", marker=".", label=label)
+            ax.plot(x, curve["exact match"], color=SERIES_COLORS[i % len(SERIES_COLORS)], marker=".", label=label)
             if at is not None:
-                ax.plot([at], [curve["exact match"][x.index(at)]], color=f"C{i}", marker="o", markersize=10,
+                ax.plot([at], [curve["exact match"][x.index(at)]], color=SERIES_COLORS[i % len(SERIES_COLORS)], marker="o", markersize=10,
                         fillstyle="none", linestyle="none")
     for ax, xlabel in ((axes[0], _("training step (log scale)")),
                        (axes[1], _("CPU seconds of training, one thread (log scale)"))):

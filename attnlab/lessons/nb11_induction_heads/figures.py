@@ -19,6 +19,7 @@ from matplotlib.axes import Axes
 from ...core import checks
 from ...i18n import gettext as _
 from ...ui import plotting
+from ...ui.plotting import SERIES_COLORS
 from .analysis import phase_change
 from .data import LENGTHS, VOCAB
 
@@ -39,8 +40,8 @@ def loss_figure(first, second, ax=None):
     """Mean loss of predicting each next symbol, first copy against second copy, with ln V dashed."""
     ax = _new(ax, (6.4, 3.4))
     i = np.arange(2, len(first) + 2)
-    ax.plot(i, np.asarray(first), "o-", color="C0", label=_("first copy (nothing to look back at)"))
-    ax.plot(i, np.asarray(second), "s--", color="C1", label=_("second copy (each symbol seen before)"))
+    ax.plot(i, np.asarray(first), "o-", color=SERIES_COLORS[0], label=_("first copy (nothing to look back at)"))
+    ax.plot(i, np.asarray(second), "s--", color=SERIES_COLORS[1], label=_("second copy (each symbol seen before)"))
     ax.axhline(math.log(VOCAB), color="0.3", linestyle=":", label=_("ln V = ln {V} = {value:.2f}").format(
         V=VOCAB, value=math.log(VOCAB)))
     ax.set(xlabel=_("symbol predicted (its place in the copy)"), ylabel=_("loss (nats)"), ylim=(0, 4.6),
@@ -86,19 +87,19 @@ def training_figure(curves, axes=None):
     steps = curves["step"]
     jump = phase_change(steps, curves["accuracy"])
     loss_ax, acc_ax, score_ax = axes
-    loss_ax.plot(steps, curves["loss"], color="C0")
+    loss_ax.plot(steps, curves["loss"], color=SERIES_COLORS[0])
     loss_ax.axhline(math.log(VOCAB), color="0.3", linestyle=":", label=_("ln V"))
     loss_ax.set(xlabel=_("training step"), ylabel=_("training loss (nats)"), title=_("loss"))
     loss_ax.legend(fontsize=8)
-    acc_ax.plot(steps, curves["accuracy"], color="C1")
+    acc_ax.plot(steps, curves["accuracy"], color=SERIES_COLORS[1])
     acc_ax.set(xlabel=_("training step"), ylabel=_("accuracy on the second copy"), ylim=(0, 1.02),
                title=_("accuracy (held-out repeats)"))
     previous, induction = np.asarray(curves["previous_token"]), np.asarray(curves["induction"])   # (steps, l, h)
     for h in range(previous.shape[2]):
-        score_ax.plot(steps, previous[:, 0, h], color=f"C{h}", linestyle="--",
+        score_ax.plot(steps, previous[:, 0, h], color=SERIES_COLORS[(h) % len(SERIES_COLORS)], linestyle="--",
                       label=_("layer 1 head {h}: previous-token").format(h=h + 1))
         if previous.shape[1] > 1:
-            score_ax.plot(steps, induction[:, 1, h], color=f"C{h}", linestyle="-",
+            score_ax.plot(steps, induction[:, 1, h], color=SERIES_COLORS[(h) % len(SERIES_COLORS)], linestyle="-",
                           label=_("layer 2 head {h}: induction").format(h=h + 1))
     score_ax.axhline(THRESHOLD, color="0.3", linestyle=":")
     score_ax.set(xlabel=_("training step"), ylabel=_("score"), ylim=(0, 1.02), title=_("scores of each head"))
@@ -117,8 +118,8 @@ def scores_figure(previous, induction, ax=None):
     previous, induction = np.asarray(previous), np.asarray(induction)
     layers, heads = previous.shape
     x = np.arange(layers * heads)
-    ax.bar(x - 0.2, previous.ravel(), width=0.4, color="C0", label=_("previous-token score"))
-    ax.bar(x + 0.2, induction.ravel(), width=0.4, color="C1", hatch="//", label=_("induction score"))
+    ax.bar(x - 0.2, previous.ravel(), width=0.4, color=SERIES_COLORS[0], label=_("previous-token score"))
+    ax.bar(x + 0.2, induction.ravel(), width=0.4, color=SERIES_COLORS[1], hatch="//", label=_("induction score"))
     ax.axhline(THRESHOLD, color="0.3", linestyle=":")
     ax.set_xticks(x, [_("L{l} H{h}").format(l=l + 1, h=h + 1) for l in range(layers) for h in range(heads)])
     ax.set(ylim=(0, 1.05), ylabel=_("score"), title=_("Scores per head (dotted: 0.4)"))
@@ -146,9 +147,11 @@ def ablation_figure(ablations, intact, ax=None):
     names = list(ablations)
     values = [ablations[n] for n in names]
     labels = [_("L{l} H{h}").format(l=int(n.split(".")[0]) + 1, h=int(n.split(".")[1]) + 1) for n in names]
-    bars = ax.bar(range(len(names)), values, color=["C3" if v < 0.5 else "C2" for v in values])
+    bars = ax.bar(range(len(names)), values, color=[SERIES_COLORS[3] if v < 0.5 else SERIES_COLORS[2] for v in values])
     for bar, v in zip(bars, values):
         ax.text(bar.get_x() + bar.get_width() / 2, v + 0.02, f"{v:.2f}", ha="center", fontsize=8)
+        if v < 0.5:
+            bar.set_hatch("//")          # the failing heads differ by pattern too, not by red against green alone
     ax.axhline(intact, color="0.3", linestyle=":", label=_("no head removed: {acc:.3f}").format(acc=intact))
     ax.set_xticks(range(len(names)), labels)
     ax.set(ylim=(0, 1.1), ylabel=_("accuracy on the second copy"), title=_("Accuracy with one head removed"))
@@ -165,7 +168,8 @@ def length_figure(runs, ax=None):
     for i, (label, table) in enumerate(runs.items()):
         lengths = sorted(int(L) for L in table)
         ax.plot(lengths, [table[str(L)] if str(L) in table else table[L] for L in lengths], marker=markers[i % 4],
-                linestyle=["-", "--", ":", "-."][i % 4], label=label)
+                linestyle=["-", "--", ":", "-."][i % 4], color=SERIES_COLORS[i % len(SERIES_COLORS)],
+                label=label)
     ax.set(xlabel=_("repeat length L (grey: the lengths trained on)"), ylabel=_("accuracy on the second copy"),
            ylim=(0, 1.02), title=_("Accuracy against the repeat length"))
     ax.legend(fontsize=8, loc="lower left")

@@ -15,7 +15,7 @@ import torch
 from ...core import checks
 from ...i18n import gettext as _
 from ...ui.panels import Panel, new_figure
-from ...ui.plotting import WEIGHT_CMAP
+from ...ui.plotting import SERIES_COLORS, WEIGHT_CMAP
 from ...ui.trainer import Trainer
 from . import training
 from .analysis import phase_change
@@ -70,13 +70,13 @@ class SnapshotView:
         steps = self.curves["step"]
         acc_ax, score_ax = axes[0, 4], axes[1, 4]
         jump = phase_change(steps, self.curves["accuracy"])
-        acc_ax.plot(steps, self.curves["accuracy"], color="C1")
+        acc_ax.plot(steps, self.curves["accuracy"], color=SERIES_COLORS[1])
         acc_ax.set(ylim=(0, 1.02), title=_("accuracy"), xlabel="")
         induction = np.asarray(self.curves["induction"])[:, 1]         # (steps, heads)
         previous = np.asarray(self.curves["previous_token"])[:, 0]
         for h in range(induction.shape[1]):
-            score_ax.plot(steps, induction[:, h], color=f"C{h}")
-            score_ax.plot(steps, previous[:, h], color=f"C{h}", linestyle="--")
+            score_ax.plot(steps, induction[:, h], color=SERIES_COLORS[(h) % len(SERIES_COLORS)])
+            score_ax.plot(steps, previous[:, h], color=SERIES_COLORS[(h) % len(SERIES_COLORS)], linestyle="--")
         score_ax.axhline(THRESHOLD, color="0.3", linestyle=":")
         score_ax.set(ylim=(0, 1.02), xlabel=_("training step"),
                      title=_("scores: induction (L2, solid),\nprevious-token (L1, dashed)"))
@@ -220,8 +220,8 @@ def play_trainer(*, steps=1500, layers=2):
         s = last["scores"]
         previous, induction = s.previous_token[0].tolist(), s.induction[-1].tolist()
         x = np.arange(len(previous))
-        ax.bar(x - 0.2, previous, width=0.4, color="C0", label=_("L1 previous-token"))
-        ax.bar(x + 0.2, induction, width=0.4, color="C1", hatch="//",
+        ax.bar(x - 0.2, previous, width=0.4, color=SERIES_COLORS[0], label=_("L1 previous-token"))
+        ax.bar(x + 0.2, induction, width=0.4, color=SERIES_COLORS[1], hatch="//",
                label=_("L{l} induction").format(l=len(s.induction)))
         ax.set_xticks(x, [_("H{h}").format(h=h + 1) for h in x])
         ax.legend(fontsize=7, loc="upper left")

@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from ...core import checks
 from ...i18n import gettext as _
 from ...ui import plotting
+from ...ui.plotting import SERIES_COLORS
 from . import corpus
 from .generation import filtered_unchecked
 
@@ -27,7 +28,9 @@ __all__ = ["KV_CHOICES", "char_label", "cache_figure", "draw_filters", "filter_s
 KV_CHOICES = (4, 2, 1)
 _AX = checks.Optional(checks.Instance(Axes, "a matplotlib Axes"))
 _SHOWN = {" ": "␣", "\n": "↵", "\t": "⇥"}
-_STAGE_STYLE = ({"color": "0.75"}, {"color": "C0"}, {"color": "C2", "hatch": "//"}, {"color": "C1", "hatch": ".."})
+# The four stages: grey, then blue, green and orange of the colour-vision-safe palette; the last two hatched too.
+_STAGE_STYLE = ({"color": "0.75"}, {"color": SERIES_COLORS[0]}, {"color": SERIES_COLORS[2], "hatch": "//"},
+                {"color": SERIES_COLORS[1], "hatch": ".."})
 
 
 def _new(ax, size):
@@ -120,7 +123,7 @@ def training_figure(every, bits, baselines, ax=None):
     """Held-out bits per character measured every ``every`` steps, the count models' as dashed lines."""
     ax = _new(ax, (6.4, 3.2))
     steps = [every * (i + 1) for i in range(len(bits))]
-    ax.plot(steps, bits, "o-", color="C0", label=_("the GPT (held-out text)"))
+    ax.plot(steps, bits, "o-", color=SERIES_COLORS[0], label=_("the GPT (held-out text)"))
     for (name, value), style in zip(baselines.items(), ("--", ":")):
         ax.axhline(value, color="0.3", linestyle=style, label=_("{name}: {v:.2f}").format(name=name, v=value))
     ax.set(xlabel=_("training step"), ylabel=_("bits per character"), title=_("Held-out bits per character"))
@@ -133,8 +136,8 @@ def training_figure(every, bits, baselines, ax=None):
 def timing_figure(lengths, with_cache, without, ax=None):
     """Milliseconds to compute the next character after n characters, with the KV cache and without."""
     ax = _new(ax, (6.4, 3.2))
-    ax.plot(lengths, [1e3 * s for s in without], "s--", color="C3", label=_("without the cache: all n positions again"))
-    ax.plot(lengths, [1e3 * s for s in with_cache], "o-", color="C0", label=_("with the cache: one new position"))
+    ax.plot(lengths, [1e3 * s for s in without], "s--", color=SERIES_COLORS[3], label=_("without the cache: all n positions again"))
+    ax.plot(lengths, [1e3 * s for s in with_cache], "o-", color=SERIES_COLORS[0], label=_("with the cache: one new position"))
     ax.set(xlabel=_("characters so far (n)"), ylabel=_("milliseconds per new character"), ylim=(0, None),
            title=_("Time per character, one CPU thread"))
     ax.legend(fontsize=8)
@@ -152,16 +155,16 @@ def cache_figure(bytes_per_position, bits, *, context, length, bigram=None, sele
     n = np.arange(context + 1)
     for i, kv in enumerate(sorted(bytes_per_position, reverse=True)):
         thick = selected is None or kv == selected
-        left.plot(n, n * bytes_per_position[kv] / 1024, color=f"C{i}", linewidth=2.5 if thick else 1,
+        left.plot(n, n * bytes_per_position[kv] / 1024, color=SERIES_COLORS[i], linewidth=2.5 if thick else 1,
                   linestyle=["-", "--", ":"][i % 3], label=_("{kv} key/value heads").format(kv=kv))
-        left.plot([length], [length * bytes_per_position[kv] / 1024], "o", color=f"C{i}")
+        left.plot([length], [length * bytes_per_position[kv] / 1024], "o", color=SERIES_COLORS[i])
     left.axvline(length, color="0.5", linewidth=0.8)
     left.set(xlabel=_("positions cached (length)"), ylabel=_("KV cache (KiB, float32)"), xlim=(0, context),
              ylim=(0, None), title=_("Cache size: layers × 2 × kv_heads × head size × length × 4 bytes"))
     left.title.set_fontsize(9)
     left.legend(fontsize=8, loc="upper left")
     kvs = sorted(bits, reverse=True)
-    bars = right.bar(range(len(kvs)), [bits[kv] for kv in kvs], color=[f"C{i}" for i in range(len(kvs))],
+    bars = right.bar(range(len(kvs)), [bits[kv] for kv in kvs], color=[SERIES_COLORS[i] for i in range(len(kvs))],
                      edgecolor=["k" if kv == selected else "none" for kv in kvs], linewidth=2)
     for bar, kv in zip(bars, kvs):
         right.text(bar.get_x() + bar.get_width() / 2, bits[kv] + 0.05, f"{bits[kv]:.2f}", ha="center", fontsize=8)
@@ -204,12 +207,14 @@ def induction_figure(induction, copying, axes=None):
     ind = np.asarray(induction, dtype=float)
     layers, heads = ind.shape
     x = np.arange(layers * heads)
-    left.bar(x, ind.ravel(), color=[f"C{layer}" for layer in range(layers) for _h in range(heads)])
+    left.bar(x, ind.ravel(), color=[SERIES_COLORS[layer % len(SERIES_COLORS)] for layer in range(layers) for _h in range(heads)])
     left.set_xticks(x, [_("L{l} H{h}").format(l=layer + 1, h=h + 1) for layer in range(layers) for h in range(heads)],
                     fontsize=7)
     left.set(ylim=(0, 1.02), ylabel=_("induction score"), title=_("Induction score of every head"))
     names = list(copying)
-    bars = right.bar(range(len(names)), [copying[n] for n in names], color=["C2", "C3", "C7"][:len(names)])
+    bars = right.bar(range(len(names)), [copying[n] for n in names], color=[SERIES_COLORS[2], SERIES_COLORS[3], "0.75"][:len(names)])
+    if len(bars) > 1:
+        bars[1].set_hatch("//")          # without the strongest heads: a pattern too, not vermillion against green alone
     for bar, n in zip(bars, names):
         right.text(bar.get_x() + bar.get_width() / 2, copying[n] + 0.02, f"{copying[n]:.2f}", ha="center", fontsize=8)
     right.set_xticks(range(len(names)), names, fontsize=8)
@@ -230,6 +235,6 @@ def thumbnail(ax):
     order = np.argsort(-stages[1], kind="stable")[:8]
     x = np.arange(len(order))
     ax.bar(x - 0.2, stages[0][order], width=0.4, color="0.75")
-    ax.bar(x + 0.2, stages[3][order], width=0.4, color="C1")
+    ax.bar(x + 0.2, stages[3][order], width=0.4, color=SERIES_COLORS[1])
     ax.set_xticks([])
     ax.set_yticks([])

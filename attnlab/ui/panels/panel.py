@@ -280,7 +280,7 @@ class Panel:
                                                                              controls=", ".join(self.controls))
         if self.summary:
             text += "\n" + self.summary
-        return widget_bundle(self.widget, text, bytes(self.image.value) or None)
+        return widget_bundle(self.widget, text, bytes(self.image.value) or None, alt=self.accessible_name)
 
 
 class ShowsPanel:
@@ -291,7 +291,7 @@ class ShowsPanel:
         return self.panel._repr_mimebundle_(**kwargs)
 
 
-def widget_bundle(widget, text, png=None):
+def widget_bundle(widget, text, png=None, *, alt=None):
     """The display bundle of ``widget`` as ipywidgets 7 and 8 both write it: the widget view
     (protocol 2, the widget's model id), ``text`` as text/plain for viewers without widgets, and
     ``png`` (PNG bytes, e.g. the current figure) when given: as image/png, and as text/html (the
@@ -299,17 +299,20 @@ def widget_bundle(widget, text, png=None):
     nbconvert/nbviewer pick HTML over PNG. For ``_repr_mimebundle_`` of anything built around a
     widget (a panel, a trainer, a self-check): ipywidgets 7's containers (VBox, HBox) have no
     ``_repr_mimebundle_`` of their own (they display through ``_ipython_display_``), so
-    ``self.widget._repr_mimebundle_()`` fails there (Colab)."""
+    ``self.widget._repr_mimebundle_()`` fails there (Colab). ``alt``: the stored picture's alt text (a
+    panel's ``accessible_name``: what the figure shows); without it (or empty), ``text``'s first line."""
     checks.instance(widget, "widget", widgets.DOMWidget, "a live ipywidgets widget (e.g. a VBox)")
     checks.has(widget, "widget", ("model_id",), "a live ipywidgets widget (e.g. a VBox), not a closed one")
     checks.string(text, "text")
+    if alt is not None:
+        checks.string(alt, "alt")
     bundle = {"text/plain": text}
     if png is not None:
         checks.instance(png, "png", (bytes, bytearray, memoryview), "PNG bytes or None")
         if bytes(png[:8]) != PNG_SIGNATURE:
             raise ValueError(f"png: expected PNG bytes (starting with the PNG signature), got {bytes(png[:8])!r}")
         bundle["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
-        bundle["text/html"] = _STATIC.format(alt=html.escape(text.split("\n", 1)[0], quote=True),
+        bundle["text/html"] = _STATIC.format(alt=html.escape(alt.strip() if alt and alt.strip() else text.split("\n", 1)[0], quote=True),
                                              png=bundle["image/png"], text=html.escape(text))
     bundle["application/vnd.jupyter.widget-view+json"] = {
         "version_major": 2, "version_minor": 0, "model_id": widget.model_id}
