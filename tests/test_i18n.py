@@ -492,5 +492,5 @@ def test_notebook_03s_head_titles_are_built_from_their_parts_and_read_as_before(
         table = heads.readout_table(torch.zeros(1, 4, len(heads.VOCAB)), ["the"], full)
     assert titles == [re.sub(": |：", "\n", t, count=1) for t in full]
     assert names == [re.split(": |：", t)[-1] for t in full]
-    assert table.splitlines()[0].split(" | ")[1:] == [f"{n:>15}" for n in names]
+    assert [cell.strip(" \u3000") for cell in table.splitlines()[0].split(" | ")[1:]] == names
     assert lang == "en" or titles[0] != "head 1\nprevious word"

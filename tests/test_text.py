@@ -108,3 +108,65 @@ def test_pad_and_room_count_wide_and_narrow_characters_apart():
     assert text.room(["权重 a", "x", "分数"]) == (2, 2)
     assert text.pad("x", (2, 2)) == "x\u3000\u3000 " and text.pad("分数", (2, 2)) == "分数  "
     assert text.pad("abc", (0, 5)) == "abc".ljust(5)                    # English: str.ljust
+
+
+# -- combining marks, right-aligned cells, whole tables (issue 39: printed tables in Chinese) ------------------
+@pytest.mark.parametrize("s, columns", [("e\u0301", 1), ("cafe\u0301 权重", 9), ("a\u0308\u0304b", 2), ("权\u0301", 2)])
+def test_a_combining_mark_takes_no_column(s, columns):
+    assert text.display_width(s) == columns
+    assert text.display_width(text.ljust(s, 12)) == 12
+
+
+@pytest.mark.parametrize("cells", [
+    ["abc", "de", "fghij"],                                       # Latin
+    ["权重", "注意力分数", "头"],                                   # CJK
+    ["高斯（σ = 1）", "dot", "加性（未训练）", "q·k / √d_k"],          # mixed
+    ["cafe\u0301", "cafe", "权重 e\u0301"],                          # combining
+])
+@pytest.mark.parametrize("align", ["<", ">"])
+def test_pad_gives_every_cell_of_a_column_the_same_wide_and_narrow_counts(cells, align):
+    r = text.room(cells)
+    padded = [text.pad(c, r, align) for c in cells]
+    assert len({text._counts(p) for p in padded}) == 1                 # so any font lines them up
+    assert len({text.display_width(p) for p in padded}) == 1           # and a terminal by display width
+    assert all((p.startswith(c) if align == "<" else p.endswith(c)) for p, c in zip(padded, cells))
+    if not any(map(text.is_wide, "".join(cells))) and "\u0301" not in "".join(cells):
+        width = max(map(len, cells))
+        assert padded == [c.ljust(width) if align == "<" else c.rjust(width) for c in cells]
+
+
+def test_table_lines_up_chinese_english_and_mixed_columns():
+    rows = [["分数", "d_k=4：方差", "H/log n"], ["q·k / √d_k", "0.9358", "0.893"],
+            ["余弦（预先规范化 q、k）", "0.2520", "0.972"], ["cafe\u0301", "12.5", "1.000"]]
+    lines = text.table(rows, align="<>>").split("\n")
+    edges = {tuple(text.display_width(line[:i]) for i in _edges(line, rows[k], "<>>")) for k, line in enumerate(lines)}
+    assert len(edges) == 1, lines                      # every cell starts (left) or ends (right) in the same column
+    assert all(line == line.rstrip() for line in lines)
+    english = [["scores", "var", "H/log n"], ["q·k / √d_k", "0.9358", "0.893"], ["cosine", "0.2520", "0.972"]]
+    assert text.table(english, align="<>>").split("\n") == [
+        f"{a:<10}  {b:>6}  {c:>7}" for a, b, c in english]
+
+
+def _edges(line, cells, align):
+    """Index in ``line`` where each left-aligned cell starts and each right-aligned one ends."""
+    edges, at = [], 0
+    for cell, a in zip(cells, align):
+        at = line.index(cell, at)
+        edges.append(at if a == "<" else at + len(cell))
+        at += len(cell)
+    return edges
+
+
+def test_table_pads_short_rows_and_refuses_bad_arguments():
+    assert text.table([["a", "b"], ["ccc"]]) == "a    b\nccc"
+    assert text.table([]) == ""
+    with pytest.raises(ValueError, match=r"align: expected '<' or '>', once or once per column \(2\), got '<><'"):
+        text.table([["a", "b"]], align="<><")
+    with pytest.raises(ValueError, match=r"align: expected '<' or '>', once or once per column \(1\), got '\^'"):
+        text.table([["a"]], align="^")
+    with pytest.raises(TypeError, match=r"rows\[1\]\[0\]: expected a str, got int"):
+        text.table([["a"], [3]])
+    with pytest.raises(TypeError, match=r"gap: expected a str, got int"):
+        text.table([["a"]], gap=2)
+    with pytest.raises(ValueError, match=r"align: expected '<' or '>', got '\^'"):
+        text.pad("a", (0, 3), "^")

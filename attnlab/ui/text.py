@@ -1,12 +1,14 @@
 """Text laid out in columns: its width measured as a monospaced font draws it, in both languages.
 
 A wide character (Unicode's East Asian Wide or Fullwidth: CJK ideographs, kana, hangul, fullwidth
-punctuation such as "，" and "：") takes two columns of a monospaced font, any other one column.
+punctuation such as "，" and "：") takes two columns of a monospaced font, a combining mark (the accent
+of "é" written as e + U+0301) none, any other character one column.
 
 display_width  the columns a text takes
 ljust          a text padded with spaces to a width in columns
 fill           ``textwrap.fill`` by columns: Chinese text breaks between characters
 room, pad      table columns that line up in any font, not only a terminal's (see ``pad``)
+table          rows of cells laid out with ``room`` and ``pad``: the printed tables of the lessons
 
 Used by the lessons for the texts under their figures and the notes drawn in them.
 """
@@ -16,7 +18,7 @@ import unicodedata
 
 from ..core import checks
 
-__all__ = ["is_wide", "display_width", "ljust", "fill", "room", "pad"]
+__all__ = ["is_wide", "display_width", "ljust", "fill", "room", "pad", "table"]
 
 # Never at the start of a line: closing punctuation stays with the character before it.
 _NO_BREAK_BEFORE = set("，。、；：！？）】》」』”’・…,.;:!?)]}")
@@ -30,12 +32,17 @@ def is_wide(char):
 
 
 def display_width(text):
-    """The columns ``text`` takes in a monospaced font: 2 per wide character, 1 per other one."""
+    """The columns ``text`` takes in a monospaced font: 2 per wide character, 0 per combining mark,
+    1 per other one."""
     return _width(checks.string(text, "text"))
 
 
+def _columns(char):
+    return 2 if is_wide(char) else 0 if unicodedata.combining(char) else 1
+
+
 def _width(text):
-    return sum(2 if is_wide(c) else 1 for c in text)
+    return sum(map(_columns, text))
 
 
 def ljust(text, width, fillchar=" "):
@@ -117,9 +124,10 @@ def _cut(word, columns):
 
 # -- text tables that line up in both languages -------------------------------------------------
 def _counts(text):
-    """(wide, narrow): how many wide and how many other characters ``text`` holds."""
+    """(wide, narrow): how many wide and how many other characters ``text`` holds (combining marks,
+    drawn over the character before them, are neither)."""
     wide = sum(map(is_wide, text))
-    return wide, len(text) - wide
+    return wide, _width(text) - 2 * wide
 
 
 def room(texts):
@@ -128,11 +136,39 @@ def room(texts):
     return max(w for w, _n in counts), max(n for _w, n in counts)
 
 
-def pad(text, room):
+def pad(text, room, align="<"):
     """``text`` padded to ``room`` = (wide, narrow): wide characters with the ideographic space,
-    narrow ones with spaces (for English text: ``str.ljust``). Every cell of a column then holds as
-    many wide and as many narrow characters, so the columns line up in any font: a browser draws a
-    CJK character from a fallback font about 1.7, not 2, monospaced columns wide (padding by
-    display width, as ``ljust`` does, lines up only in a terminal)."""
+    narrow ones with spaces (for English text: ``str.ljust``, or ``str.rjust`` with ``align=">"``).
+    Every cell of a column then holds as many wide and as many narrow characters, so the columns
+    line up in any font: a browser draws a CJK character from a fallback font about 1.7, not 2,
+    monospaced columns wide (padding by display width, as ``ljust`` does, lines up only in a
+    terminal)."""
+    if align not in ("<", ">"):
+        raise ValueError(f"align: expected '<' or '>', got {align!r}")
     wide, narrow = _counts(text)
-    return text + "\u3000" * (room[0] - wide) + " " * (room[1] - narrow)
+    filling = "\u3000" * max(room[0] - wide, 0) + " " * max(room[1] - narrow, 0)
+    return filling[::-1] + text if align == ">" else text + filling
+
+
+def table(rows, align="<", gap="  "):
+    """The lines of a text table, joined with newlines: ``rows`` a sequence of rows, each a sequence
+    of cells (str), laid out so that every column lines up in both languages and in any font
+    (``room`` and ``pad``); ``align`` one character for every column or one per column, "<" (left)
+    or ">" (right: numbers); ``gap`` between columns. Rows may be shorter than the longest; no line
+    ends in spaces. English text gets what ``str.ljust``/``str.rjust`` to each column's widest cell give.
+
+    >>> print(table([["", "权重"], ["cat", "0.25"]], align="<>"))
+             权重
+    cat  \u3000\u30000.25
+    """
+    rows = [list(row) for row in rows]
+    checks.string(gap, "gap")
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            checks.string(cell, f"rows[{r}][{c}]")
+    n = max(map(len, rows), default=0)
+    aligns = align * n if isinstance(align, str) and len(align) == 1 else align
+    if not isinstance(aligns, str) or len(aligns) != n or set(aligns) - set("<>"):
+        raise ValueError(f"align: expected '<' or '>', once or once per column ({n}), got {align!r}")
+    rooms = [room([row[c] for row in rows if c < len(row)]) for c in range(n)]
+    return "\n".join(gap.join(pad(cell, rooms[c], aligns[c]) for c, cell in enumerate(row)).rstrip() for row in rows)

@@ -21,6 +21,7 @@ import torch
 from ...core import checks
 from ...core.multihead import MultiHeadAttention
 from ...i18n import N_, gettext as _
+from ...ui import text
 
 __all__ = [
     "VOCAB", "MAX_LEN", "HEAD_SIZE", "INPUT_SIZE", "HEAD_KINDS", "HEAD_TITLES", "SENTENCES", "embed",
@@ -157,13 +158,12 @@ def readout_table(readout, tokens, titles):
     named = {title: name for target in VOCAB                     # "head 1: previous word" -> "previous word"
              for title, name in zip(head_titles(len(HEAD_KINDS), target), head_names(len(HEAD_KINDS), target))}
     names = [named.get(t, t) for t in titles]                    # any other title as given
-    query = _("query")
-    lines = [f"{query:<6} | " + " | ".join(f"{t:>15}" for t in names)]
+    rows = [[_("query"), *names]]
     for t, tok in enumerate(tokens):
         cells = []
         for h in range(len(titles)):
             amounts = readout[t, h]
             w = int(torch.argmax(amounts)) if V else 0
-            cells.append(f"{VOCAB[w] + f' {float(amounts[w]):.2f}':>15}")
-        lines.append(f"{tok:<6} | " + " | ".join(cells))
-    return "\n".join(lines)
+            cells.append(f"{VOCAB[w]} {float(amounts[w]):.2f}")
+        rows.append([tok, *cells])
+    return text.table(rows, align="<" + ">" * len(titles), gap=" | ")     # columns line up in both languages

@@ -10,7 +10,7 @@ import ipywidgets as widgets
 import torch
 
 from ...core import checks
-from ...i18n import N_, gettext as _
+from ...i18n import N_, gettext as _, pgettext
 from ...ui import panels, plotting
 from ...ui.text import fill
 from ...ui.trainer import Trainer
@@ -45,7 +45,7 @@ def _describe(resolution):
     lines = [_("“it” (word {position}) refers to: {referent} (pointer weight {weight:.2f})").format(
         position=it + 1, referent=resolution.referent, weight=resolution.pointer.max())]
     for l in range(L):
-        peaks = ", ".join(_("head {head} → {word}").format(
+        peaks = pgettext("list separator", ", ").join(_("head {head} → {word}").format(
             head=h + 1, word=resolution.words[int(resolution.attention[l, h].argmax())]) for h in range(H))
         lines.append(_("block {block}, where each head's weight peaks: {peaks}").format(block=l + 1, peaks=peaks))
     return "\n".join(lines)
