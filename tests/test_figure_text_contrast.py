@@ -276,3 +276,34 @@ def test_text_in_nb04s_step_table_with_a_current_and_hidden_rows_has_a_contrast_
                                  ax=Figure().subplots(), current=3)
     low = low_contrast_texts(table.ax.figure, "nb04.draw_step_table(step 3)")
     assert not low, f"(figure, text, colour, background, ratio) under {MIN_CONTRAST}:1: {low}"
+
+
+def _hue(colour):
+    """The hue angle (degrees) in CAM02-UCS, colorspacious' perceptual space (independent of plotting's Lab)."""
+    colorspacious = pytest.importorskip("colorspacious")
+    _j, a, b = colorspacious.cspace_convert(colors.to_rgb(colour), "sRGB1", "CAM02-UCS")
+    return float(np.degrees(np.arctan2(b, a)))
+
+
+@pytest.mark.parametrize("colour", plotting.SERIES_COLORS + ("0.5", "0.6", "red", "lime"))
+def test_text_color_is_the_series_hue_darkened_to_4_5_on_white(colour):
+    text = plotting.text_color(colour)
+    assert contrast(text, "white") >= MIN_CONTRAST
+    if contrast(colour, "white") >= MIN_CONTRAST:
+        assert text == colors.to_hex(colour)             # dark enough already: unchanged (blue, black)
+        return
+    assert contrast(text, "white") < MIN_CONTRAST + 0.25   # darkened no further than needed
+    assert luminance(colors.to_rgb(text)) < luminance(colors.to_rgb(colour))
+    r, g, b = colors.to_rgb(colour)
+    if max(r, g, b) - min(r, g, b) < 0.01:               # a grey stays grey
+        r2, g2, b2 = colors.to_rgb(text)
+        assert max(r2, g2, b2) - min(r2, g2, b2) < 0.01
+    else:                                                # the same hue, within 3 degrees
+        assert abs((_hue(text) - _hue(colour) + 180) % 360 - 180) < 3
+
+
+def test_text_color_of_a_non_colour_is_a_value_error():
+    with pytest.raises(ValueError, match=r"color: expected a matplotlib colour such as '#E69F00' or 'C1', got 'nope'"):
+        plotting.text_color("nope")
+    with pytest.raises(ValueError, match=r"color: expected a matplotlib colour .*, got None"):
+        plotting.text_color(None)
