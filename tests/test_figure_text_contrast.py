@@ -41,7 +41,7 @@ from attnlab import plotting
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import _lesson_calls as calls  # noqa: E402
+import _lesson_calls as calls
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 MIN_CONTRAST = 4.5
@@ -205,6 +205,7 @@ def test_the_calls_cover_every_lesson_figure_function():
     """Every ``*_figure`` a lesson exports (its ``__all__``) is drawn here."""
     import importlib
     import pkgutil
+
     import attnlab.lessons as lessons
     drawn = {(c[0], c[1]) for c in FIGURE_CALLS} | {(c[0], c[1]) for c in _late_calls()}
     missing = []
