@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from attnlab.data import thinking_machines
 
+from attnlab import plotting
 from attnlab.lessons.nb04_self_attention_walkthrough import (
     figures as wtp,
     live,
@@ -32,7 +33,8 @@ def test_step_table_drawn_then_updated_in_place():
     assert table.update(wt.step_table(s, d["words"], step=6), title="all steps") is table
     assert list(ax.texts) == texts                                     # same artists, new text
     assert "?" not in [t.get_text() for t in ax.texts] and ax.get_title() == "all steps"
-    bold = [t for t in ax.texts if t.get_fontweight() == "bold" and t.get_color() == "C1"]
+    orange = plotting.text_color(plotting.SERIES_COLORS[1])            # the series' orange, darkened for text
+    bold = [t for t in ax.texts if t.get_fontweight() == "bold" and t.get_color() == orange]
     assert bold and bold[0].get_text().startswith("6")                 # the current step is highlighted
     fig, ax2 = plt.subplots()
     assert wtp.draw_step_table(wt.step_table(s, d["words"]), d["words"], ax=ax2, current=-1).ax is ax2

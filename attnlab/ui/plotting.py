@@ -146,6 +146,73 @@ def _text_color(value, vmin, vmax, cmap=WEIGHT_CMAP):
     return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
 
 
+MIN_TEXT_CONTRAST = 4.5        # WCAG 2.1 AA (1.4.3) for text, against white
+_WHITE_D65 = np.array([0.95047, 1.0, 1.08883])
+_SRGB_TO_XYZ = np.array([[0.4124564, 0.3575761, 0.1804375],
+                         [0.2126729, 0.7151522, 0.0721750],
+                         [0.0193339, 0.1191920, 0.9503041]])
+
+
+def _lab(rgb):
+    """CIE L*a*b* (D65) of an sRGB colour (components 0-1)."""
+    c = np.asarray(rgb, dtype=float)[:3]
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    t = _SRGB_TO_XYZ @ linear / _WHITE_D65
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _srgb(lab):
+    """The sRGB colour (components 0-1, possibly outside) of a CIE L*a*b* (D65) colour."""
+    L, a, b = lab
+    fy = (L + 16) / 116
+    f = np.array([fy + a / 500, fy, fy - b / 200])
+    t = np.where(f > 6 / 29, f ** 3, 3 * (6 / 29) ** 2 * (f - 4 / 29)) * _WHITE_D65
+    linear = np.linalg.solve(_SRGB_TO_XYZ, t)
+    return np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.abs(linear) ** (1 / 2.4) * np.sign(linear) - 0.055)
+
+
+def _contrast_on_white(rgb):
+    return 1.05 / (_luminance(rgb) + 0.05)
+
+
+def text_color(color):
+    """The colour to write text in that belongs to a series drawn in ``color`` (any matplotlib colour): ``color``
+    itself where it already has a WCAG contrast of at least 4.5:1 on white, else the same hue darkened in CIE
+    L*a*b* (lightness L* lowered, hue angle kept, chroma lowered only as far as sRGB needs) until it has.
+    Returned as a hex string; lines and bars keep ``color``. E.g. Okabe-Ito's orange #E69F00 (2.2:1) gives
+    a dark orange of 4.5:1."""
+    try:
+        rgb = matplotlib.colors.to_rgb(color)
+    except (TypeError, ValueError):
+        raise ValueError(f"color: expected a matplotlib colour such as '#E69F00' or 'C1', got {color!r}") from None
+    return _text_color_of(matplotlib.colors.to_hex(rgb))
+
+
+_TEXT_COLORS = {}
+
+
+def _text_color_of(hex_color):
+    if hex_color in _TEXT_COLORS:
+        return _TEXT_COLORS[hex_color]
+    rgb = np.array(matplotlib.colors.to_rgb(hex_color))
+    best = hex_color
+    if _contrast_on_white(rgb) < MIN_TEXT_CONTRAST:
+        L0, a0, b0 = _lab(rgb)
+        best = "#000000"
+        for L in np.arange(L0, -0.01, -0.25):
+            for keep in np.linspace(1.0, 0.0, 41):      # the most chroma that stays inside sRGB
+                out = _srgb((L, a0 * keep, b0 * keep))
+                if np.all(out >= -1e-9) and np.all(out <= 1 + 1e-9):
+                    break
+            candidate = matplotlib.colors.to_hex(np.clip(out, 0, 1))
+            if _contrast_on_white(matplotlib.colors.to_rgb(candidate)) >= MIN_TEXT_CONTRAST:
+                best = candidate
+                break
+    _TEXT_COLORS[hex_color] = best
+    return best
+
+
 def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabel=KEYS,
             ylabel=QUERIES, vmin=0.0, vmax=1.0, cmap=WEIGHT_CMAP, annotate=None, fmt="{:.2f}",
             colorbar=True):

@@ -7,7 +7,7 @@ import torch
 
 from ...core import checks
 from ...i18n import gettext as _
-from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, to_numpy
+from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, text_color, to_numpy
 from .stats import METHODS
 
 __all__ = ["LABEL_AT", "key_choice_plot", "thumbnail", "vectors_and_weights"]
@@ -68,11 +68,11 @@ def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label
     ax = axes[0, 0]
     for (x, y), name in zip(keys.tolist(), key_names):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=SERIES_COLORS[0]))
-        ax.text(*label_at.get(name, (x, y)), name, color=SERIES_COLORS[0])
+        ax.text(*label_at.get(name, (x, y)), name, color=text_color(SERIES_COLORS[0]))
     for (x, y), name in zip(queries.tolist(), query_names):
         short = name.split(" ")[0]
         ax.plot(x, y, "o", color=SERIES_COLORS[3])
-        ax.text(*label_at.get(short, (x, y)), short, color=SERIES_COLORS[3])
+        ax.text(*label_at.get(short, (x, y)), short, color=text_color(SERIES_COLORS[3]))
     ax.set(xlim=(-1.5, 3.5), ylim=(-0.6, 2.9), aspect="equal", xlabel=_("dimension 1"), ylabel=_("dimension 2"),
            title=_("keys (arrows) and queries (dots)"))
     maps = list(axes.ravel()[1:])

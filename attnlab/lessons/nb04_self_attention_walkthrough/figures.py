@@ -10,7 +10,7 @@ from ...core import checks
 from ...core.attention import scaled_dot_product_attention
 from ...core.masking import causal_mask
 from ...i18n import N_, gettext as _
-from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state
+from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, text_color
 from .steps import COMPLEXITY, LAYER_TYPES, crossover, layer_cost, path_length, plain_label
 
 __all__ = ["StepTable", "draw_step_table", "cost_plot", "path_plot", "thumbnail"]
@@ -46,7 +46,7 @@ class StepTable:
         current = max(shown) if current is None and shown else current
         for r, (n, label, row) in enumerate(table):
             hidden = any(c == "?" for c in row)
-            color = "0.6" if hidden else (SERIES_COLORS[1] if n == current else "black")
+            color = text_color("0.6") if hidden else (text_color(SERIES_COLORS[1]) if n == current else "black")
             self.labels[r].set_text(_drawable(f"{n}  {label}" if n else f"   {label}"))
             self.labels[r].set_color(color)
             self.labels[r].set_fontweight("bold" if n == current and not hidden else "normal")

@@ -15,7 +15,7 @@ from matplotlib.transforms import Bbox
 from ...core import checks, data
 from ...core.attention import scaled_dot_product_attention
 from ...i18n import gettext as _
-from ...ui.plotting import SERIES_COLORS
+from ...ui.plotting import SERIES_COLORS, text_color
 from .compute import SEED_D_K
 
 __all__ = ["WORD_COLORS", "Moves", "moves_plot", "thumbnail"]
@@ -182,7 +182,7 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
         moves.others.append(ax.add_line(Line2D([], [], marker="s", ls="", mfc="none", mec="0.6",
                                                ms=8, mew=1.5)))
         moves.other_labels.append(ax.add_artist(Annotation("", (0, 0), xytext=(0, -9), textcoords="offset points",
-                                                           fontsize=9, color="0.5", va="top")))
+                                                           fontsize=9, color=text_color("0.5"), va="top")))
     return moves.update(words, before, after, others=others)
 
 

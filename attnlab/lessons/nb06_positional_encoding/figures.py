@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 from ...core import checks
 from ...core.positional import sinusoidal_encoding
 from ...i18n import gettext as _
-from ...ui.plotting import SERIES_COLORS, to_numpy
+from ...ui.plotting import SERIES_COLORS, text_color, to_numpy
 from .encoding import frequencies, offset_similarity, similarity_by_offset, wavelengths
 
 __all__ = [
@@ -139,7 +139,7 @@ def binary_counter_plot(num_bits=3, *, ax=None):
         ax.step(np.append(n, n[-1] + 1), np.append(bits, bits[-1]) + offset, where="post",
                 color=SERIES_COLORS[b % len(SERIES_COLORS)], linewidth=2, label=_("bit {b} (flips every {n})").format(b=b, n=2 ** b))
         for k, v in zip(n, bits):
-            ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=SERIES_COLORS[b % len(SERIES_COLORS)])
+            ax.text(k + 0.5, offset + v + 0.12, str(v), ha="center", fontsize=8, color=text_color(SERIES_COLORS[b % len(SERIES_COLORS)]))
     ax.set_xticks(n + 0.5)
     ax.set_xticklabels([f"{k}\n{k:0{num_bits}b}" for k in n])
     ax.set_yticks([])
@@ -235,7 +235,7 @@ def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6
     for k, i0 in enumerate(starts):
         a, b = P[i0, 2 * j:2 * j + 2].tolist(), P[i0 + delta, 2 * j:2 * j + 2].tolist()   # (sin, cos) at i, i+δ
         arrows.append(ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=SERIES_COLORS[(k + 1) % len(SERIES_COLORS)], linewidth=2)))
-        ax.annotate(f"{i0} → {i0 + delta}", xy=a, xytext=(1.3 * a[0], 1.2 * a[1]), color=SERIES_COLORS[(k + 1) % len(SERIES_COLORS)], ha="center", fontsize=10)
+        ax.annotate(f"{i0} → {i0 + delta}", xy=a, xytext=(1.3 * a[0], 1.2 * a[1]), color=text_color(SERIES_COLORS[(k + 1) % len(SERIES_COLORS)]), ha="center", fontsize=10)
     ax.set(xlabel=_("column {c} = sin(i ω_{j})").format(c=2 * j, j=j),
            ylabel=_("column {c} = cos(i ω_{j})").format(c=2 * j + 1, j=j),
            xlim=(-1.5, 1.5), ylim=(-1.35, 1.35), aspect="equal")
