@@ -382,6 +382,53 @@ def test_the_shipped_run_measured_copying_with_and_without_heads():
         assert 0 <= r[key]["copying"]["accuracy"] <= 1
 
 
+def test_copied_reads_the_second_copy_teacher_forced(shipped):
+    p = induction.probes(1, seed=0)[0]
+    word = p.text[p.first:p.first + p.length]
+    got = induction.copied(shipped, p)
+    assert len(got) == p.length and got[0] == word[0]
+    tokens = torch.tensor([corpus.encode(p.text)])
+    with torch.no_grad():
+        best = shipped(tokens)[0].argmax(-1)
+    assert got[1:] == corpus.decode(best[p.second:p.second + p.length - 1].tolist())
+    with pytest.raises(TypeError, match="probe: expected a Probe"):
+        induction.copied(shipped, p.text)
+    with pytest.raises(TypeError, match="model: expected a GPT"):
+        induction.copied(None, p)
+
+
+def test_training_windows_with_made_up_words_repeated():
+    """copy_share=1: every window gets its made-up words twice; the first copies' letters are no targets;
+    the same seed gives the same windows; copy_share=0 gives the plain windows."""
+    from attnlab.lessons.nb12_gpt import training
+    x, y = next(training.batches(8, 64, torch.Generator().manual_seed(3), 1.0, 2))
+    x2, y2 = next(training.batches(8, 64, torch.Generator().manual_seed(3), 1.0, 2))
+    assert torch.equal(x, x2) and torch.equal(y, y2)
+    assert x.shape == y.shape == (8, 64)
+    assert (y == -100).any(1).all()                                # each window ignores some targets
+    assert torch.equal(y[:, :-1][y[:, :-1] != -100], x[:, 1:][y[:, :-1] != -100])   # the others are the next characters
+    x, y = next(training.batches(8, 256, torch.Generator().manual_seed(4), 1.0, 2))
+    found = recurring = 0
+    for b in range(8):                                             # a run of ignored letters: a first copy
+        first = [t + 1 for t in range(255) if y[b, t] == -100]
+        runs = [[first[0]]]
+        for t in first[1:]:
+            runs[-1].append(t) if t == runs[-1][-1] + 1 else runs.append([t])
+        for r in runs:
+            word = corpus.decode(x[b, r[0]:r[-1] + 1].tolist())
+            found += 1
+            recurring += word in corpus.decode(x[b, r[-1] + 1:].tolist())
+    assert found >= 8 and recurring >= found / 2                  # second copies cut off at the window's end
+    plain, _ = next(training.batches(8, 64, torch.Generator().manual_seed(3)))
+    ids = training._train_ids()
+    starts = torch.randint(0, len(ids) - 65, (8,), generator=torch.Generator().manual_seed(3))
+    assert torch.equal(plain, torch.stack([ids[s:s + 64] for s in starts.tolist()]))
+    with pytest.raises(ValueError, match="copy_share: expected a number <= 1, got 1.5"):
+        next(training.run(1, copy_share=1.5, d_model=16, layers=1, heads=2))
+    with pytest.raises(ValueError, match="words: expected an int >= 1, got 0"):
+        next(training.run(1, words=0, d_model=16, layers=1, heads=2))
+
+
 def test_probes_hold_a_made_up_word_twice():
     for p in induction.probes(5, seed=2):
         w = p.text[p.first:p.first + p.length]

@@ -21,7 +21,7 @@ from ...ui.trainer import one_thread
 from . import corpus
 from .model import GPT, ablate
 
-__all__ = ["LETTERS", "Probe", "copying", "induction_scores", "measure_all", "probes"]
+__all__ = ["LETTERS", "Probe", "copied", "copying", "induction_scores", "measure_all", "probes"]
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -95,6 +95,16 @@ def copying(model, items):
         right.append((logits[i, t].argmax(-1) == target).double())
         bits.append(-torch.log_softmax(logits[i, t].double(), -1).gather(-1, target[:, None])[:, 0] / torch.log(torch.tensor(2.0)))
     return {"accuracy": torch.cat(right).mean().item(), "bits": torch.cat(bits).mean().item()}
+
+
+def copied(model, probe):
+    """The second copy of ``probe``'s made-up word as ``model`` reads it, teacher-forced: its first letter,
+    then at each letter the model's most probable next character (a str of the word's length)."""
+    checks.instance(model, "model", GPT, "a GPT (e.g. pretrained())")
+    checks.instance(probe, "probe", Probe, "a Probe (an item of probes())")
+    tokens, logits = _run(model, [probe], False)
+    t = torch.arange(probe.second, probe.second + probe.length - 1)
+    return probe.text[probe.second] + corpus.decode(logits[0, t].argmax(-1).tolist())
 
 
 def measure_all(model, n=64, seed=0, top=2):

@@ -19,7 +19,7 @@ from .model import GPT
 __all__ = ["DEFAULTS", "FINE_TUNE_LR", "FINE_TUNE_STEPS", "SHIPPED", "SHIPPED_STEPS", "add_shipped_measurements", "batches", "retrain_and_measure", "run",
            "train"]
 
-DEFAULTS = dict(batch_size=16, lr=3e-3, warmup=50)
+DEFAULTS = dict(batch_size=16, lr=3e-3, warmup=50, copy_share=0.0, words=3)
 SHIPPED = dict(d_model=128, heads=4, layers=4, context=256)
 _TRAIN = {}
 
@@ -30,22 +30,78 @@ def _train_ids():
     return _TRAIN["ids"]
 
 
-def batches(batch_size, context, generator):
-    """An endless stream of (inputs (B, T), targets (B, T)): random windows of the training text."""
+def _made_up_alphabets():
+    """The characters made-up words are drawn from: the Latin lowercase letters and the CJK characters of
+    the course's vocabulary (their token ids)."""
+    if "alphabets" not in _TRAIN:
+        chars = corpus.vocab()
+        latin = [c for c in "abcdefghijklmnopqrstuvwxyz" if c in chars]
+        cjk = [c for c in chars if "\u4e00" <= c <= "\u9fff"]
+        _TRAIN["alphabets"] = (torch.tensor(corpus.encode("".join(latin))), torch.tensor(corpus.encode("".join(cjk))),
+                               corpus.encode(" ")[0])
+    return _TRAIN["alphabets"]
+
+
+def _with_repeats(window, generator, words):
+    """``window`` (T + 1,) of real text with ``words`` made-up words (Latin letters between spaces in a window
+    with more Latin letters than CJK characters, else CJK characters) spliced in, each twice (the second
+    copies after all the first ones, in shuffled order), cut back to T + 1: (ids (T + 1,), ignore (T + 1,)
+    bool, True where a character is a letter of a first copy -- unpredictable, so not a target)."""
+    latin, cjk, space = _made_up_alphabets()
+    n = len(window)
+    chinese = bool((window > cjk[0]).sum() > torch.isin(window, latin).sum())    # the window's script: CJK or Latin
+    cuts = torch.randint(0, n, (2 * words,), generator=generator).sort().values.tolist()
+    pieces = []
+    for _ in range(words):
+        length = int(torch.randint(3, 10, (1,), generator=generator))
+        if not chinese:
+            word = latin[torch.randint(0, len(latin), (length,), generator=generator)].tolist()
+            word = [space] + word + [space]
+        else:
+            word = cjk[torch.randint(0, len(cjk), (length,), generator=generator)].tolist()
+        pieces.append(word)
+    order = list(range(words)) + [words + i for i in torch.randperm(words, generator=generator).tolist()]
+    ids, ignore, last = [], [], 0
+    for cut, which in zip(cuts, order):
+        ids += window[last:cut].tolist()
+        ignore += [False] * (cut - last)
+        word = pieces[which % words]
+        ids += word
+        ignore += [which < words] * len(word)
+        last = cut
+    ids += window[last:].tolist()
+    ignore += [False] * (n - last)
+    return torch.tensor(ids[:n]), torch.tensor(ignore[:n])
+
+
+def batches(batch_size, context, generator, copy_share=0.0, words=3):
+    """An endless stream of (inputs (B, T), targets (B, T)): random windows of the training text. With
+    ``copy_share`` > 0, that share of the windows (drawn per window) get ``words`` made-up words spliced in,
+    each twice (see _with_repeats): their second copies can only be predicted by copying from the first,
+    which is what induction heads do. The first copies' letters are no targets (-100, ignored)."""
     ids = _train_ids()
     while True:
         starts = torch.randint(0, len(ids) - context - 1, (batch_size,), generator=generator)
         window = torch.stack([ids[s:s + context + 1] for s in starts.tolist()])                # (B, T + 1)
-        yield window[:, :-1], window[:, 1:]
+        targets = window[:, 1:].clone()
+        if copy_share > 0:
+            for b in range(batch_size):
+                if torch.rand(1, generator=generator).item() < copy_share:
+                    window[b], ignore = _with_repeats(window[b], generator, words)
+                    targets[b] = window[b, 1:].masked_fill(ignore[1:], -100)
+        yield window[:, :-1], targets
 
 
 @checks.arguments(steps=checks.Int(1, 1_000_000), seed=checks.Int(0), model=checks.Optional(checks.Instance(GPT, "a GPT")))
 def run(steps, *, seed=0, model=None, eval_every=0, **options):
     """Train ``model`` (default a fresh GPT(SHIPPED, seed=seed)); yield {"loss", "step", "model"} per step
     (and "heldout bits" every ``eval_every`` steps when > 0); return the model in eval mode.
-    ``options``: DEFAULTS' keys (batch_size, lr, warmup) and, for a fresh model, GPT's config."""
+    ``options``: DEFAULTS' keys (batch_size, lr, warmup; copy_share and words: see batches) and, for a fresh
+    model, GPT's config."""
     opts = dict(DEFAULTS)
     opts.update({k: options.pop(k) for k in list(options) if k in DEFAULTS})
+    opts["copy_share"] = checks.real(opts["copy_share"], "copy_share", low=0.0, high=1.0)
+    opts["words"] = checks.count(opts["words"], "words", low=1, high=20)
     if model is None:
         model = GPT(len(corpus.vocab()), **dict(SHIPPED, **options), seed=seed)
     elif options:
@@ -56,7 +112,7 @@ def run(steps, *, seed=0, model=None, eval_every=0, **options):
     warmup = min(opts["warmup"], steps)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: (s + 1) / warmup if s < warmup else
                                                  0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (s - warmup) / max(1, steps - warmup))))
-    stream = batches(opts["batch_size"], model.config["context"], generator)
+    stream = batches(opts["batch_size"], model.config["context"], generator, opts["copy_share"], opts["words"])
     for step in range(steps):
         inputs, targets = next(stream)
         with one_thread():
