@@ -14,6 +14,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 
 def _cpu():
     s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -38,9 +40,6 @@ def _timed(item, phase):
     _out.write(json.dumps({"test": item.nodeid, "phase": phase, "cpu": round(own2 - own, 3),
                            "children": round(kids2 - kids, 3), "wall": round(time.time() - wall, 3)}) + "\n")
     _out.flush()
-
-
-import pytest  # noqa: E402  (after the helpers: the hooks below need it)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -162,6 +162,7 @@ def test_nb12_figures_draw_the_colours_listed_above():
     measures what the figures draw), and the ablated bar is hatched as well."""
     import torch
     from matplotlib.figure import Figure
+
     from attnlab.lessons import nb12_gpt as lesson
     from attnlab.lessons.nb12_gpt import corpus
     logits = torch.linspace(-3, 3, len(corpus.vocab()), dtype=torch.float64)
