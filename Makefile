@@ -340,7 +340,7 @@ VENVLOW ?= .venv-lowest
 UV_VERSION := 0.13.9
 test-lowest:
 	$(PYTHON) -m pip install -q uv==$(UV_VERSION)
-	$(PYTHON) -m uv venv -q --python $(PYTHON) $(VENVLOW)
+	$(PYTHON) -m uv venv -q --seed --python $(PYTHON) $(VENVLOW)
 	$(PYTHON) -m uv pip install -q --python $(VENVLOW)/bin/python --resolution lowest-direct -e ".[test]"
 	$(VENVLOW)/bin/python tools/latest.py --group unit --group notebooks
 
