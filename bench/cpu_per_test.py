@@ -33,6 +33,11 @@ def pytest_configure(config):
     _out = open(folder / f"{worker}.jsonl", "a")
 
 
+def pytest_unconfigure(config):
+    if _out is not None:
+        _out.close()
+
+
 def _timed(item, phase):
     own, kids, wall = *_cpu(), time.time()
     yield
