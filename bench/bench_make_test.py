@@ -33,8 +33,25 @@ def tree(proc):
         return []
 
 
+def kind(proc):
+    """What a process is, in a few words: the program and what it runs (a kernel, pytest, voila, ...)."""
+    try:
+        cmd = proc.cmdline()
+    except psutil.Error:
+        return "?"
+    words = " ".join(cmd)
+    for needle, name in (("ipykernel", "kernel"), ("sys.stdin.readline", "pytest worker"), ("pytest", "pytest"),
+                         ("voila", "voila"), ("jupyterhub-singleuser", "hub learner server"),
+                         ("jupyterhub", "jupyterhub"), ("jupyter-lab", "jupyterlab"), ("configurable-http-proxy", "proxy"),
+                         ("chrom", "chromium"), ("pip", "pip"), ("node", "node"), ("make", "make")):
+        if needle in words:
+            return name
+    return Path(cmd[0]).name if cmd else "?"
+
+
 def memory(procs):
     pss = rss = 0
+    kinds = {}
     for p in procs:
         try:
             info = p.memory_full_info()
@@ -42,7 +59,10 @@ def memory(procs):
             continue
         pss += getattr(info, "pss", info.rss)
         rss += info.rss
-    return pss, rss
+        k = kind(p)
+        n, b = kinds.get(k, (0, 0))
+        kinds[k] = (n + 1, b + getattr(info, "pss", info.rss))
+    return pss, rss, kinds
 
 
 def run(where, command, every):
@@ -54,9 +74,11 @@ def run(where, command, every):
     peak = {"pss": 0, "rss": 0, "processes": 0, "at_s": 0.0}
     while proc.poll() is None:
         procs = tree(top)
-        pss, rss = memory(procs)
+        pss, rss, kinds = memory(procs)
         if pss > peak["pss"]:
-            peak = {"pss": pss, "rss": rss, "processes": len(procs), "at_s": round(time.time() - start)}
+            peak = {"pss": pss, "rss": rss, "processes": len(procs), "at_s": round(time.time() - start),
+                    "by_kind": {k: [n, round(b / 2**30, 2)] for k, (n, b) in
+                                sorted(kinds.items(), key=lambda kv: -kv[1][1])}}
         time.sleep(every)
     wall = time.time() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)     # make and all it waited for, once reaped
@@ -65,6 +87,7 @@ def run(where, command, every):
     return {"rc": proc.returncode, "wall_s": round(wall), "cpu_s": round(cpu),
             "peak_pss_gb": round(peak["pss"] / 2**30, 2), "peak_rss_gb": round(peak["rss"] / 2**30, 2),
             "peak_processes": peak["processes"], "peak_at_s": peak["at_s"],
+            "peak_by_kind": peak.get("by_kind", {}),   # {what: [processes, GB PSS]} at the peak
             "log": str(Path(where) / "make-test.log")}
 
 
