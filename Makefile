@@ -216,7 +216,8 @@ site: $(VENV)/.runtime $(KATEX)
 #    2. UNTRACED and notebooks/ (nbval: the cells run in kernels, outside coverage anyway), without
 #       coverage. UNTRACED are the in-process files that spend their time drawing with matplotlib,
 #       where coverage's tracer made them ~1.6x slower (make test's first run took 694 s with them
-#       traced and 457 s with nothing traced, 2026-11-26); the covered runs reach 94 % without them.
+#       traced and 457 s with nothing traced, 2026-11-26). The last four moved here on 2026-11-28:
+#       traced they took 160 CPU s, untraced 105; the covered unit run's coverage went from 95 % to 93 %.
 #  test-browser-pages and test-browser-servers: tests/browser in two processes, each under coverage
 #    into a data file of its own. The pages line serves the lesson notebooks (one shared Voila server,
 #    every dashboard in both languages), the static site and the installed package; the servers line
@@ -229,9 +230,13 @@ site: $(VENV)/.runtime $(KATEX)
 # make test fails when a notebook of notebooks/ ran more than NOTEBOOK_RUNS_MAX times (nbval once, its
 # dashboard page once: tests of a server or the template serve tiny notebooks of their own).
 # Then both coverage files are combined and checked against --fail-under.
+# One thread per torch process (OMP_NUM_THREADS=1 unless set), as `make dashboard` and the hub run kernels:
+# the lines' pytest workers and kernels already outnumber 2 cores, and a second OpenMP thread each only
+# spins (the covered run: 457 CPU s with torch's default 2 threads, 437 with one, on a quiet machine).
 XDIST ?= 2
 NOTEBOOK_RUNS_MAX := 2
-UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py tests/test_panel_names.py
+UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py tests/test_panel_names.py \
+  tests/test_figure_text_contrast.py tests/test_series_styles.py tests/test_checks_per_move.py tests/test_nb07_figures.py
 COV_PAGES := build/coverage-browser/pages.coverage
 COV_SERVERS := build/coverage-browser/servers.coverage
 BROWSER_PAGES := $(addprefix tests/browser/test_,dashboards.py site_pages.py pip_voila.py ports.py)
@@ -243,7 +248,7 @@ test: test-prereqs
 	$(PY) tools/catalog.py check
 	rm -f .coverage $(COV_PAGES) $(COV_SERVERS)
 	$(PY) -m tests.notebook_runs clear
-	$(MAKE) -j3 --output-sync=line test-units test-browser-pages test-browser-servers; status=$$?; \
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(MAKE) -j3 --output-sync=line test-units test-browser-pages test-browser-servers; status=$$?; \
 	  $(PY) -m tests.notebook_runs report --max $(NOTEBOOK_RUNS_MAX) || status=1; exit $$status
 	$(PY) -m coverage combine --append $(COV_PAGES) $(COV_SERVERS)
 	$(PY) -m coverage report --fail-under=90

@@ -80,11 +80,18 @@ if _hypothesis_settings is not None:
 # otherwise hand out the files with the most tests first), so the longest start first (measured
 # under load on the 2-core machine: bench/bench_tests_before.md and bench/bench_tests.md); otherwise
 # the two processes could end far apart, one still running a long file it took last.
-_LONGEST_FIRST = ["tests/test_lesson_bad_inputs.py", "tests/test_panel_blit_notebooks.py",
-                  "tests/test_nb02_scoring_functions.py", "tests/test_nb03_multi_head_attention.py",
-                  "tests/test_nb01_kernel_regression.py", "tests/test_panels.py", "tests/test_nb06_symbols.py",
-                  "tests/test_nb04_figures.py", "tests/test_nb00_index.py", "tests/test_nb05_cat_milk_it.py",
-                  "tests/test_nb06_figures.py", "tests/test_nb07_costs.py", "tests/test_i18n.py"]
+_LONGEST_FIRST = [
+    # make test's UNTRACED + nbval run (CPU s, one thread, 2026-11-28: bench/cpu_per_test.py)
+    "tests/test_panel_blit_notebooks.py", "tests/test_panel_names.py", "tests/test_panels.py",
+    "tests/test_lesson_bad_inputs.py", "tests/test_figure_text_contrast.py", "tests/test_series_styles.py",
+    "tests/test_checks_per_move.py", "notebooks/11_induction_heads.ipynb", "notebooks/zh/11_induction_heads.ipynb",
+    "tests/test_nb07_figures.py", "notebooks/12_gpt.ipynb", "notebooks/zh/12_gpt.ipynb",
+    # the covered run
+    "tests/test_nb11_induction_heads.py", "tests/test_i18n.py", "tests/test_nb08_widgets.py",
+    "tests/test_classroom_unit.py", "tests/test_nb12_gpt.py", "tests/test_nb12_gpt_live.py",
+    "tests/test_nb02_scoring_functions.py", "tests/test_static_view.py", "tests/test_notebook_links.py",
+    "tests/test_nb10_encoder_decoder.py", "tests/test_nb09_transformer_block.py", "tests/test_cli.py",
+    "tests/test_site_builder.py", "tests/test_zh_figures.py"]
 
 
 def pytest_collection_modifyitems(config, items):
