@@ -99,3 +99,22 @@ def pytest_collection_modifyitems(config, items):
         return
     rank = {path: i for i, path in enumerate(_LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))   # stable
+
+
+try:
+    import pytest as _pytest
+    from attnlab.i18n import get_language as _get_language, set_language as _set_language
+except ImportError:  # run without the package (a tool's own tests): nothing to restore
+    _pytest = None
+
+if _pytest is not None:
+    @_pytest.fixture(autouse=True)
+    def _language_restored():
+        """Each test leaves the language as it found it. A Chinese notebook's cells run in-process
+        (tests/_notebook_panels.py) call ``attnlab.set_language("zh")``, which holds for the whole process:
+        without this, the next test in the same pytest process printed Chinese (make test, 2026-11-28,
+        when test_panel_names.py ran before test_panels.py)."""
+        before = _get_language()
+        yield
+        if _get_language() != before:
+            _set_language(before)
