@@ -103,6 +103,7 @@ def pytest_collection_modifyitems(config, items):
 
 try:
     import pytest as _pytest
+
     from attnlab.i18n import get_language as _get_language, set_language as _set_language
 except ImportError:  # run without the package (a tool's own tests): nothing to restore
     _pytest = None
@@ -118,3 +119,33 @@ if _pytest is not None:
         yield
         if _get_language() != before:
             _set_language(before)
+
+
+try:
+    import ctypes as _ctypes
+    import gc as _gc
+    import sys
+
+    _libc = _ctypes.CDLL("libc.so.6")
+    _malloc_trim = _libc.malloc_trim
+except (ImportError, OSError, AttributeError):  # not glibc (macOS, musl): nothing to hand back
+    _malloc_trim = None
+
+if _pytest is not None and _malloc_trim is not None:
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        """After a test file's last test, close the widgets it made and give the memory its tensors and
+        figures freed back to the system (glibc's malloc_trim). glibc keeps freed heap for reuse, so a pytest process that ran
+        many files held the high-water mark of every one: an xdist worker of make test grew to about
+        1 GB (2026-11-28: test_nb09 + test_nb11 + test_nb12 in one process, 851 MB at the end, 675 MB
+        trimmed after each file; the whole-run peak is bench/bench_make_test.py's)."""
+        yield
+        this = item.nodeid.split("::", 1)[0]
+        if nextitem is None or nextitem.nodeid.split("::", 1)[0] != this:
+            widgets = sys.modules.get("ipywidgets")
+            if widgets is not None:
+                # ipywidgets keeps every widget it made until it is closed, and with a panel's controls
+                # their callbacks, the panel and its figure (19 panels after three lesson files)
+                widgets.Widget.close_all()
+            _gc.collect()
+            _malloc_trim(0)
