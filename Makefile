@@ -230,6 +230,10 @@ site: $(VENV)/.runtime $(KATEX)
 # make test fails when a notebook of notebooks/ ran more than NOTEBOOK_RUNS_MAX times (nbval once, its
 # dashboard page once: tests of a server or the template serve tiny notebooks of their own).
 # Then both coverage files are combined and checked against --fail-under.
+# Under make test the pages line runs at a lower priority (PAGES_NICE): it has no clock to keep, and it
+# ended ~300 s before the units line, which decides make test's time (2026-11-28, fresh clone of e4f0730:
+# units 1,040 s, pages 880, servers 940 after 80 s of prerequisites); the servers line keeps its priority,
+# its tests time claims and culling.
 # One thread per torch process (OMP_NUM_THREADS=1 unless set), as `make dashboard` and the hub run kernels:
 # the lines' pytest workers and kernels already outnumber 2 cores, and a second OpenMP thread each only
 # spins (the covered run: 457 CPU s with torch's default 2 threads, 437 with one, on a quiet machine).
@@ -248,7 +252,8 @@ test: test-prereqs
 	$(PY) tools/catalog.py check
 	rm -f .coverage $(COV_PAGES) $(COV_SERVERS)
 	$(PY) -m tests.notebook_runs clear
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(MAKE) -j3 --output-sync=line test-units test-browser-pages test-browser-servers; status=$$?; \
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(MAKE) -j3 --output-sync=line PAGES_NICE="nice -n 5" \
+	  test-units test-browser-pages test-browser-servers; status=$$?; \
 	  $(PY) -m tests.notebook_runs report --max $(NOTEBOOK_RUNS_MAX) || status=1; exit $$status
 	$(PY) -m coverage combine --append $(COV_PAGES) $(COV_SERVERS)
 	$(PY) -m coverage report --fail-under=90
@@ -264,7 +269,7 @@ test-browser: test-browser-pages test-browser-servers
 
 test-browser-pages:
 	mkdir -p $(dir $(COV_PAGES))
-	COVERAGE_FILE=$(COV_PAGES) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= $(BROWSER_PAGES)
+	COVERAGE_FILE=$(COV_PAGES) $(PAGES_NICE) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= $(BROWSER_PAGES)
 
 test-browser-servers:
 	mkdir -p $(dir $(COV_SERVERS))

@@ -39,11 +39,12 @@ def kind(proc):
         cmd = proc.cmdline()
     except psutil.Error:
         return "?"
-    words = " ".join(cmd)
+    # the program and its first arguments, by name (not the paths they sit in: pytest's temporary folders)
+    words = " ".join(Path(w).name if "/" in w else w for w in cmd[:4])
     for needle, name in (("ipykernel", "kernel"), ("sys.stdin.readline", "pytest worker"), ("pytest", "pytest"),
-                         ("voila", "voila"), ("jupyterhub-singleuser", "hub learner server"),
+                         ("voila", "voila"), ("attnlab serve", "voila"), ("jupyterhub-singleuser", "hub learner server"),
                          ("jupyterhub", "jupyterhub"), ("jupyter-lab", "jupyterlab"), ("configurable-http-proxy", "proxy"),
-                         ("chrom", "chromium"), ("pip", "pip"), ("node", "node"), ("make", "make")):
+                         ("chrom", "chromium"), ("pip", "pip"), ("node", "node"), ("make", "make"), ("sh", "shell")):
         if needle in words:
             return name
     return Path(cmd[0]).name if cmd else "?"

@@ -26,6 +26,7 @@ import io
 import os
 from pathlib import Path
 
+import ipywidgets as widgets
 import matplotlib
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager
@@ -155,6 +156,9 @@ def play_panels(path):
     path = Path(path).resolve()
     nb = nbformat.read(path, as_version=4)
     cells, plays = plan(nb)
+    # one notebook's panels alive at a time: ipywidgets keeps every widget until it is closed, and through
+    # a panel's controls its figure (the blit test's worker held all 13 notebooks' panels, ~0.8 GB)
+    widgets.Widget.close_all()
     made, original, collecting = _collecting()
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)

@@ -26,6 +26,7 @@ import time
 import urllib.request
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from dashboard_helpers import COUNTING_CONFIG, LESSON_PANEL, LOCAL, ROOT, free_port, write_tiny_notebooks
 
@@ -246,7 +247,13 @@ def test_attnlab_serve_renders_a_lesson_in_each_language(fresh_venv, browser, tm
             resp = page.goto(f"{base}/voila/render/{page_path}", wait_until="domcontentloaded", timeout=180_000)
             assert resp.status == 200
             assert "getRandomValues" in resp.text(), "not rendered with the attnlab template"
-            page.wait_for_function(FIGURE, timeout=180_000, polling=100)
+            try:
+                page.wait_for_function(FIGURE, timeout=180_000, polling=100)
+            except PlaywrightTimeout:       # say which server, what the page showed and what the server logged
+                page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}_failed.png"))
+                pytest.fail(f"attnlab serve --lang {lang}: no figure within 180 s; page errors {errors}; the page "
+                            f"said:\n{page.inner_text('body')[:800]}\nthe server logged (last 3,000 characters):\n"
+                            f"{log_path.read_text()[-3000:]}")
             page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}.png"))
             text = page.inner_text("body")
             assert "There was an error when executing cell" not in text
