@@ -1,7 +1,8 @@
 """A pytest plugin: the CPU seconds each test spends (its process's user + system time, and that of child
 processes reaped during the test: a kernel nbval or nbconvert started, a subprocess), written as JSON lines to
-$CPU_PER_TEST_OUT/<worker>.jsonl, one per test phase. CPU time, unlike wall time, hardly moves with the
-machine's load, so files can be compared while other work runs.
+$CPU_PER_TEST_OUT/<worker>.jsonl, one per test phase. CPU time moves less with the machine's load than wall
+time, so files can be compared while other work runs, with one torch thread (OMP_NUM_THREADS=1, as make test
+runs): torch's second OpenMP thread spins while it waits, and spins longer on a busy machine.
 
     PYTHONPATH=bench CPU_PER_TEST_OUT=build/cpu-per-test .venv/bin/python -m pytest -p cpu_per_test ...
     .venv/bin/python bench/cpu_per_test.py build/cpu-per-test [--top 30]     # totals per file, then per test

@@ -219,56 +219,56 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def test_attnlab_serve_renders_a_lesson_in_each_language(fresh_venv, browser, tmp_path):
-    """`attnlab serve --lang en` and `attnlab serve --lang zh`, one server each, started together."""
+    """`attnlab serve --lang en`, then `attnlab serve --lang zh`: one server each, one after the other (started
+    together they held two servers and their kernels at make test's memory peak, 2026-11-28)."""
     env = clean_env(fresh_venv)
     env["JUPYTER_CONFIG_PATH"] = str(COUNTING_CONFIG)     # counts the notebooks it runs; sets nothing
     folder = write_tiny_notebooks(tmp_path / "lessons", LESSON_PANEL, "00_index.ipynb")
-    servers = {}
-    try:
-        for lang in ("en", "zh"):
-            port, log_path = free_port(), tmp_path / f"serve-{lang}.log"
-            log = open(log_path, "w")
+    for lang in ("en", "zh"):
+        port, log_path = free_port(), tmp_path / f"serve-{lang}.log"
+        base = f"http://127.0.0.1:{port}"
+        with open(log_path, "w") as log:
             proc = subprocess.Popen([str(fresh_venv / "bin" / "attnlab"), "serve", str(folder), "--lang", lang,
                                      "--port", str(port), "--no-browser"],
                                     cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
-            servers[lang] = (proc, log, log_path, f"http://127.0.0.1:{port}")
-        for lang, (proc, _, log_path, base) in servers.items():
-            page_path = "zh/00_index.ipynb" if lang == "zh" else "00_index.ipynb"
-            # the index of this edition is the preheated page (as `make dashboard ATTNLAB_LANG=...`)
-            _while_running(proc, log_path, 240, f"attnlab serve --lang {lang}: the index's kernel pool was filled",
-                           lambda log_path=log_path: "Kernel pool of " in log_path.read_text())
-            said = {"en": "attnlab serve: open {}", "zh": "attnlab serve：请打开 {}"}[lang]   # in the language asked for
-            assert said.format(f"{base}/voila/render/{page_path}") in log_path.read_text()
-            ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-            page = ctx.new_page()
-            outside, errors = [], []
-            page.on("request", lambda req, outside=outside: None if LOCAL.match(req.url) else outside.append(req.url))
-            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)[:300]))
-            resp = page.goto(f"{base}/voila/render/{page_path}", wait_until="domcontentloaded", timeout=180_000)
-            assert resp.status == 200
-            assert "getRandomValues" in resp.text(), "not rendered with the attnlab template"
             try:
-                page.wait_for_function(FIGURE, timeout=180_000, polling=100)
-            except PlaywrightTimeout:       # say which server, what the page showed and what the server logged
-                page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}_failed.png"))
-                pytest.fail(f"attnlab serve --lang {lang}: no figure within 180 s; page errors {errors}; the page "
-                            f"said:\n{page.inner_text('body')[:800]}\nthe server logged (last 3,000 characters):\n"
-                            f"{log_path.read_text()[-3000:]}")
-            page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}.png"))
-            text = page.inner_text("body")
-            assert "There was an error when executing cell" not in text
-            assert bool(CJK.search(text)) == (lang == "zh"), text[:500]
-            assert "Using pre-heated kernel: " in log_path.read_text(), "the index's pool was not used"
-            page.close(run_before_unload=True)
-            ctx.close()
-            assert not outside, f"requests to outside hosts: {outside}"
-            assert not errors, errors
-    finally:
-        for proc, _, _, _ in servers.values():
-            proc.terminate()
-        for proc, log, _, _ in servers.values():
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log.close()
+                _serves_its_edition(browser, proc, lang, base, log_path, tmp_path)
+            finally:
+                proc.terminate()
+                try:
+                    proc.wait(20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+def _serves_its_edition(browser, proc, lang, base, log_path, tmp_path):
+    page_path = "zh/00_index.ipynb" if lang == "zh" else "00_index.ipynb"
+    # the index of this edition is the preheated page (as `make dashboard ATTNLAB_LANG=...`)
+    _while_running(proc, log_path, 240, f"attnlab serve --lang {lang}: the index's kernel pool was filled",
+                   lambda: "Kernel pool of " in log_path.read_text())
+    said = {"en": "attnlab serve: open {}", "zh": "attnlab serve：请打开 {}"}[lang]   # in the language asked for
+    assert said.format(f"{base}/voila/render/{page_path}") in log_path.read_text()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = ctx.new_page()
+    outside, errors = [], []
+    page.on("request", lambda req: None if LOCAL.match(req.url) else outside.append(req.url))
+    page.on("pageerror", lambda e: errors.append(str(e)[:300]))
+    resp = page.goto(f"{base}/voila/render/{page_path}", wait_until="domcontentloaded", timeout=180_000)
+    assert resp.status == 200
+    assert "getRandomValues" in resp.text(), "not rendered with the attnlab template"
+    try:
+        page.wait_for_function(FIGURE, timeout=180_000, polling=100)
+    except PlaywrightTimeout:       # say which server, what the page showed and what the server logged
+        page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}_failed.png"))
+        pytest.fail(f"attnlab serve --lang {lang}: no figure within 180 s; page errors {errors}; the page "
+                    f"said:\n{page.inner_text('body')[:800]}\nthe server logged (last 3,000 characters):\n"
+                    f"{log_path.read_text()[-3000:]}")
+    page.screenshot(path=str(tmp_path / f"attnlab_serve_{lang}.png"))
+    text = page.inner_text("body")
+    assert "There was an error when executing cell" not in text
+    assert bool(CJK.search(text)) == (lang == "zh"), text[:500]
+    assert "Using pre-heated kernel: " in log_path.read_text(), "the index's pool was not used"
+    page.close(run_before_unload=True)
+    ctx.close()
+    assert not outside, f"requests to outside hosts: {outside}"
+    assert not errors, errors
