@@ -9,7 +9,8 @@ Memory is sampled every --every seconds over make and every process below it: th
 proportional set sizes (PSS: a page shared by n processes counts 1/n in each, so the sum is the memory
 the tree holds; the page cache is not in it) and, for comparison, of their resident sizes (RSS counts
 shared pages once per process, so it overstates). Prints one line per run and writes them as JSON lines
-to bench/results/make_test.jsonl. Needs psutil (in requirements.txt).
+to bench/results/make_test.jsonl, with the CPU seconds per kind of process (kernels, pytest workers,
+chromium, ...), as last sampled. Needs psutil (in requirements.txt).
 """
 import argparse
 import json
@@ -73,8 +74,16 @@ def run(where, command, every):
     proc = subprocess.Popen(command, cwd=where, stdout=log, stderr=subprocess.STDOUT, shell=True)
     top = psutil.Process(proc.pid)
     peak = {"pss": 0, "rss": 0, "processes": 0, "at_s": 0.0}
+    seen = {}          # (pid, start time) -> (kind, CPU seconds at its last sample): CPU by kind at the end
     while proc.poll() is None:
         procs = tree(top)
+        for p in procs:
+            try:
+                with p.oneshot():
+                    t = p.cpu_times()
+                    seen[(p.pid, p.create_time())] = (kind(p), t.user + t.system)
+            except psutil.Error:
+                pass
         pss, rss, kinds = memory(procs)
         if pss > peak["pss"]:
             peak = {"pss": pss, "rss": rss, "processes": len(procs), "at_s": round(time.time() - start),
@@ -85,10 +94,15 @@ def run(where, command, every):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)     # make and all it waited for, once reaped
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     log.close()
+    by_kind = {}
+    for k, seconds in seen.values():
+        by_kind[k] = by_kind.get(k, 0.0) + seconds
     return {"rc": proc.returncode, "wall_s": round(wall), "cpu_s": round(cpu),
             "peak_pss_gb": round(peak["pss"] / 2**30, 2), "peak_rss_gb": round(peak["rss"] / 2**30, 2),
             "peak_processes": peak["processes"], "peak_at_s": peak["at_s"],
             "peak_by_kind": peak.get("by_kind", {}),   # {what: [processes, GB PSS]} at the peak
+            # CPU s per kind of process, as last sampled (a process's last seconds before it ends are missed)
+            "cpu_s_by_kind": {k: round(v) for k, v in sorted(by_kind.items(), key=lambda kv: -kv[1])},
             "log": str(Path(where) / "make-test.log")}
 
 
