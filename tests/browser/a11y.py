@@ -44,10 +44,10 @@ def _is_accepted(name, rule, node, entries):
                for e in entries)
 
 
-def audit(page, name, exclude=()):
+def audit(page, name, exclude=(), rules=()):
     """Run axe-core in ``page`` (as it is now), but not in the elements matching the CSS selectors
-    ``exclude``; write build/a11y/<name>.json; return the serious and critical findings
-    a11y_accepted.toml does not accept, one line each."""
+    ``exclude``; write build/a11y/<name>.json; return the serious and critical findings, and those of
+    the axe rules ``rules`` whatever their impact, that a11y_accepted.toml does not accept, one line each."""
     if not AXE.exists():
         raise AssertionError(f"axe-core is not installed at {AXE.relative_to(ROOT)}: run `make axe` "
                              "(npm install axe-core into build/axe)")
@@ -61,7 +61,7 @@ def audit(page, name, exclude=()):
     for v in violations:
         for node in v["nodes"]:
             node["accepted"] = _is_accepted(name, v["id"], node, entries)
-            if v["impact"] in BLOCKING and not node["accepted"]:
+            if (v["impact"] in BLOCKING or v["id"] in rules) and not node["accepted"]:
                 blocking.append(f"{name}: {v['id']} ({v['impact']}: {v['help']}) at {node['target']}: "
                                 f"{node['summary'][:200]}")
     out = REPORTS / f"{name.replace('/', '__')}.json"

@@ -141,7 +141,9 @@ def test_dashboard(voila_server, new_page, path, lang):
         check_download(page, "svg", lang)
     # The accessibility audit (tests/browser/a11y.py), with the live figures up and moved; then the
     # keyboard (one notebook), 200 % zoom and reduced motion (keyboard.py).
-    not_accessible = audit(page, f"dashboard/{lang}/{path.stem}")
+    # `region` (moderate): the lesson is the page's main landmark, so nothing a learner reads is outside
+    # every landmark (axe found 55 such nodes on 05 before the template named it, 2026-11-28)
+    not_accessible = audit(page, f"dashboard/{lang}/{path.stem}", rules=("region",))
     by_keyboard = drive_by_keyboard(page) if path.stem == KEYBOARD and n_panels else []
     moving = moving_under_reduced_motion(page)
     problems += zoom_problems(page, lang)
