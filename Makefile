@@ -352,7 +352,7 @@ test-lowest:
 	$(PYTHON) -m pip install -q uv==$(UV_VERSION)
 	$(PYTHON) -m uv venv -q --seed --python $(PYTHON) $(VENVLOW)
 	$(PYTHON) -m uv pip install -q --python $(VENVLOW)/bin/python --resolution lowest-direct -e ".[test]"
-	$(VENVLOW)/bin/python tools/latest.py --group unit --group notebooks
+	$(VENVLOW)/bin/python tools/latest.py --lowest --group unit --group notebooks
 
 # Benchmarks (medians and ratios; not tests). The browser ones need `make test-setup` first.
 bench: setup

@@ -69,3 +69,14 @@ def test_a_group_ended_by_a_signal_is_unfinished_not_broken(monkeypatch):
     both = latest.summary(rows, [], {"unit": (1, []), "panels": (-9, [])})
     assert "BROKEN with the newest releases: unit. Moved: nothing." in both
     assert "**unit**: exit 1" in both
+
+
+def test_the_lowest_run_says_lowest_not_newest(monkeypatch):
+    # make test-lowest runs tools/latest.py --lowest: its summary must not call the floors "the newest releases"
+    monkeypatch.setattr(latest, "_module_owners", lambda: {})
+    rows = [("numpy", "1.26.0", "1.26.0", False)]
+    text = latest.summary(rows, [], {"unit": (1, [])}, "lowest")
+    assert text.startswith("## Lowest direct dependencies (make test-lowest)")
+    assert "newest" not in text.lower()
+    assert text.rstrip().endswith("BROKEN with the lowest versions: unit. Moved: nothing.")
+    assert "All groups pass with the lowest versions." in latest.summary(rows, [], {"unit": (0, [])}, "lowest")

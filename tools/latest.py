@@ -125,11 +125,18 @@ def run_group(name, args):
         return rc, failures(xml)
 
 
-def summary(rows, moved, results):
+# what the summary calls the versions it ran with: the newest releases (make test-latest) or the lowest the
+# metadata allows (make test-lowest, `--lowest`)
+WORDS = {"newest": {"title": "Newest dependencies (make test-latest)", "releases": "the newest releases"},
+         "lowest": {"title": "Lowest direct dependencies (make test-lowest)", "releases": "the lowest versions"}}
+
+
+def summary(rows, moved, results, versions="newest"):
+    words = WORDS[versions]
     owners = _module_owners()
     by_name = {r[0]: r for r in rows}
     moved_text = ", ".join(f"{n} {by_name[n][1]} -> {by_name[n][2]}" for n in moved) or "nothing"
-    lines = ["## Newest dependencies (make test-latest)", "",
+    lines = [f"## {words['title']}", "",
              f"Python {sys.version.split()[0]}. Moved since the pins: **{moved_text}**.", "",
              "| package | pinned | installed | |", "|---|---|---|---|"]
     lines += [f"| {n} | {w} | {h} | {'moved' if m else ''} |" for n, w, h, m in rows]
@@ -150,11 +157,11 @@ def summary(rows, moved, results):
     unfinished = [g for g, (rc, _) in results.items() if rc < 0]
     lines.append("")
     if broke:
-        lines.append("BROKEN with the newest releases: " + ", ".join(broke) + f". Moved: {moved_text}.")
+        lines.append(f"BROKEN with {words['releases']}: " + ", ".join(broke) + f". Moved: {moved_text}.")
     elif unfinished:
         lines.append("Nothing failed, but not every group finished. Moved: " + moved_text + ".")
     else:
-        lines.append(f"All groups pass with the newest releases. Moved: {moved_text}.")
+        lines.append(f"All groups pass with {words['releases']}. Moved: {moved_text}.")
     if unfinished:
         lines.append("Did not finish (no verdict): " + ", ".join(unfinished) + ".")
     return "\n".join(lines)
@@ -164,13 +171,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--summary", help="also write the closing summary (Markdown) to this file (appended)")
     ap.add_argument("--group", action="append", choices=sorted(GROUPS), help="run only these groups")
+    ap.add_argument("--lowest", action="store_true",
+                    help="the venv holds the lowest versions the metadata allows (make test-lowest): say so")
     args = ap.parse_args(argv)
     rows, moved = moved_table(pins())
     print("Runtime dependencies: pinned (requirements.txt) vs installed here")
     print(format_table(rows))
     print("Moved: " + (", ".join(moved) or "nothing"), flush=True)
     results = {g: run_group(g, GROUPS[g]) for g in (args.group or GROUPS)}
-    text = summary(rows, moved, results)
+    text = summary(rows, moved, results, "lowest" if args.lowest else "newest")
     print("\n" + text)
     if args.summary:
         with open(args.summary, "a") as f:
