@@ -1,4 +1,4 @@
-"""The code exercises of notebooks 03–08, 11 and 12 on the shared ``selfcheck.check_function``: each mistake a
+"""The code exercises of notebooks 03–08, 11, 12 and 14 on the shared ``selfcheck.check_function``: each mistake a
 lesson lists is recognised when a learner makes it, written here the way a learner would (loops,
 view, permute: not the lesson's own functions), with its own message in full, once, and no other
 mistake's message. A right answer gets no message at all."""
@@ -16,6 +16,7 @@ from attnlab.lessons import (
     nb08_bahdanau_attention as nb08,
     nb11_induction_heads as nb11,
     nb12_gpt as nb12,
+    nb14_length_generalisation as nb14,
 )
 
 
@@ -171,6 +172,19 @@ def previous_token_head(T, sharpness, *, how="right"):
     return W_Q, W_K
 
 
+def alibi_bias(heads, length, *, how="right"):
+    bias = torch.zeros(heads, length, length, dtype=torch.float64)
+    for h in range(heads):
+        first = 0 if how == "from zero" else 1
+        slope = 2.0 ** -(h + 1) if how == "halving" else 2.0 ** (-8 * (h + first) / heads)
+        for i in range(length):
+            for j in range(length):
+                query, key = (j, i) if how == "transposed" else (i, j)
+                if key <= query or how == "both sides":
+                    bias[h, i, j] = (1 if how == "positive" else -1) * slope * abs(query - key)
+    return bias
+
+
 def top_p(probs, p, *, how="right"):
     pairs = [(probs[i].item(), i) for i in range(len(probs))]
     if how != "unsorted":
@@ -241,6 +255,10 @@ EXERCISES = {
     "nb12 top-p": (nb12.check_top_p, nb12.exercises.TOP_P_MISTAKES, top_p,
                    {"crossing": "the character that crosses p is dropped", "unnormalised": "do not sum to 1",
                     "unsorted": "in token order"}),
+    "nb14 ALiBi bias": (nb14.check_alibi_bias, nb14.exercises.ALIBI_MISTAKES, alibi_bias,
+                        {"from zero": "you counted the heads from h = 0", "positive": "your bias is positive",
+                         "both sides": "you penalised the keys after the query too", "halving": "your slopes halve",
+                         "transposed": "your penalty sits above the diagonal"}),
     "nb12 cache bytes": (nb12.check_cache_bytes, nb12.exercises.CACHE_BYTES_MISTAKES, cache_bytes,
                          {"keys only": "the keys only", "query heads": "you used the query heads",
                           "d_model": "not d_model", "numbers": "the count of numbers"}),

@@ -1,0 +1,185 @@
+"""Notebook 14's Play panels.
+
+play           a shipped model (encoding, task) on sequences of a chosen test length: one example's attention
+               weights in every head of a chosen layer, each head's weight on the first token against
+               1 / (t + 1), and the accuracy at that length
+play_trainer   train a fresh model behind a button (an encoding, a task, a training length) and watch its
+               accuracy-against-length curve join the shipped ones
+"""
+import html
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+from matplotlib.ticker import MaxNLocator
+
+from ...core import checks
+from ...i18n import gettext as _
+from ...ui.panels import Panel, new_figure
+from ...ui.plotting import WEIGHT_CMAP
+from ...ui.trainer import Trainer
+from . import training
+from .data import MAX_LENGTH, MIN_LENGTH, TASKS, TRAIN_LENGTH, batch_unchecked
+from .figures import NAMES, STYLE, counting_figure, shade_training, spread
+from .measure import accuracy_unchecked, curve_unchecked
+from .model import ENCODINGS, MODEL, run_unchecked
+from .shipped import load_unchecked, measured
+
+__all__ = ["EXAMPLE_SEED", "PANEL_N", "PatternView", "SECONDS_PER_STEP", "play", "play_trainer"]
+
+EXAMPLE_SEED = 7              # the sequences the pattern panel shows (data seed EXAMPLE_SEED + length)
+PANEL_N = 200                 # sequences behind the pattern panel's accuracy and first-token weights
+SECONDS_PER_STEP = 0.035      # CPU seconds per training step at length 20 (bench/bench_nb14_live.py)
+
+
+def _encoding_menu(value):
+    return widgets.Dropdown(options=[(_(NAMES[e]), e) for e in ENCODINGS], value=value, description=_("encoding"))
+
+
+def _task_menu(value):
+    return widgets.ToggleButtons(options=[(t, t) for t in TASKS], value=value, description=_("task"))
+
+
+class PatternView:
+    """The pattern panel's figure and ``update(encoding, task, length, layer)`` (returns the text under it)."""
+
+    def __init__(self):
+        self.models = {}
+        heads = MODEL["heads"]
+        self.figure = new_figure(figsize=(13, 3.9))[0]
+        self.figure.clear()
+        grid = self.figure.add_gridspec(1, heads + 2, width_ratios=[1] * heads + [0.08, 1.7])
+        self.head_axes = [self.figure.add_subplot(grid[0, h]) for h in range(heads)]
+        self.images = [ax.imshow(np.zeros((2, 2)), vmin=0, vmax=1, cmap=WEIGHT_CMAP, interpolation="nearest")
+                       for ax in self.head_axes]
+        self.figure.colorbar(self.images[0], cax=self.figure.add_subplot(grid[0, heads]), label=_("weight"))
+        self.count_ax = self.figure.add_subplot(grid[0, heads + 1])
+
+    def model(self, encoding, task):
+        if (encoding, task) not in self.models:
+            self.models[(encoding, task)] = load_unchecked(encoding, task)
+        return self.models[(encoding, task)]
+
+    def update(self, encoding, task, length, layer):
+        model = self.model(encoding, task)
+        name = _(NAMES[encoding])
+        self.count_ax.clear()
+        missing = encoding == "learned" and length > model.config["max_length"]
+        for h, ax in enumerate(self.head_axes):
+            for text in ax.texts[:]:
+                text.remove()
+            ax.set_title(_("layer {l}, head {h}").format(l=layer, h=h + 1), fontsize=9)
+            ax.set_xlabel(_("key position"), fontsize=8)
+            ax.tick_params(labelsize=7)
+            for axis in (ax.xaxis, ax.yaxis):
+                axis.set_major_locator(MaxNLocator(integer=True))
+        self.head_axes[0].set_ylabel(_("query position"), fontsize=8)
+        if missing:
+            rows = model.config["max_length"]
+            for ax, image in zip(self.head_axes, self.images):
+                image.set_data(np.full((length, length), np.nan))
+                image.set_extent((-0.5, length - 0.5, length - 0.5, -0.5))
+                ax.text(length / 2, length / 2, _("no position\nvector past {n}").format(n=rows - 1), ha="center",
+                        va="center", fontsize=9)
+            self.count_ax.set(title=_("no model to run at n = {n}").format(n=length), xticks=[], yticks=[])
+            return _("{name} on {task} at n = {n}: a learned model has {rows} position vectors (positions 0 to {last}) "
+                     "and none for position {rows} or later, so it cannot read {n} tokens at all.").format(
+                name=name, task=task, n=length, rows=rows, last=rows - 1)
+        tokens = batch_unchecked(task, PANEL_N, length, torch.Generator().manual_seed(EXAMPLE_SEED + length)).tokens
+        with torch.no_grad():
+            patterns = run_unchecked(model.eval(), tokens)[1][layer - 1]                # (n, H, T, T)
+        for image, w in zip(self.images, patterns[0]):
+            image.set_data(w.numpy())
+            image.set_extent((-0.5, length - 0.5, length - 0.5, -0.5))
+        first = patterns[..., 0].mean(0)                                              # (H, T)
+        counting_figure(first.numpy(), ax=self.count_ax, layer=layer)
+        self.count_ax.title.set_fontsize(9)
+        self.count_ax.set_xlim(0, length)
+        shade_training(self.count_ax, TRAIN_LENGTH, label=False)
+        acc = accuracy_unchecked(model, task, length, PANEL_N, EXAMPLE_SEED + length)
+        t = np.arange(1, length)
+        gap = np.abs(first[:, 1:].numpy() - 1 / (t + 1)).mean(1)
+        closest = int(gap.argmin())
+        inside = _("inside") if length <= TRAIN_LENGTH else _("past")
+        return "\n".join([
+            _("{name} on {task} at n = {n} ({inside} the training range, n ≤ {L}): accuracy {acc:.3f} on {count} "
+              "fresh sequences").format(name=name, task=task, n=length, inside=inside, L=TRAIN_LENGTH, acc=acc,
+                                         count=PANEL_N),
+            _("layer {l}: mean distance between a head's weight on the first token and 1 / (t + 1), per head: {gaps}; "
+              "closest: head {h}").format(l=layer, gaps=" ".join(f"{g:.3f}" for g in gap), h=closest + 1),
+        ])
+
+
+@checks.arguments(encoding=checks.Choice(ENCODINGS), task=checks.Choice(TASKS),
+                  length=checks.Int(MIN_LENGTH, MAX_LENGTH, why="the slider's range"),
+                  layer=checks.Int(1, MODEL["layers"]))
+def play(*, encoding="nope", task="copy", length=2 * TRAIN_LENGTH, layer=1):
+    """The pattern panel: the shipped model of ``encoding`` trained on ``task``, on sequences of ``length``
+    tokens: every head of ``layer`` (from 1) on one example, each head's weight on the first token, the accuracy."""
+    controls = {"encoding": _encoding_menu(encoding), "task": _task_menu(task),
+                "length": widgets.IntSlider(value=length, min=MIN_LENGTH, max=MAX_LENGTH, description=_("test length n"),
+                                            style={"description_width": "initial"}, layout=widgets.Layout(width="480px")),
+                "layer": widgets.IntSlider(value=layer, min=1, max=MODEL["layers"], description=_("layer"))}
+    view = PatternView()
+    return Panel(view.figure, controls, view.update, moving=[*view.head_axes, view.count_ax], name="14-patterns",
+                 columns=2)
+
+
+@checks.arguments(encoding=checks.Choice(ENCODINGS), task=checks.Choice(TASKS),
+                  length=checks.Int(10, training.MAX_TRAIN_LENGTH, why="the slider's range"),
+                  steps=checks.Int(100, 3000, why="the slider's range"))
+def play_trainer(*, encoding="alibi", task="copy", length=TRAIN_LENGTH, steps=training.LIVE_STEPS):
+    """Train a fresh model of ``encoding`` on ``task`` (sequences of length // 2 .. ``length`` tokens, seed 0)
+    behind a button: the loss, the accuracy on held-out sequences at ``length`` and, when it is done, its
+    accuracy against the test length beside the shipped runs of that encoding (trained at TRAIN_LENGTH)."""
+    controls = {"encoding": _encoding_menu(encoding), "task": _task_menu(task),
+                "length": widgets.IntSlider(value=length, min=10, max=training.MAX_TRAIN_LENGTH, step=2,
+                                            description=_("training length"), style={"description_width": "initial"})}
+    results = measured()
+    lengths = tuple(results["curve"]["lengths"])
+    done_curve = {}
+
+    def run(steps, encoding, task, length):
+        model = yield from training.run(encoding, task, steps, seed=0, length=length)
+        return model
+
+    def curves(ax, latest, encoding, task, length):
+        ax.clear()
+        if latest is None or done_curve.get("model") is not latest.get("model"):
+            done_curve.clear()                                   # nothing trained yet, or a new run
+        shade_training(ax, length)
+        colour, marker, style = STYLE[encoding]
+        for seed, run_ in results["runs"][task][encoding].items():
+            xs, ys, _low, _high = spread({seed: run_["curve"]})
+            ax.plot(xs, ys, color=colour, linestyle=style, linewidth=1, alpha=0.6)
+        ax.axvline(results["train length"], color="0.45", linewidth=0.8, linestyle=":")
+        ax.set(xlim=(0, max(lengths) + 2), ylim=(0, 1.03), xlabel=_("test length n (tokens)"),
+               ylabel=_("accuracy"), title=_("{name}: shipped seeds (thin), yours (thick)").format(name=_(NAMES[encoding])))
+        ax.title.set_fontsize(9)
+        if "curve" not in done_curve:
+            return None
+        xs = sorted(done_curve["curve"])
+        ax.plot(xs, [done_curve["curve"][x] for x in xs], color="black", marker=marker, linewidth=2.2)
+        return _("your model against the test length: {points}").format(
+            points=", ".join(f"n={x} {done_curve['curve'][x]:.2f}" for x in xs))
+
+    t = None
+
+    def done(result, history, encoding, task, length):
+        if result is None:
+            return ""
+        test = sorted(set(lengths) | {length})
+        done_curve.update(model=result, curve=curve_unchecked(result, task, test, PANEL_N, training.CURVE["seed"]))
+        t.panel.refresh()
+        at = done_curve["curve"]
+        far = max(at)
+        return html.escape(_("accuracy {a:.3f} at n = {n} (its training length), {b:.3f} at n = {far}.").format(
+            a=at[length], n=length, b=at[far], far=far))
+
+    t = Trainer(run, steps=steps, min_steps=100, max_steps=3000, step=100, controls=controls,
+                curves=("loss", "accuracy"), extra=curves, done=done, seconds_per_step=SECONDS_PER_STEP,
+                figsize=(13, 3.6), name="14-training")
+    t.axes["accuracy"].set(ylabel=_("accuracy at the training length"))
+    t.panel.refresh()
+    return t
+
