@@ -207,6 +207,8 @@ DOCUMENTED = {
     "nb10_encoder_decoder": {"random_dates", "pretrained", "translate", "decode"},
     "nb11_induction_heads": {"VOCAB", "CONTEXT", "LENGTHS", "repeats", "pretrained", "scores", "ablate", "train"},
     "nb12_gpt": {"pretrained", "generate", "vocab", "cache_bytes", "bits_per_char"},
+    "nb14_length_generalisation": {"ENCODINGS", "TASKS", "TRAIN_LENGTH", "batch", "pretrained", "accuracy",
+                                   "alibi_bias", "train"},
 }
 NOTEBOOK_DIR = PACKAGE.parent / "notebooks"
 

@@ -26,8 +26,8 @@ __all__ = ["NAMES", "STYLE", "TASK_NAMES", "alibi_figure", "angles_figure", "cou
 
 NAMES = {"nope": N_("NoPE (no positions)"), "learned": N_("learned"), "sinusoidal": N_("sinusoidal"),
          "rope": "RoPE", "alibi": "ALiBi"}
-TASK_NAMES = {"copy": N_("copy: the answer is where the same symbol came before"),
-              "back": N_("back: the answer is exactly 2 places back")}
+TASK_NAMES = {"copy": N_("copy: the answer follows the earlier occurrence of the current symbol"),
+              "latest": N_("latest: the answer is the value its key got last")}
 # colour, marker, line style: highlighted series differ by more than colour
 STYLE = {"nope": (SERIES_COLORS[0], "o", "-"), "learned": (SERIES_COLORS[7], "s", ":"),
          "sinusoidal": (SERIES_COLORS[3], "v", "-."), "rope": (SERIES_COLORS[1], "D", "--"),

@@ -100,11 +100,10 @@ class PatternView:
         t = np.arange(1, length)
         gap = np.abs(first[:, 1:].numpy() - 1 / (t + 1)).mean(1)
         closest = int(gap.argmin())
-        inside = _("inside") if length <= TRAIN_LENGTH else _("past")
+        where = _("inside the training range") if length <= TRAIN_LENGTH else _("past the training range")
         return "\n".join([
-            _("{name} on {task} at n = {n} ({inside} the training range, n ≤ {L}): accuracy {acc:.3f} on {count} "
-              "fresh sequences").format(name=name, task=task, n=length, inside=inside, L=TRAIN_LENGTH, acc=acc,
-                                         count=PANEL_N),
+            _("{name} on {task} at n = {n} ({where}, n ≤ {L}): accuracy {acc:.3f} on {count} fresh sequences").format(
+                name=name, task=task, n=length, where=where, L=TRAIN_LENGTH, acc=acc, count=PANEL_N),
             _("layer {l}: mean distance between a head's weight on the first token and 1 / (t + 1), per head: {gaps}; "
               "closest: head {h}").format(l=layer, gaps=" ".join(f"{g:.3f}" for g in gap), h=closest + 1),
         ])

@@ -1,6 +1,8 @@
 """Training one model of notebook 14 on one task: AdamW, a one-cycle learning rate (a short warm-up, then a cosine
-decay), batches of fresh sequences whose length is drawn for each step from TRAIN_LENGTH / 2 .. the training
-length, one CPU thread. The same seed gives the same model on every machine.
+decay), batches of fresh sequences whose length is drawn for each step from half the training length to the
+training length (TRAIN_LENGTH for the shipped models), one CPU thread. The same seed gives the same model on every
+machine. ``retrain_and_measure`` (python -m attnlab.lessons.nb14_length_generalisation) trains and measures the
+shipped runs.
 """
 from typing import NamedTuple
 
