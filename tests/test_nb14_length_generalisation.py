@@ -16,7 +16,7 @@ from torch.nn import functional as F
 
 from attnlab.core.positional import rope, sinusoidal_encoding
 from attnlab.lessons import nb14_length_generalisation as lesson
-from attnlab.lessons.nb14_length_generalisation import data, exercises, figures, model, training
+from attnlab.lessons.nb14_length_generalisation import data, exercises, model, training
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "14_length_generalisation.ipynb"
 
@@ -340,13 +340,15 @@ def test_figures_draw_from_the_results(results):
     ax = lesson.counting_figure(torch.full((4, 10), 0.1))
     assert len(ax.lines) == 5
     plt.close("all")
-    turned = figures.turned(20, 16)
-    assert turned[0] == 19 and turned[1] == pytest.approx(19 * 10 ** -0.5)
+    turned = model.largest_angles(20, 16)
+    assert turned[0] == 19 and turned[1].item() == pytest.approx(19 * 10 ** -0.5)
 
 
 def test_the_pattern_panel_follows_its_controls_and_says_when_a_learned_model_cannot_run():
+    from attnlab.lessons.nb14_length_generalisation import live
     panel = lesson.play(encoding="nope", task="copy", length=12, layer=1)
-    assert "accuracy" in panel.summary and panel.error.value == ""
+    expected = lesson.accuracy(lesson.pretrained("nope", "copy"), "copy", 12, n=live.PANEL_N, seed=live.EXAMPLE_SEED + 12)
+    assert f"accuracy {expected:.3f} on {live.PANEL_N}" in panel.summary and panel.error.value == ""
     panel.controls["encoding"].value = "learned"
     panel.controls["length"].value = 30
     assert "cannot read 30 tokens" in panel.summary and panel.error.value == ""

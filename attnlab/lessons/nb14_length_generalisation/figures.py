@@ -19,7 +19,7 @@ from ...core import checks
 from ...i18n import N_, gettext as _
 from ...ui.plotting import SERIES_COLORS
 from .data import MIN_LENGTH, TASKS, TRAIN_LENGTH
-from .model import ENCODINGS, MODEL, ROPE_BASE, alibi_bias_unchecked
+from .model import ENCODINGS, MODEL, alibi_bias_unchecked, largest_angles
 
 __all__ = ["NAMES", "STYLE", "TASK_NAMES", "alibi_figure", "angles_figure", "counting_figure", "curves_figure",
            "interpolation_figure", "shade_training", "spread", "thumbnail"]
@@ -65,7 +65,7 @@ def curves_figure(results, axes=None):
     """Accuracy against the test length for every encoding (results.json, ``measured()``), one panel per task:
     the mean over the seeds as a line, lowest to highest seed shaded; returns the axes."""
     if axes is None:
-        axes = plt.subplots(1, 2, figsize=(13, 4.2), layout="constrained", sharey=True)[1]
+        axes = plt.subplots(1, 2, figsize=(14, 4.2), layout="constrained", sharey=True)[1]
     train_length = results["train length"]
     for ax, task in zip(axes, TASKS):
         shade_training(ax, train_length)
@@ -79,7 +79,7 @@ def curves_figure(results, axes=None):
                title=_(TASK_NAMES[task]))
         ax.title.set_fontsize(10)
     axes[0].set_ylabel(_("accuracy on the scored tokens"))
-    axes[0].legend(fontsize=8, loc="lower left")
+    axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return axes
 
 
@@ -105,13 +105,6 @@ def interpolation_figure(results, axes=None):
     return axes
 
 
-def turned(num_positions, width):
-    """For each column pair j of a width ``width`` (ω_j = base^(-2j/width)), the largest angle (num_positions - 1) ω_j
-    in radians: (width / 2,)."""
-    omega = ROPE_BASE ** (-np.arange(0, width, 2) / width)
-    return (num_positions - 1) * omega
-
-
 @checks.arguments(axes=checks.Optional(checks.Items(checks.Axes(), min_len=2, max_len=2)))
 def angles_figure(axes=None, *, train_length=TRAIN_LENGTH, test_length=4 * TRAIN_LENGTH):
     """For each column pair: the angles from 0 to the largest one met in training (dark) and at the test length
@@ -119,21 +112,24 @@ def angles_figure(axes=None, *, train_length=TRAIN_LENGTH, test_length=4 * TRAIN
     right the sinusoidal P of width D (positions 0 .. n-1). A pair whose dark bar stops short of 2π meets
     angles at the test length that it never met in training."""
     if axes is None:
-        axes = plt.subplots(1, 2, figsize=(12, 3.6), layout="constrained")[1]
+        axes = plt.subplots(1, 2, figsize=(13, 3.6), layout="constrained")[1]
     for ax, width, title in ((axes[0], MODEL["width"] // MODEL["heads"], _("RoPE in one head (d = {d})")),
                              (axes[1], MODEL["width"], _("sinusoidal P (D = {d})"))):
-        seen, met = turned(train_length, width), turned(test_length, width)
+        seen, met = largest_angles(train_length, width).numpy(), largest_angles(test_length, width).numpy()
         j = np.arange(len(seen))
         ax.barh(j, np.minimum(met, 2 * math.pi), color="0.8", hatch="//", edgecolor="0.55",
                 label=_("at n = {n}").format(n=test_length))
         ax.barh(j, np.minimum(seen, 2 * math.pi), color=SERIES_COLORS[0], label=_("in training, n ≤ {n}").format(
             n=train_length))
         ax.axvline(2 * math.pi, color="0.3", linestyle=":")
-        ax.set_xscale("symlog", linthresh=0.1)
-        ax.set(xlim=(0, 2 * math.pi * 1.05), ylim=(len(j) - 0.5, -0.5), title=title.format(d=width),
-               xlabel=_("largest angle (n − 1) ω_j in radians (dotted: a full turn, 2π)"), ylabel=_("column pair j"))
+        ax.set_xscale("log")
+        ax.set_xticks([0.001, 0.01, 0.1, 1, 2 * math.pi], ["0.001", "0.01", "0.1", "1", "2π"])
+        ax.minorticks_off()
+        ax.set(xlim=(5e-4, 2 * math.pi * 1.15), ylim=(len(j) - 0.5, -0.5), title=title.format(d=width),
+               xlabel=_("largest angle (n − 1) ω_j in radians, log scale (dotted: a full turn, 2π)"),
+               ylabel=_("column pair j"))
         ax.title.set_fontsize(10)
-    axes[0].legend(fontsize=8, loc="lower right")
+    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return axes
 
 
@@ -142,7 +138,7 @@ def alibi_figure(heads=MODEL["heads"], length=4 * TRAIN_LENGTH, ax=None, *, trai
     """ALiBi's bias -m_h · (i - j) against the distance i - j, one line per head, the distances met in
     training shaded: past them the penalty keeps growing along the same line."""
     ax = _new(ax, (6.4, 3.4))
-    bias = alibi_bias_unchecked(heads, length)[:, -1, ::-1].numpy()          # (H, T): the last query, distance 0..
+    bias = alibi_bias_unchecked(heads, length)[:, -1].flip(-1).numpy()       # (H, T): the last query, distance 0..
     distance = np.arange(length)
     ax.axvspan(0, train_length - 1, **_SHADE, label=_("distances met in training"))
     for h in range(heads):

@@ -21,7 +21,7 @@ from ...ui.trainer import Trainer
 from . import training
 from .data import MAX_LENGTH, MIN_LENGTH, TASKS, TRAIN_LENGTH, batch_unchecked
 from .figures import NAMES, STYLE, counting_figure, shade_training, spread
-from .measure import accuracy_unchecked, curve_unchecked
+from .measure import curve_unchecked
 from .model import ENCODINGS, MODEL, run_unchecked
 from .shipped import load_unchecked, measured
 
@@ -85,9 +85,12 @@ class PatternView:
             return _("{name} on {task} at n = {n}: a learned model has {rows} position vectors (positions 0 to {last}) "
                      "and none for position {rows} or later, so it cannot read {n} tokens at all.").format(
                 name=name, task=task, n=length, rows=rows, last=rows - 1)
-        tokens = batch_unchecked(task, PANEL_N, length, torch.Generator().manual_seed(EXAMPLE_SEED + length)).tokens
+        b = batch_unchecked(task, PANEL_N, length, torch.Generator().manual_seed(EXAMPLE_SEED + length))
         with torch.no_grad():
-            patterns = run_unchecked(model.eval(), tokens)[1][layer - 1]                # (n, H, T, T)
+            logits, patterns = run_unchecked(model.eval(), b.tokens)
+        patterns = patterns[layer - 1]                                                # (n, H, T, T)
+        scored = b.targets[:, 1:]
+        acc = (logits[:, :-1].argmax(-1)[scored] == b.tokens[:, 1:][scored]).float().mean().item()
         for image, w in zip(self.images, patterns[0]):
             image.set_data(w.numpy())
             image.set_extent((-0.5, length - 0.5, length - 0.5, -0.5))
@@ -96,7 +99,6 @@ class PatternView:
         self.count_ax.title.set_fontsize(9)
         self.count_ax.set_xlim(0, length)
         shade_training(self.count_ax, TRAIN_LENGTH, label=False)
-        acc = accuracy_unchecked(model, task, length, PANEL_N, EXAMPLE_SEED + length)
         t = np.arange(1, length)
         gap = np.abs(first[:, 1:].numpy() - 1 / (t + 1)).mean(1)
         closest = int(gap.argmin())

@@ -26,7 +26,7 @@ from ...core.positional import rope_unchecked, sinusoidal_encoding
 from .data import TRAIN_LENGTH, VOCAB
 
 __all__ = ["ENCODINGS", "MODEL", "ROPE_BASE", "Block", "CausalAttention", "Decoder", "alibi_bias", "alibi_bias_unchecked",
-           "alibi_slopes", "check_length", "run_unchecked"]
+           "alibi_slopes", "check_length", "largest_angles", "run_unchecked"]
 
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
 ROPE_BASE = 10000.0
@@ -64,6 +64,14 @@ def alibi_bias_unchecked(heads, length):
     i = torch.arange(length, dtype=torch.float64)
     behind = (i[None, :] - i[:, None]).clamp(max=0)                      # (T, T): j - i = -(i - j) for j <= i, else 0
     return _slopes(heads)[:, None, None] * behind                        # (H, T, T)
+
+
+def largest_angles(num_positions, width):
+    """For each column pair j of a width ``width`` (ω_j = ROPE_BASE^(-2j/width), the frequencies of the sinusoidal
+    P and of RoPE), the largest angle (num_positions - 1) ω_j, in radians, that positions (or offsets) 0 ..
+    num_positions - 1 turn it by: float64 (ceil(width / 2),)."""
+    omega = ROPE_BASE ** (-torch.arange(0, width, 2, dtype=torch.float64) / width)
+    return (num_positions - 1) * omega
 
 
 class CausalAttention(nn.Module):
