@@ -121,10 +121,14 @@ class Decoder(nn.Module):
     LN, a linear read-out to the vocabulary. ``model(tokens (B, T))`` -> logits (B, T, V), row t predicting
     token t + 1; ``model.attention(tokens)`` -> weights (layers, B, H, T, T). Built from ``seed`` alone."""
 
-    @checks.arguments(encoding=checks.Choice(ENCODINGS), seed=checks.Int(0))
+    @checks.arguments(encoding=checks.Choice(ENCODINGS), seed=checks.Int(0), width=checks.Int(2, 4096),
+                      heads=checks.Int(1, 64), layers=checks.Int(1, 12), ffn=checks.Int(1, 16384),
+                      max_length=checks.Int(1, 4096))
     def __init__(self, encoding, *, seed=0, width=MODEL["width"], heads=MODEL["heads"], layers=MODEL["layers"],
                  ffn=MODEL["ffn"], max_length=TRAIN_LENGTH):
         super().__init__()
+        if width % heads or (encoding == "rope" and (width // heads) % 2):
+            raise ValueError(f"width: expected a multiple of heads={heads} with an even head size for RoPE, got {width}")
         self.encoding = encoding
         self.config = dict(encoding=encoding, width=width, heads=heads, layers=layers, ffn=ffn, max_length=max_length)
         with torch.random.fork_rng():
