@@ -29,7 +29,7 @@ __all__ = ["EXAMPLE_SEED", "PANEL_N", "PatternView", "SECONDS_PER_STEP", "play",
 
 EXAMPLE_SEED = 7              # the sequences the pattern panel shows (data seed EXAMPLE_SEED + length)
 PANEL_N = 200                 # sequences behind the pattern panel's accuracy and first-token weights
-SECONDS_PER_STEP = 0.035      # CPU seconds per training step at length 20 (bench/bench_nb14_live.py)
+SECONDS_PER_STEP = 0.037      # CPU seconds per training step at length 20 (bench/bench_nb14_live.py: 26-32 s for 800)
 
 
 def _encoding_menu(value):
