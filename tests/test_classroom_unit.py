@@ -159,7 +159,7 @@ def test_admission_the_ceiling_and_the_per_client_limit(monkeypatch):
             km._admit()
         assert "这节课已经满了" in refused.value.args[0]
         monkeypatch.setattr(type(km), "list_kernel_ids", lambda self: [])
-        monkeypatch.setattr(classroom, "memory_available_mb", lambda reserve_mb=0: 100.0)
+        monkeypatch.setattr(classroom.admission, "memory_available_mb", lambda reserve_mb=0: 100.0)
         with pytest.raises(Finish):
             km._admit()
     finally:
@@ -607,7 +607,7 @@ def test_a_page_refused_by_the_per_client_limit_leaves_the_spare_for_the_next(tm
     from tornado import web
     handler = SimpleNamespace(request=SimpleNamespace(remote_ip="10.0.0.7", path="/voila/render/01.ipynb", headers={}),
                               set_status=lambda s: None, set_header=lambda k, v: None)
-    monkeypatch.setattr(classroom, "_handler", lambda: handler)
+    monkeypatch.setattr(classroom.admission, "_handler", lambda: handler)
 
     async def run():
         km = classroom.ClassroomKernelManager(root_dir=str(tmp_path), spare_kernels=1, spare_delay=0,
