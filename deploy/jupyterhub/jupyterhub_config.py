@@ -36,7 +36,8 @@ Pieces (all from their own projects; what is attnlab's is said):
 Environment (all optional): ATTNLAB_HUB_IP (127.0.0.1; 0.0.0.0 for the class network), ATTNLAB_HUB_PORT
 (8000), ATTNLAB_HUB_PASSWORD, ATTNLAB_HUB_MODE (dashboards|lab), ATTNLAB_HUB_SSL_CERT,
 ATTNLAB_HUB_SSL_KEY, ATTNLAB_HUB_TLS_PROXY, ATTNLAB_HUB_INSECURE, ATTNLAB_HUB_DIR (build/hub: database,
-cookie secret), ATTNLAB_HUB_HOMES (/home), ATTNLAB_HUB_GROUP (attnlab-learners), ATTNLAB_HUB_MEM (2G),
+cookie secret, password hashes; made mode 700, so nothing learners must read lives there: their Python is
+build/learners-python, tools/learners_python.py), ATTNLAB_HUB_HOMES (/home), ATTNLAB_HUB_GROUP (attnlab-learners), ATTNLAB_HUB_MEM (2G),
 ATTNLAB_HUB_CPU (1.0), ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels each learner's server
 keeps started ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page),
 ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_HUB_MAX_LEARNERS (servers at once), ATTNLAB_LANG (en|zh: the index a learner lands on),
@@ -67,7 +68,7 @@ c = get_config()  # noqa: F821 - JupyterHub's config loader provides it
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from attnlab_classroom import is_loopback  # the classroom server's own test, one definition
-from learners_python import learners_python, runs_for_others, unreadable_for_learners
+from learners_python import learners_python, runs_for_others, unreadable_for_learners, why_others_cannot_run
 
 env = os.environ.get
 # The Python learners' servers run (they are other Unix users): tools/learners_python.py
@@ -468,14 +469,14 @@ elif os.geteuid() != 0:
     _refuse("the hub must run as root (sudo make hub): it creates a Unix user for each learner and starts their "
             "server as that user, so that learners cannot reach each other's files or the teacher's")
 elif (blocked := unreadable_for_learners(ROOT)):
-    _refuse(f"learners' servers run this checkout's notebooks and package, but other users cannot enter {blocked}: "
-            "put the checkout where they can read it (e.g. /srv/attnlab), or chmod o+x the folders on the way")
+    _refuse(f"learners' servers run this checkout's notebooks and package, but other users cannot enter {blocked}. "
+            f"Either clone the project where everyone can read it (`git clone {ROOT} /srv/attnlab`, then `make hub-setup "
+            f"&& make hub` there), or let them pass through that folder, `chmod o+x {blocked}` (they can then open any "
+            f"file under it that is readable by all and whose path they know)")
 elif (blocked := unreadable_for_learners(NOTEBOOKS)):
     _refuse(f"ATTNLAB_HUB_NOTEBOOKS: learners copy {NOTEBOOKS} as themselves, but other users cannot enter {blocked}: "
             "chmod o+rx it and o+x the folders on the way")
 elif runs_for_others(LEARNER_PYTHON) is False:
-    _refuse(f"other users cannot run {LEARNER_PYTHON} with attnlab, Voila and JupyterHub (its base interpreter is "
-            "in a private folder?): run `make hub-setup`, which makes a Python they can run when one is needed "
-            "(tools/learners_python.py), or set ATTNLAB_HUB_PYTHON")
+    _refuse(why_others_cannot_run(LEARNER_PYTHON, ROOT, state))
 else:
     banner()
