@@ -21,6 +21,7 @@
 The rules of 1 and 2 are admission.py's, the spare kernels spares.py's; this class holds their settings
 and state, and starts and shuts down kernels.
 """
+import asyncio
 import os
 
 from jupyter_core.utils import ensure_async
@@ -77,6 +78,12 @@ class ClassroomKernelManager(PageRules, SpareKernels, AsyncMappingKernelManager)
         `make lesson` sets False. Voila's fill_delay cannot say this: a refill waiting out its delay is in
         the pool at once, and the next page of that notebook waits on it (4 hours with 14400).""")
 
+    pool_renders = Integer(0, config=True, help="""At most this many of Voila's pool kernels start and run their
+        notebook at once; the others wait their turn, in order (0: one per CPU core). `make lesson LEARNERS=30`
+        asked for 30 notebook runs at the same second: on 2 cores each cell then took 15 times as long, past
+        Voila's 60-s cell timeout, and no kernel was ready before all were (bench/load/, docs/benchmarks.md).
+        In turn, the first are ready in seconds, and the whole pool no later. -1: no bound (Voila's way).""")
+
     dashboards_only = Bool(False, config=True, help="""Kernels take only the messages a dashboard's page sends
         (DASHBOARD_MESSAGES: widget messages, kernel info, shutdown), never an execute_request: the hub's
         dashboards mode. (Set here because a list on the command line reached allowed_message_types as one
@@ -132,6 +139,22 @@ class ClassroomKernelManager(PageRules, SpareKernels, AsyncMappingKernelManager)
                 if delay == 0:
                     fill(delay=delay, notebook_name=notebook_name, **kw)
             self.fill_if_needed = fill_if_needed
+        # ... and starts each pool kernel with _initialize, which returns while the notebook runs on in a
+        # task: a turn is taken before it and given back when that task ends.
+        initialize = getattr(self, "_initialize", None)
+        if initialize is not None and self.pool_renders >= 0:
+            turns = asyncio.Semaphore(self.pool_renders or os.cpu_count() or 1)
+
+            async def _initialize(notebook_path, kernel_id=None, **kw):
+                await turns.acquire()
+                try:
+                    started = await initialize(notebook_path, kernel_id, **kw)
+                except BaseException:
+                    turns.release()
+                    raise
+                started["task"].add_done_callback(lambda task: turns.release())
+                return started
+            self._initialize = _initialize
         if self.spare_kernels > 0:
             IOLoop.current().add_callback(self._want_spares, 0.0)
 

@@ -378,6 +378,52 @@ def test_a_pool_that_is_not_refilled_is_filled_once_at_start(refill):
     assert km.fills == [(0, "01.ipynb"), (None, "01.ipynb")][:2 if refill else 1]
 
 
+class RendersLike(classroom.ClassroomKernelManager):
+    """What Voila's pool manager's _initialize does: start a kernel, return while its notebook runs in a task."""
+
+    def __init__(self, **kwargs):
+        self.running = self.most = 0
+        self.order = []
+        super().__init__(**kwargs)
+
+    async def _initialize(self, notebook_path, kernel_id=None, **kw):
+        import asyncio
+        self.order.append(notebook_path)
+        self.running += 1
+        self.most = max(self.most, self.running)
+
+        async def render():
+            await asyncio.sleep(0.05)
+            self.running -= 1
+        return {"task": asyncio.ensure_future(render()), "kernel_id": notebook_path}
+
+
+@pytest.mark.parametrize("bound, most", [(2, 2), (1, 1), (-1, 6)])
+def test_the_pool_runs_at_most_pool_renders_notebooks_at_once_in_order(bound, most):
+    """make lesson LEARNERS=30 asked for 30 notebook runs in the same second (bench/load): they take turns."""
+    import asyncio
+
+    async def run():
+        km = RendersLike(pool_renders=bound)
+        started = await asyncio.gather(*(km._initialize(f"nb{i}") for i in range(6)))
+        await asyncio.gather(*(s["task"] for s in started))
+        return km
+    km = asyncio.run(run())
+    assert km.most == most and km.order == [f"nb{i}" for i in range(6)] and km.running == 0
+
+
+def test_by_default_the_pool_takes_one_turn_per_core(monkeypatch):
+    import asyncio
+    monkeypatch.setattr(classroom.kernels.os, "cpu_count", lambda: 3)
+
+    async def run():
+        km = RendersLike()
+        started = await asyncio.gather(*(km._initialize(f"nb{i}") for i in range(7)))
+        await asyncio.gather(*(s["task"] for s in started))
+        return km.most
+    assert asyncio.run(run()) == 3
+
+
 def test_make_lesson_does_not_refill_its_pool_with_a_long_delay():
     """`make lesson` once set fill_delay=14400: Voila puts the delayed refill in the pool at once, so the
     second learner on a notebook with a pool of one waited on it for 4 hours. The bench does as it does."""

@@ -314,3 +314,67 @@ def test_systemd_enforces_the_limits_where_it_runs(monkeypatch, tmp_path):
     assert c.SystemdSpawner.dynamic_users is False and c.SystemdSpawner.disable_user_sudo is True
     assert c.Spawner.mem_limit == "3G"
     assert str(CONFIG.parents[2]) in c.SystemdSpawner.readonly_paths
+
+
+# -- a Python learners can run: what the hub says when they cannot (issue 50) -----------------------------
+@pytest.fixture
+def open_folder():
+    """A folder everyone may enter (pytest's tmp_path is under a 0700 folder of root's)."""
+    import shutil
+    import tempfile
+    folder = Path(tempfile.mkdtemp(prefix="attnlab-py-", dir="/tmp"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _why(python, root, state=None):
+    import sys
+    sys.path.insert(0, str(CONFIG.parents[2] / "tools"))
+    from learners_python import why_others_cannot_run
+    return why_others_cannot_run(python, root, state)
+
+
+def test_a_python_in_the_hubs_private_state_folder_is_named_with_the_step_that_fixes_it(open_folder, monkeypatch):
+    monkeypatch.delenv("ATTNLAB_HUB_PYTHON", raising=False)
+    state = open_folder / "build"
+    (state / "learners-python" / "bin").mkdir(parents=True)
+    state.chmod(0o700)
+    said = _why(state / "learners-python" / "bin" / "python", open_folder, state)
+    assert re.search(r"other users cannot run .*: it lies in the hub's private state folder .*build \(mode 700\)\. "
+                     r"Run `make hub-setup` \(as root\): it makes the learners' Python in .*build/learners-python", said), said
+
+
+def test_a_venv_whose_interpreter_is_private_says_make_hub_setup(open_folder, monkeypatch):
+    monkeypatch.delenv("ATTNLAB_HUB_PYTHON", raising=False)
+    private = open_folder / "home" / "pyenv"
+    private.mkdir(parents=True)
+    (private / "python3").write_text("")
+    (open_folder / "home").chmod(0o750)
+    (open_folder / "venv" / "bin").mkdir(parents=True)
+    (open_folder / "venv" / "bin" / "python").symlink_to(private / "python3")
+    said = _why(open_folder / "venv" / "bin" / "python", open_folder / "checkout")
+    assert re.search(r"its interpreter is in .*/home, which other users cannot enter .* Run `make hub-setup` as root: "
+                     r"it makes .*checkout/build/learners-python, a Python 3\.\d+ of the system", said), said
+    assert "apt-get install python3." in said
+
+
+def test_a_folder_of_the_checkout_others_cannot_enter_is_named_with_chmod(open_folder, monkeypatch):
+    monkeypatch.delenv("ATTNLAB_HUB_PYTHON", raising=False)
+    venv = open_folder / "checkout" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    venv.chmod(0o700)
+    said = _why(venv / "bin" / "python", open_folder / "checkout")
+    assert re.search(r"they cannot enter .*checkout/\.venv\. Run `chmod o\+x .*checkout/\.venv`", said), said
+
+
+def test_the_hub_refuses_a_python_learners_cannot_run_naming_the_fix(monkeypatch, tmp_path, open_folder):
+    if os.geteuid() != 0:
+        pytest.skip("the start checks run as root only")
+    private = open_folder / "private"
+    private.mkdir(mode=0o700)
+    private.chmod(0o700)
+    with pytest.raises(SystemExit, match=r"make hub: other users cannot run .*private/python with attnlab, Voila and "
+                                         r"JupyterHub \(ATTNLAB_HUB_PYTHON\): they cannot enter .*private\. Point "
+                                         r"ATTNLAB_HUB_PYTHON at a Python other users can run"):
+        load(monkeypatch, tmp_path, read_only=False, ATTNLAB_HUB_PYTHON=str(private / "python"))
