@@ -144,13 +144,15 @@ classroom-hub: test-setup
 # LEARNERS arriving SPAWN_RATE a second (all: at once), each moving a slider every 2-5 s for WORK seconds, then
 # leaving; results in bench/results/load/ (docs/benchmarks.md). Lists make a curve: LEARNERS=5,10,20 SPAWN_RATE=1,all.
 # UI=1: Locust's web UI on 127.0.0.1:8089 instead (start the swarm there). MODE=hub needs root.
+# LESSON_BEFORE=1: make lesson as it was before 2026-12-02 (every notebook preheated, the pool all at once).
 MODE ?= lesson
 SPAWN_RATE ?= 1
 WORK ?= 60
 UI ?=
 load: test-setup
 	$(PY) bench/load/run.py --mode $(MODE) --learners $(LEARNERS) --spawn-rate $(SPAWN_RATE) --notebook $(LESSON_NOTEBOOK) \
-	  --work $(WORK) $(if $(UI),--ui) $(if $(LABEL),--label $(LABEL))
+	  --work $(WORK) $(if $(UI),--ui) $(if $(LABEL),--label $(LABEL)) \
+	  $(if $(LESSON_BEFORE),--server-arg OTHER_POOL=1 --server-arg POOL_RENDERS=-1 --label before)
 
 # JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every
 # learner logs in with the class password (printed at start, or HUB_PASSWORD=...) and gets a

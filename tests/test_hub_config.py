@@ -378,3 +378,39 @@ def test_the_hub_refuses_a_python_learners_cannot_run_naming_the_fix(monkeypatch
                                          r"JupyterHub \(ATTNLAB_HUB_PYTHON\): they cannot enter .*private\. Point "
                                          r"ATTNLAB_HUB_PYTHON at a Python other users can run"):
         load(monkeypatch, tmp_path, read_only=False, ATTNLAB_HUB_PYTHON=str(private / "python"))
+
+
+def test_a_class_arriving_together_starts_a_few_servers_at_a_time(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path)
+    assert c.JupyterHub.concurrent_spawn_limit == 2 * (os.cpu_count() or 1)
+    assert tuple(c.JupyterHub.spawn_throttle_retry_range) == (10, 20)
+    assert load(monkeypatch, tmp_path, ATTNLAB_HUB_SPAWNS="6").JupyterHub.concurrent_spawn_limit == 6
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_SPAWNS: expected a count of servers starting at once \(0: no "
+                                         r"limit\), got 'lots'"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_SPAWNS="lots")
+
+
+@pytest.mark.parametrize("message, words", [
+    ("Too many users trying to log in right now. Try again in 20 seconds.",
+     ["Yours is in the queue", "15</span> s", "你的已经在排队", "window.location.reload()"]),
+    ("Active user limit exceeded. Try again in a few minutes.",
+     ["This class is full", "这节课已经满了", "window.location.reload()"]),
+])
+def test_a_learner_the_hub_cannot_start_now_reads_why_in_both_languages_and_the_page_retries(message, words):
+    """JupyterHub's 429 pages, through deploy/jupyterhub/templates/error.html as the hub renders them (its own
+    templates behind ours, under the templates/ prefix)."""
+    import jinja2
+    from jupyterhub._data import DATA_FILES_PATH          # where JupyterHub finds its own templates
+    ours, theirs = CONFIG.parent / "templates", Path(DATA_FILES_PATH) / "templates"
+    env = jinja2.Environment(loader=jinja2.ChoiceLoader([
+        jinja2.FileSystemLoader(str(ours)), jinja2.PrefixLoader({"templates": jinja2.FileSystemLoader(str(theirs))}),
+        jinja2.FileSystemLoader(str(theirs))]))
+    page = env.get_template("error.html").render(status_code=429, status_message="Too Many Requests", message=message,
+                                                 static_url=lambda *a, **k: "", base_url="/hub/", prefix="/",
+                                                 logo_url="", parsed_scopes=set(), xsrf="", announcement=None)
+    for word in words:
+        assert word in page, word
+    other = env.get_template("error.html").render(status_code=500, status_message="Internal Server Error", message="boom",
+                                                  static_url=lambda *a, **k: "", base_url="/hub/", prefix="/", logo_url="",
+                                                  parsed_scopes=set(), xsrf="", announcement=None)
+    assert "boom" in other and 'id="attnlab-wait"' not in other

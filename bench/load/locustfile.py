@@ -236,16 +236,25 @@ class Learner(HttpUser):
         started = time.perf_counter()
         self.client.get(f"{self.host}/hub/login", name="hub/login")
         xsrf = self.client.cookies.get("_xsrf", "")
-        r = self.client.post(f"{self.host}/hub/login?next=", name="hub/login POST", timeout=600,
-                             data={"username": name, "password": f"{name}-own-pass", "otp": self.opts.hub_password,
-                                   "_xsrf": xsrf})
+        with self.client.post(f"{self.host}/hub/login?next=", name="hub/login POST", timeout=600, catch_response=True,
+                              data={"username": name, "password": f"{name}-own-pass", "otp": self.opts.hub_password,
+                                    "_xsrf": xsrf}) as r:
+            if r.status_code == 429:
+                r.success()
         deadline = time.monotonic() + 600
         while f"/user/{name}/" not in r.url:           # the spawn-pending page polls until the server is up
             if time.monotonic() > deadline or r.status_code >= 500 or "/hub/login" in r.url:
                 _fire(self.environment, "HUB", "hub login -> server", started, PageFailed(f"HTTP {r.status_code} {r.url}"))
                 raise PageFailed("no server")
-            time.sleep(1)
-            r = self.client.get(f"{self.host}/hub/spawn/{name}", name="hub/spawn (pending)", timeout=600)
+            if r.status_code == 429:     # in the hub's queue (templates/error.html): the page retries by itself
+                _fire(self.environment, "HUB", "hub queue (429, retried)", started)
+                time.sleep(60 if "Active user limit" in r.text else 15)
+            else:
+                time.sleep(1)            # the spawn-pending page waits for the server's progress events
+            with self.client.get(f"{self.host}/hub/spawn/{name}", name="hub/spawn (pending)", timeout=600,
+                                 catch_response=True) as r:
+                if r.status_code == 429:
+                    r.success()
         _fire(self.environment, "HUB", "hub login -> server", started)
         base = f"{self.host}/user/{name}/"
         index = Page(self, base, self._assets(r.text))      # the index dashboard a learner lands on, then the lesson
@@ -290,9 +299,16 @@ class Learner(HttpUser):
             sent = self.page.send("comm_msg", {"comm_id": model, "data": {"method": "update",
                                                                          "state": {attribute: value}, "buffer_paths": []}})
             state[attribute] = value
-            self.page.read(lambda m, f: f is not None and m["parent_header"].get("msg_id") == sent, 60)
+            got = self.page.read(lambda m, f: m["parent_header"].get("msg_id") == sent and (
+                f is not None or (m["msg_type"] == "status" and m["content"].get("execution_state") == "idle")), 60)
         except (TimeoutError, ConnectionError, OSError, websocket.WebSocketException) as exc:
             _fire(self.environment, "WS", "slider move", started, exc)
+            return
+        if got["msg_type"] == "status":
+            # the kernel handled the move and drew nothing (a trainer's setting: its figure waits for its
+            # button): not a figure's time; this learner moves the sliders that draw
+            self.sliders = [s for s in self.sliders if s[0] != model]
+            _fire(self.environment, "WS", "slider without a figure", started)
             return
         _fire(self.environment, "WS", "slider move", started)
 

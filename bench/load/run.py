@@ -98,7 +98,9 @@ class Sampler(threading.Thread):
         for p in procs:
             try:
                 t = p.cpu_times()
-                self.cpu[p.pid] = ("kernels" if p in kernels else "server", t.user + t.system)
+                # once a kernel, always (a kernel exiting no longer shows its command line)
+                kind = "kernels" if p in kernels or self.cpu.get(p.pid, ("",))[0] == "kernels" else "server"
+                self.cpu[p.pid] = (kind, t.user + t.system)
             except psutil.Error:
                 pass
         if not write:
