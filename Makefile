@@ -152,7 +152,8 @@ UI ?=
 load: test-setup
 	$(PY) bench/load/run.py --mode $(MODE) --learners $(LEARNERS) --spawn-rate $(SPAWN_RATE) --notebook $(LESSON_NOTEBOOK) \
 	  --work $(WORK) $(if $(UI),--ui) $(if $(LABEL),--label $(LABEL)) \
-	  $(if $(LESSON_BEFORE),--server-arg OTHER_POOL=1 --server-arg POOL_RENDERS=-1 --label before)
+	  $(if $(LESSON_BEFORE),--server-arg OTHER_POOL=1 --server-arg POOL_RENDERS=-1 --label before) \
+	  $(if $(filter hub,$(MODE)),$(if $(NOTEBOOK),--hub-lesson))
 
 # JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every
 # learner logs in with the class password (printed at start, or HUB_PASSWORD=...) and gets a
@@ -175,10 +176,12 @@ hub-setup: $(VENV)/.hubdeps $(CHP)
 	@rm -rf build/hub/learners
 	@if [ "$$(id -u)" = 0 ]; then $(PY) tools/learners_python.py build/learners-python || true; fi
 # HUB_MODE=dashboards (default: Voila pages only, no typed code runs) or lab (JupyterLab for the exercises);
+# NOTEBOOK=01_kernel_regression.ipynb: learners land on that lesson, not the index (a class arriving together pays less);
 # TLS: ATTNLAB_HUB_SSL_CERT and ATTNLAB_HUB_SSL_KEY in the environment (docs/teaching.md).
 HUB_MODE ?= dashboards
 hub: hub-setup
 	ATTNLAB_HUB_IP=$(HUB_IP) ATTNLAB_HUB_PORT=$(HUB_PORT) ATTNLAB_HUB_PASSWORD=$(HUB_PASSWORD) ATTNLAB_HUB_MODE=$(HUB_MODE) \
+	  $(if $(NOTEBOOK),ATTNLAB_HUB_LESSON=$(NOTEBOOK)) \
 	  $(VENV)/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 
 lab: setup

@@ -22,7 +22,7 @@ CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "jupyterhub" / "jupyte
 HUB_ENV = ("ATTNLAB_HUB_USER_PORTS", "ATTNLAB_HUB_PASSWORD", "ATTNLAB_HUB_SPARE", "ATTNLAB_HUB_MODE", "ATTNLAB_HUB_IP",
            "ATTNLAB_HUB_SSL_CERT", "ATTNLAB_HUB_SSL_KEY", "ATTNLAB_HUB_TLS_PROXY", "ATTNLAB_HUB_INSECURE",
            "ATTNLAB_HUB_SPAWNER", "ATTNLAB_HUB_GROUP", "ATTNLAB_HUB_HOMES", "ATTNLAB_LANG", "SUDO_UID",
-           "ATTNLAB_HUB_MAX_LEARNERS", "ATTNLAB_HUB_NOTEBOOKS")
+           "ATTNLAB_HUB_MAX_LEARNERS", "ATTNLAB_HUB_NOTEBOOKS", "ATTNLAB_HUB_LESSON", "ATTNLAB_HUB_SPAWNS")
 
 
 def load(monkeypatch, tmp_path, read_only=True, **env):
@@ -400,7 +400,7 @@ def test_a_learner_the_hub_cannot_start_now_reads_why_in_both_languages_and_the_
     """JupyterHub's 429 pages, through deploy/jupyterhub/templates/error.html as the hub renders them (its own
     templates behind ours, under the templates/ prefix)."""
     import jinja2
-    from jupyterhub._data import DATA_FILES_PATH          # where JupyterHub finds its own templates
+    from jupyterhub._data import DATA_FILES_PATH  # where JupyterHub finds its own templates
     ours, theirs = CONFIG.parent / "templates", Path(DATA_FILES_PATH) / "templates"
     env = jinja2.Environment(loader=jinja2.ChoiceLoader([
         jinja2.FileSystemLoader(str(ours)), jinja2.PrefixLoader({"templates": jinja2.FileSystemLoader(str(theirs))}),
@@ -414,3 +414,13 @@ def test_a_learner_the_hub_cannot_start_now_reads_why_in_both_languages_and_the_
                                                   static_url=lambda *a, **k: "", base_url="/hub/", prefix="/", logo_url="",
                                                   parsed_scopes=set(), xsrf="", announcement=None)
     assert "boom" in other and 'id="attnlab-wait"' not in other
+
+
+def test_learners_can_land_on_the_lesson_instead_of_the_index(monkeypatch, tmp_path):
+    c = load(monkeypatch, tmp_path, ATTNLAB_HUB_LESSON="01_kernel_regression.ipynb")
+    assert c.Spawner.default_url == "/voila/render/notebooks/01_kernel_regression.ipynb"
+    zh = load(monkeypatch, tmp_path, ATTNLAB_HUB_LESSON="01_kernel_regression.ipynb", ATTNLAB_LANG="zh")
+    assert zh.Spawner.default_url == "/voila/render/notebooks/zh/01_kernel_regression.ipynb"
+    with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_LESSON: expected a notebook of .*notebooks such as "
+                                         r"01_kernel_regression\.ipynb, got '99_nothing\.ipynb'"):
+        load(monkeypatch, tmp_path, ATTNLAB_HUB_LESSON="99_nothing.ipynb")

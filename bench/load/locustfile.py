@@ -22,6 +22,7 @@ import itertools
 import random
 import time
 import uuid
+from urllib.parse import urlsplit
 
 import gevent
 import gevent.queue
@@ -107,8 +108,20 @@ class Page:
     def _url(self, path):
         return self.base.replace("http", "ws", 1) + path
 
+    def _cookies(self):
+        """The cookies a browser sends to this page's paths, the most specific path first (the hub sets an
+        _xsrf for /hub/ and another for /user/<name>/)."""
+        path = urlsplit(self.base).path
+        found = [c for c in self.learner.client.cookies if path.startswith(c.path or "/")]
+        return sorted(found, key=lambda c: -len(c.path or "/"))
+
     def _cookie(self):
-        return "; ".join(f"{c.name}={c.value}" for c in self.learner.client.cookies)
+        seen, parts = set(), []
+        for c in self._cookies():
+            if c.name not in seen:
+                seen.add(c.name)
+                parts.append(f"{c.name}={c.value}")
+        return "; ".join(parts)
 
     def connect(self):
         """What the widget manager does: the kernel's model, the channels, kernel info, the widget states;
@@ -185,7 +198,7 @@ class Page:
 
     def leave(self):
         """A tab closing: the shutdown beacon with the _xsrf cookie's value, then the sockets close."""
-        xsrf = next((c.value for c in self.learner.client.cookies if c.name == "_xsrf"), "")
+        xsrf = next((c.value for c in self._cookies() if c.name == "_xsrf"), "")
         self.learner.client.post(f"{self.base}voila/api/shutdown/{self.kernel}", data={"_xsrf": xsrf},
                                  name="voila/api/shutdown/<id>")
         for ws in (self.ws, self.execution):
@@ -257,6 +270,8 @@ class Learner(HttpUser):
                     r.success()
         _fire(self.environment, "HUB", "hub login -> server", started)
         base = f"{self.host}/user/{name}/"
+        if r.url.endswith(f"voila/render/notebooks/{self.opts.notebook}"):     # make hub NOTEBOOK=...: the lesson
+            return base, self._assets(r.text)
         index = Page(self, base, self._assets(r.text))      # the index dashboard a learner lands on, then the lesson
         started = time.perf_counter()
         index.connect()

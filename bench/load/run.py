@@ -182,7 +182,9 @@ def run_one(a, learners, rate):
         env.update(ATTNLAB_HUB_API_PORT=str(free_port()), ATTNLAB_HUB_PROXY_API_PORT=str(free_port()),
                    ATTNLAB_HUB_GROUP=accounts.group, ATTNLAB_HUB_HOMES=str(accounts.homes), ATTNLAB_HUB_SPAWNER="local",
                    ATTNLAB_HUB_DIR=str(out / "hub-state"), ATTNLAB_HUB_CULL=str(a.cull))
-        server_cmd = ["make", "-s", "hub", f"HUB_PORT={port}", f"HUB_PASSWORD={password}", *a.server_arg]
+        env.update(dict(kv.split("=", 1) for kv in a.hub_env))
+        server_cmd = ["make", "-s", "hub", f"HUB_PORT={port}", f"HUB_PASSWORD={password}",
+                      *([f"NOTEBOOK={a.notebook}"] if a.hub_lesson else []), *a.server_arg]
         host, locust_extra = f"http://127.0.0.1:{port}", ["--hub-password", password, "--learner-tag", accounts.tag]
     events_csv = out / "events.csv"
     locust_cmd = [str(ROOT / ".venv" / "bin" / "locust"), "-f", str(HERE / "locustfile.py"), "--host", host,
@@ -196,7 +198,7 @@ def run_one(a, learners, rate):
     (out / "command.txt").write_text(
         f"{' '.join(shlex.quote(x) for x in [sys.executable, *sys.argv])}\n"
         f"# this run: learners={learners} spawn rate={rate} ({rate_n}/s)\n"
-        f"# server: {' '.join(shlex.quote(x) for x in server_cmd)}\n# locust: {' '.join(shlex.quote(x) for x in locust_cmd)}\n"
+        f"# server: {' '.join(shlex.quote(x) for x in [*a.hub_env, *server_cmd])}\n# locust: {' '.join(shlex.quote(x) for x in locust_cmd)}\n"
         f"# commit: {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()}"
         f"{' (uncommitted changes)' if subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=ROOT, capture_output=True, text=True).stdout.strip() else ''}\n")
     summary = {"mode": a.mode, "learners": learners, "spawn_rate": rate, "notebook": a.notebook, "work_s": a.work,
@@ -336,6 +338,8 @@ def main():
     p.add_argument("--after", type=float, default=10.0, help="seconds after the class before counting kernels left")
     p.add_argument("--start-timeout", type=float, default=900.0)
     p.add_argument("--server-arg", action="append", default=[], help="one more make variable for the server, VAR=value")
+    p.add_argument("--hub-lesson", action="store_true", help="hub: learners land on the lesson (make hub NOTEBOOK=...)")
+    p.add_argument("--hub-env", action="append", default=[], help="hub: one more ATTNLAB_HUB_* setting, VAR=value")
     p.add_argument("--label", default="", help="a word for the results' folder (before, after ...)")
     p.add_argument("--ui", action="store_true", help="Locust's web UI instead of a headless run")
     a = p.parse_args()

@@ -42,6 +42,7 @@ ATTNLAB_HUB_CPU (1.0), ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels 
 keeps started ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page),
 ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_HUB_MAX_LEARNERS (servers at once), ATTNLAB_HUB_SPAWNS
 (servers starting at once; 2 per core), ATTNLAB_LANG (en|zh: the index a learner lands on),
+ATTNLAB_HUB_LESSON (a notebook learners land on instead of the index, e.g. 01_kernel_regression.ipynb),
 ATTNLAB_HUB_NOTEBOOKS (the folder copied to each learner as ~/attnlab/notebooks: this checkout's notebooks/;
 another absolute folder laid out the same way, with its 00_index.ipynb and zh/, e.g. a class's own edition),
 ATTNLAB_HUB_API_PORT and ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001),
@@ -304,6 +305,16 @@ NOTEBOOKS = Path(env("ATTNLAB_HUB_NOTEBOOKS") or ROOT / "notebooks")
 if not NOTEBOOKS.is_absolute() or not (NOTEBOOKS / LANDING).is_file():
     _refuse(f"ATTNLAB_HUB_NOTEBOOKS: expected an absolute folder laid out as notebooks/ (with {LANDING}), "
             f"got {str(NOTEBOOKS)!r}")
+# ATTNLAB_HUB_LESSON (make hub NOTEBOOK=...): learners land on that lesson instead of the index. Each landing
+# page runs its notebook in the learner's own kernel: a class arriving together on a small machine then pays for
+# one notebook per learner, not two (bench/load: the index costs each learner ~15 s more on 2 busy cores).
+lesson = (env("ATTNLAB_HUB_LESSON") or "").strip()
+if lesson:
+    lesson = ("zh/" if lang == "zh" and not lesson.startswith("zh/") else "") + lesson
+    if not (NOTEBOOKS / lesson).is_file() or not lesson.endswith(".ipynb"):
+        _refuse(f"ATTNLAB_HUB_LESSON: expected a notebook of {NOTEBOOKS} such as 01_kernel_regression.ipynb, "
+                f"got {lesson!r}")
+    LANDING = lesson
 
 
 # Each learner's server: their copy of the notebooks (~/attnlab/notebooks), Voila as its extension with
