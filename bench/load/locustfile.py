@@ -260,7 +260,7 @@ class Learner(HttpUser):
                 _fire(self.environment, "HUB", "hub login -> server", started, PageFailed(f"HTTP {r.status_code} {r.url}"))
                 raise PageFailed("no server")
             if r.status_code == 429:     # in the hub's queue (templates/error.html): the page retries by itself
-                _fire(self.environment, "HUB", "hub queue (429, retried)", started)
+                _fire(self.environment, "HUB", "hub queue (429; retried)", started)
                 time.sleep(60 if "Active user limit" in r.text else 15)
             else:
                 time.sleep(1)            # the spawn-pending page waits for the server's progress events

@@ -41,7 +41,7 @@ build/learners-python, tools/learners_python.py), ATTNLAB_HUB_HOMES (/home), ATT
 ATTNLAB_HUB_CPU (1.0), ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels each learner's server
 keeps started ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page),
 ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_HUB_MAX_LEARNERS (servers at once), ATTNLAB_HUB_SPAWNS
-(servers starting at once; 2 per core), ATTNLAB_LANG (en|zh: the index a learner lands on),
+(servers starting at once; JupyterHub's 100), ATTNLAB_LANG (en|zh: the index a learner lands on),
 ATTNLAB_HUB_LESSON (a notebook learners land on instead of the index, e.g. 01_kernel_regression.ipynb),
 ATTNLAB_HUB_NOTEBOOKS (the folder copied to each learner as ~/attnlab/notebooks: this checkout's notebooks/;
 another absolute folder laid out the same way, with its 00_index.ipynb and zh/, e.g. a class's own edition),
@@ -275,14 +275,16 @@ def _default_max_learners():
 
 
 c.JupyterHub.active_server_limit = int(max_learners) if max_learners else _default_max_learners()
-# At most this many learners' servers starting at once (ATTNLAB_HUB_SPAWNS; default 2 per core): a start costs
-# ~10 CPU-s here (the server, its spare kernel, the index dashboard's first run), so a class arriving together
-# on 2 cores did not get faster for starting all at once, and logins timed out (bench/load, docs/benchmarks.md).
-# A learner past it gets templates/error.html: in the queue, the page tries again by itself in 10-20 s.
+# At most this many learners' servers starting at once (ATTNLAB_HUB_SPAWNS; default: JupyterHub's own, 100). A
+# learner past it gets templates/error.html: in the queue, and the page tries again by itself in 10-20 s.
+# Measured (bench/load, docs/benchmarks.md): 10 learners arriving together on 2 busy cores all got their figure
+# within 143 s without a limit, and the last only after 210 s with 4 at a time (the waves and the retries add
+# up): a limit is for a machine whose logins time out, not a default.
 spawns = (env("ATTNLAB_HUB_SPAWNS") or "").strip()
 if spawns and not spawns.isdigit():
     _refuse(f"ATTNLAB_HUB_SPAWNS: expected a count of servers starting at once (0: no limit), got {spawns!r}")
-c.JupyterHub.concurrent_spawn_limit = int(spawns) if spawns else 2 * (os.cpu_count() or 1)
+if spawns:
+    c.JupyterHub.concurrent_spawn_limit = int(spawns)
 c.JupyterHub.spawn_throttle_retry_range = (10, 20)
 c.Spawner.mem_limit = mem
 c.Spawner.cpu_limit = float(env("ATTNLAB_HUB_CPU") or 1.0)
