@@ -426,3 +426,29 @@ def test_learners_can_land_on_the_lesson_instead_of_the_index(monkeypatch, tmp_p
     with pytest.raises(SystemExit, match=r"ATTNLAB_HUB_LESSON: expected a notebook of .*notebooks such as "
                                          r"01_kernel_regression\.ipynb, got '99_nothing\.ipynb'"):
         load(monkeypatch, tmp_path, ATTNLAB_HUB_LESSON="99_nothing.ipynb")
+
+
+def test_a_checkout_other_users_cannot_enter_is_refused_with_both_ways_out(monkeypatch, tmp_path, open_folder):
+    """The config of a checkout under a folder only its owner may enter (a clone under /root, a 0700 home)."""
+    if os.geteuid() != 0:
+        pytest.skip("the start checks run as root only")
+    import shutil
+    private = open_folder / "home"
+    checkout = private / "attnlab"
+    shutil.copytree(CONFIG.parent, checkout / "deploy" / "jupyterhub")
+    (checkout / "tools").mkdir(parents=True)
+    shutil.copy(CONFIG.parents[2] / "tools" / "learners_python.py", checkout / "tools")
+    (checkout / "notebooks").mkdir()
+    (checkout / "notebooks" / "00_index.ipynb").write_text("{}")
+    private.chmod(0o700)
+    for key in HUB_ENV:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("ATTNLAB_HUB_DIR", str(tmp_path))
+    monkeypatch.setenv("ATTNLAB_HUB_PASSWORD", "a-class-password")
+    c = Config()
+    with pytest.raises(SystemExit, match=r"other users cannot enter .*/home\. Either clone the project where everyone "
+                                         r"can read it \(`git clone .*/home/attnlab /srv/attnlab`, then `make hub-setup "
+                                         r"&& make hub` there\), or let them pass through that folder, `chmod o\+x "
+                                         r".*/home`"):
+        runpy.run_path(str(checkout / "deploy" / "jupyterhub" / "jupyterhub_config.py"),
+                       init_globals={"get_config": lambda: c, "ATTNLAB_HUB_READ_ONLY": False})
