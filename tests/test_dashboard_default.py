@@ -109,8 +109,13 @@ def test_another_folder_is_served_with_its_own_index(fake_venv, tmp_path):
 
 
 def test_make_lesson_keeps_its_own_default_notebook(fake_venv):
-    """NOTEBOOK is empty by default now (make dashboard's index); make lesson still preheats 01 for the class."""
+    """NOTEBOOK is empty by default now (make dashboard's index); make lesson still preheats 01 for the class,
+    and only the lesson: other notebooks start on demand (OTHER_POOL=0) unless the teacher asks for spares."""
     run = subprocess.run(["make", "-s", "--no-print-directory", "-o", "setup", "lesson", f"VENV={fake_venv}", "LEARNERS=3"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert pools(voila_args(run)) == {"01_kernel_regression.ipynb": {"pool_size": 3}, "default": {"pool_size": 0}}
+    run = subprocess.run(["make", "-s", "--no-print-directory", "-o", "setup", "lesson", f"VENV={fake_venv}", "LEARNERS=3",
+                          "OTHER_POOL=1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert pools(voila_args(run)) == {"01_kernel_regression.ipynb": {"pool_size": 3}, "default": {"pool_size": 1}}
