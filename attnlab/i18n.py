@@ -23,7 +23,7 @@ context and also for every thread or task that has chosen nothing itself (a kern
 widget callbacks share one context; a fresh thread starts with none).
 
 This module uses the standard library only, so the core may import it (``set_language`` is part
-of ``import attnlab``); the shipped CJK font is registered by ``attnlab.plotting``.
+of ``import attnlab``); the shipped CJK font is registered by ``attnlab.ui.plotting``.
 """
 import contextlib
 import contextvars

@@ -24,12 +24,12 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from attnlab import panels
 from attnlab.lessons import (
     nb02_scoring_functions as nb02,
     nb06_positional_encoding as nb06,
     nb07_masks_and_efficient_attention as nb07,
 )
+from attnlab.ui import panels
 from bench_panel import median_ms  # one timing rule for the panel benches
 
 

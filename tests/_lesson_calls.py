@@ -18,7 +18,6 @@ matplotlib.use("Agg")
 import torch
 from matplotlib.figure import Figure
 
-from attnlab import plotting
 from attnlab.lessons import (
     nb00_index as nb00,
     nb01_kernel_regression as nb01,
@@ -32,6 +31,7 @@ from attnlab.lessons import (
     nb09_transformer_block as nb09,
     nb10_encoder_decoder as nb10,
 )
+from attnlab.ui import plotting
 
 
 def every_name(lesson):

@@ -17,7 +17,7 @@ the call is the cell's. ``last_plan`` says which cells ran and which calls were 
 execution (tests/notebook_runs.py); the benches use it.
 
 The cells run in an IPython shell (magics work) with the notebook's folder as working directory;
-every ``attnlab.panels.Panel`` built on the way is collected.
+every ``attnlab.ui.panels.Panel`` built on the way is collected.
 """
 import ast
 import builtins
@@ -33,7 +33,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 from IPython.core.interactiveshell import InteractiveShell
 
 import notebook_runs
-from attnlab import panels
+from attnlab.ui import panels
 
 LESSON = "lesson"
 last_plan = {}

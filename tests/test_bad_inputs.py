@@ -13,7 +13,7 @@ import torch
 from matplotlib.figure import Figure
 
 import attnlab as al
-from attnlab import data, plotting, selfcheck
+from attnlab.ui import plotting, selfcheck
 
 
 @pytest.fixture(autouse=True)
@@ -222,40 +222,9 @@ ROWS = [
     ("linear_attention/output", lambda: al.linear_attention(Q, K, V, feature_map=lambda x: x.sum(-1)), ValueError,
      "feature_map: expected a tensor shaped like queries (2, 3) + (d',) with one d' for queries and keys, got (2, 3) for queries"),
     ("linear_attention/d=0", lambda: al.linear_attention(Q0, K0, V0), ValueError, "queries: expected at least one feature"),
-    # ---- data
-    ("kernel_regression_data/n", lambda: data.kernel_regression_data(0), ValueError, "n_train: expected an int >= 1, got 0"),
-    ("kernel_regression_data/noise", lambda: data.kernel_regression_data(noise=-1), ValueError,
-     "noise: expected a number >= 0.0, got -1.0"),
-    ("kernel_regression_data/seed", lambda: data.kernel_regression_data(seed=1.5), TypeError, "seed: expected an int, got float"),
-    ("kernel_regression_data/dtype", lambda: data.kernel_regression_data(dtype=torch.bool), TypeError,
-     "dtype: expected a floating dtype (torch.float16, torch.bfloat16, torch.float32 or torch.float64), got torch.bool"),
-    ("kernel_regression_data/size", lambda: data.kernel_regression_data(10**10), ValueError,
-     "n_train: expected a training set " + GIB + "10000000000 entries x 8 B = 74.5 GiB"),
-    ("kernel_regression_target/type", lambda: data.kernel_regression_target([1.0]), TypeError,
-     "x: expected a torch.Tensor, got list"),
-    ("cat_milk_it/sentence", lambda: data.cat_milk_it("x"), ValueError,
-     "sentence: expected one of ['hungry', 'sweet'], got 'x'"),
-    ("cat_milk_it/vectors type", lambda: data.cat_milk_it(vectors=[1, 2]), TypeError,
-     "vectors: expected a dict {word: (f1, f2)}, got list"),
-    ("cat_milk_it/vectors word", lambda: data.cat_milk_it(vectors={"dog": (1, 2)}), ValueError,
-     "vectors: expected words among ['cat', 'hungry', 'it', 'milk', 'sweet'], got 'dog'"),
-    ("cat_milk_it/vectors pair", lambda: data.cat_milk_it(vectors={"cat": (1.0,)}), ValueError,
-     "vectors: expected two numbers (f1, f2) for 'cat', got (1.0,)"),
-    ("cat_milk_it/vectors nan", lambda: data.cat_milk_it(vectors={"cat": (float("nan"), 1.0)}), ValueError,
-     "vectors['cat']: expected a finite number, got nan"),
-    ("cat_milk_it/dtype", lambda: data.cat_milk_it(dtype=torch.int64), TypeError, "dtype: expected a floating dtype"),
-    ("thinking_machines/d_model", lambda: data.thinking_machines(d_model=0), ValueError, "d_model: expected an int >= 1, got 0"),
-    ("thinking_machines/dtype", lambda: data.thinking_machines(dtype="float32"), TypeError,
-     "dtype: expected a torch.dtype (torch.float16, torch.bfloat16, torch.float32 or torch.float64), got str 'float32'"),
-    ("thinking_machines/size", lambda: data.thinking_machines(d_model=BIG, d_k=BIG), ValueError,
-     "d_model, d_k: expected 3 projections (d_model x d_k) " + GIB + "3 x 1000000 x 1000000"),
-    ("toy_sentence/words str", lambda: data.toy_sentence("abc"), TypeError, "words: expected a list or tuple, got str"),
-    ("toy_sentence/words ints", lambda: data.toy_sentence([1, 2]), TypeError, "words[0]: expected a str, got int"),
-    ("toy_sentence/words empty", lambda: data.toy_sentence(()), ValueError, "words: expected at least 1 entries, got 0"),
-    ("toy_sentence/dtype", lambda: data.toy_sentence(dtype=torch.int64), TypeError, "dtype: expected a floating dtype"),
-    ("translation_pair/noise", lambda: data.translation_pair(noise=-1), ValueError, "noise: expected a number >= 0.0, got -1.0"),
-    ("translation_pair/d_k", lambda: data.translation_pair(d_k=-1), ValueError, "d_k: expected an int >= 1, got -1"),
     # ---- plotting
+    ("text_color/colour", lambda: plotting.text_color("not a colour"), ValueError,
+     "color: expected a matplotlib colour such as '#E69F00' or 'C1', got 'not a colour'"),
     ("to_numpy/str", lambda: plotting.to_numpy("abc"), TypeError, "x: expected a tensor or an array of numbers, got str 'abc'"),
     ("live_title/ax", lambda: plotting.live_title("ax", "t"), TypeError, "ax: expected a matplotlib Axes, got str"),
     ("live_title/text", lambda: plotting.live_title(Figure().subplots(), 3), TypeError, "text: expected a str, got int"),
@@ -282,13 +251,13 @@ ROWS = [
      "annotate: expected True, False or None, got str 'yes'"),
     ("heatmap/colorbar", lambda: plotting.heatmap(W, colorbar=None), TypeError, "colorbar: expected True or False, got None"),
     ("update_heatmap/ax", lambda: plotting.update_heatmap(plt.subplots()[1], W), ValueError,
-     "ax: expected an Axes drawn by attnlab.plotting.heatmap, got <Axes: >"),
+     "ax: expected an Axes drawn by attnlab.ui.plotting.heatmap, got <Axes: >"),
     ("update_heatmap/rank", lambda: plotting.update_heatmap(plotting.heatmap(W), torch.ones(2, 2, 2)), ValueError,
      "weights: expected a 2-D (Tq, Tk) matrix, got shape (2, 2, 2)"),
     ("update_heatmap/labels", lambda: plotting.update_heatmap(plotting.heatmap(W, x_labels=list("abcd")), torch.ones(2, 2)),
      ValueError, "x_labels: expected 2 labels (one per column (key)), got 4"),
     ("heatmap_state/ax", lambda: plotting.heatmap_state("a"), ValueError,
-     "ax: expected an Axes drawn by attnlab.plotting.heatmap, got 'a'"),
+     "ax: expected an Axes drawn by attnlab.ui.plotting.heatmap, got 'a'"),
     ("heads_grid/rank", lambda: plotting.heads_grid(W), ValueError, "weights: expected (H, Tq, Tk), got shape (3, 4)"),
     ("heads_grid/empty", lambda: plotting.heads_grid(torch.ones(0, 2, 2)), ValueError,
      "weights: expected at least one head, got shape (0, 2, 2)"),
@@ -356,10 +325,9 @@ def test_bad_input_is_a_clear_error(call, exc, message):
 def test_every_public_callable_has_a_row():
     covered = {r[0].split("/")[0].split(".")[0] for r in ROWS} | {"default_device"}
     public = {n if n != "scaled_dot_product_attention" else "sdpa" for n in al.__all__}
-    public |= {"kernel_regression_data", "kernel_regression_target", "cat_milk_it", "thinking_machines",
-               "toy_sentence", "translation_pair"}
     public |= {n for n in dir(plotting) if callable(getattr(plotting, n)) and not n.startswith("_")
-               and getattr(getattr(plotting, n), "__module__", "") == "attnlab.plotting"
+               and not n.endswith("_unchecked")                                # checked by their caller, once
+               and getattr(getattr(plotting, n), "__module__", "") == "attnlab.ui.plotting"
                and not isinstance(getattr(plotting, n), type)}           # not the HeatmapState record
     public |= {"numeric", "multiple_choice", "check_function", "mistake", "symptom"}
     assert public - covered == set()
@@ -383,7 +351,7 @@ def test_sizes_are_refused_before_any_allocation(monkeypatch):
         real = getattr(torch, name)
         monkeypatch.setattr(torch, name, lambda *a, _real=real, **k: calls.append(a) or _real(*a, **k))
     for call in (lambda: al.causal_mask(BIG, BIG), lambda: al.sinusoidal_encoding(10**9, 512),
-                 lambda: al.PositionalEncoding(512, max_len=10**9), lambda: data.kernel_regression_data(10**10)):
+                 lambda: al.PositionalEncoding(512, max_len=10**9)):
         with pytest.raises(ValueError, match="of at most 1 GiB"):
             call()
     assert calls == []

@@ -243,7 +243,7 @@ def test_a_heatmap_panel_move_checks_each_value_once(counted):
     text update and heatmap_state lookups are unchecked)."""
     import ipywidgets as widgets
 
-    from attnlab import panels, plotting
+    from attnlab.ui import panels, plotting
     scores = torch.tensor([[1.0, 2.0, 0.5], [0.0, 0.3, 3.0]])
     fig, ax = panels.new_figure()
     plotting.heatmap(al.masked_softmax(scores), ax=ax)

@@ -127,6 +127,34 @@ def test_the_command_imports_no_server(tmp_path):
     assert out.strip().endswith("[]"), out
 
 
+HEAVY = ("torch", "numpy", "matplotlib", "ipywidgets")
+
+
+def heavy_imports(importtime_log):
+    """The heavy packages a `python -X importtime` log (its stderr) shows imported."""
+    names = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in importtime_log.splitlines() if "|" in line}
+    return sorted(names & set(HEAVY))
+
+
+def test_attnlab_help_imports_no_torch(tmp_path):
+    """`attnlab --help` answers at once: it imports neither torch nor numpy, matplotlib or ipywidgets (read from
+    Python's own import log, not timed); nor does copying the notebooks. `import attnlab` itself is light: the
+    contract's names (attnlab.causal_mask ...) import their core module, and torch, on first use."""
+    log = subprocess.run([sys.executable, "-X", "importtime", "-m", "attnlab", "--help"], capture_output=True,
+                         text=True, cwd=ROOT, check=True).stderr
+    assert "attnlab.cli" in log and heavy_imports(log) == []
+    assert heavy_imports("import time:       150 |        150 |   torch\nimport time: 9 | 9 |     numpy.core") == [
+        "numpy", "torch"]                                                    # the rule can fail
+    code = ("import sys, attnlab; from attnlab import cli; cli.main(['notebooks', sys.argv[1], '--lang', 'zh']); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in {}))".format(HEAVY))
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert out.strip().endswith("[]"), out
+    code = "import sys, attnlab; attnlab.causal_mask(2, 2); print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=ROOT).stdout.strip() == "True"
+
+
 def test_python_dash_m_attnlab_is_the_command():
     out = subprocess.run([sys.executable, "-m", "attnlab", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and "{notebooks,serve,lab}" in out.stdout

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from matplotlib import colormaps, colors
 
-from attnlab import plotting
+from attnlab.ui import plotting
 
 colorspacious = pytest.importorskip("colorspacious")
 

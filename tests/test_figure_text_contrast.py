@@ -37,7 +37,7 @@ from matplotlib.image import AxesImage
 from matplotlib.legend import Legend
 from matplotlib.text import Text
 
-from attnlab import plotting
+from attnlab.ui import plotting
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

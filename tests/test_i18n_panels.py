@@ -2,11 +2,11 @@
 callback run after ``set_language`` still writes in the build language, and the other way round."""
 import ipywidgets as widgets
 import pytest
-from attnlab.trainer import Trainer
 
 import attnlab
-from attnlab import panels, selfcheck
 from attnlab.i18n import gettext as _, language
+from attnlab.ui import panels, selfcheck
+from attnlab.ui.trainer import Trainer
 
 # msgids of the catalog with a Chinese msgstr (drawing layer)
 WEIGHT, HEAD = "weight", "head {h}"

@@ -23,7 +23,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def _panel():
     import numpy as np
 
-    from attnlab import panels, plotting
+    from attnlab.ui import panels, plotting
     fig, ax = panels.new_figure(figsize=(3, 2))
     plotting.heatmap(np.full((3, 3), 0.5), ax=ax)
     level = ipywidgets.FloatSlider(value=0.5, min=0.0, max=1.0, description="level")
@@ -83,7 +83,7 @@ def test_the_picture_equals_a_full_draw_under_ipywidgets_7():
 def test_a_numeric_self_check_names_a_known_mistake_under_ipywidgets_7():
     from IPython.core.formatters import DisplayFormatter
 
-    from attnlab import selfcheck
+    from attnlab.ui import selfcheck
     q = selfcheck.numeric("√128? Two decimals.", 11.31, tolerance=0.01, hint="The square root of d_k.",
                           mistakes={128 / 8: "You divided 128 by 8: 8 is √64, not √128."})
     data, _ = DisplayFormatter().format(q)
@@ -107,8 +107,9 @@ def test_a_numeric_self_check_names_a_known_mistake_under_ipywidgets_7():
 
 
 def test_a_trainer_displays_under_ipywidgets_7():
-    from attnlab.trainer import Trainer
     from IPython.core.formatters import DisplayFormatter
+
+    from attnlab.ui.trainer import Trainer
     t = Trainer(lambda steps: iter([{"loss": 1.0}]), steps=10)
     data, _ = DisplayFormatter().format(t)
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == t.widget.model_id

@@ -212,14 +212,18 @@ NOTEBOOK_DIR = PACKAGE.parent / "notebooks"
 
 
 def notebook_uses(stem):
-    """The names the notebook ``stem`` (English and Chinese) reads as ``lesson.<name>`` in its code cells."""
+    """The names the notebook ``stem`` (English and Chinese) reads as ``lesson.<name>`` in its code cells, or imports
+    from its lesson (``from attnlab.lessons.nb05_cat_milk_it import cat_milk_it``)."""
     import json
     import re
     used = set()
     for path in (NOTEBOOK_DIR / f"{stem}.ipynb", NOTEBOOK_DIR / "zh" / f"{stem}.ipynb"):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] == "code":
-                used |= set(re.findall(r"\blesson\.([A-Za-z_]\w*)", "".join(cell["source"])))
+                source = "".join(cell["source"])
+                used |= set(re.findall(r"\blesson\.([A-Za-z_]\w*)", source))
+                for names in re.findall(rf"^from attnlab\.lessons\.nb{stem} import (.+)$", source, re.M):
+                    used |= {n.strip() for n in names.split(",")}
     return used
 
 
@@ -304,7 +308,7 @@ def test_the_surface_rule_can_fail():
 
 
 # ---- every lesson the same rooms: figures draw, live wires, exercises check
-DRAWING = ("matplotlib", "attnlab.ui.plotting", "attnlab.plotting")
+DRAWING = ("matplotlib", "attnlab.ui.plotting")
 DRAWING_ROOMS = {"figures.py", "live.py"}
 
 

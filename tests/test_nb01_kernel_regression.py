@@ -4,11 +4,11 @@ import math
 
 import pytest
 import torch
-from attnlab.data import kernel_regression_data
 
 import attnlab as al
 from attnlab.lessons import nb01_kernel_regression as kr
 from attnlab.lessons.nb01_kernel_regression import figures, live, model as nw
+from attnlab.lessons.nb01_kernel_regression.data import kernel_regression_data
 
 
 @pytest.fixture
@@ -279,7 +279,7 @@ def test_play_is_the_explorer_and_play_trainer_the_trainer_fed_by_it():
 
 
 def test_the_package_exports_what_the_notebook_uses():
-    assert kr.__all__ == ["NWKernelRegression", "SIGMAS", "kernel_regression_plot", "leave_one_out", "play",
+    assert kr.__all__ == ["NWKernelRegression", "SIGMAS", "kernel_regression_data", "kernel_regression_plot", "leave_one_out", "play",
                           "play_trainer", "pooling_weights", "thumbnail", "training_loss_curve", "weight_maps"]
 
 

@@ -12,8 +12,8 @@ import torch
 matplotlib.use("Agg")
 
 import attnlab as al
-from attnlab import plotting
 from attnlab.lessons.nb03_multi_head_attention import figures as head_plots, heads as th, live
+from attnlab.ui import plotting
 
 
 def closed_form(target_index, n_valid, strength):

@@ -5,14 +5,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from attnlab.data import thinking_machines
 
-from attnlab import plotting
 from attnlab.lessons.nb04_self_attention_walkthrough import (
     figures as wtp,
     live,
     steps as wt,
 )
+from attnlab.lessons.nb04_self_attention_walkthrough.data import thinking_machines
+from attnlab.ui import plotting
 
 
 @pytest.fixture(autouse=True)
@@ -44,9 +44,9 @@ def test_step_table_drawn_then_updated_in_place():
 
 def test_play_panel_updates_in_place_without_the_global_rng():
     import torch
-    from attnlab.masking import causal_mask
     from matplotlib.text import Text
 
+    from attnlab.core.masking import causal_mask
     from attnlab.lessons import nb04_self_attention_walkthrough as lesson
 
     panel = lesson.play(step=4, d_k=64, causal=False, padding=2)
@@ -108,7 +108,7 @@ def test_play_declares_the_notebooks_controls_and_the_package_exports_what_the_n
     assert lesson.__all__ == ["check_attention", "check_masked_softmax", "complexity_table", "cost_plot",
                               "divisor_mistakes", "draw_step_table", "layer_cost", "path_plot", "play",
                               "self_attention_steps", "sentence_attention", "short", "softmax_weight_mistakes",
-                              "step_table", "thumbnail"]
+                              "step_table", "thinking_machines", "thumbnail", "translation_pair"]
 
 
 def test_step_table_text_lays_out_the_table_in_columns():

@@ -4,11 +4,11 @@ import math
 import numpy as np
 import pytest
 import torch
-from attnlab.data import thinking_machines, toy_sentence, translation_pair
 from torch.nn import functional as F
 
 import attnlab as al
 from attnlab.lessons.nb04_self_attention_walkthrough import steps as wt
+from attnlab.lessons.nb04_self_attention_walkthrough.data import thinking_machines, toy_sentence, translation_pair
 
 
 def _qkv(d):

@@ -4,10 +4,10 @@ import math
 
 import pytest
 import torch
-from attnlab.data import cat_milk_it
 
 from attnlab.lessons import nb05_cat_milk_it as cmi
 from attnlab.lessons.nb05_cat_milk_it import compute, figures, live
+from attnlab.lessons.nb05_cat_milk_it.data import cat_milk_it
 
 # The seed's numbers, typed in again from the note (not imported from the module under test).
 SEED = {
@@ -177,7 +177,7 @@ def test_every_label_sits_next_to_its_marker(scaling, d):
     used to drift off with scaling 'after', d = 4)."""
     from matplotlib.text import Text
 
-    from attnlab import panels
+    from attnlab.ui import panels
 
     fig, ax = panels.new_figure(figsize=(5, 5))
     words, X = cat_milk_it("sweet")
@@ -323,8 +323,8 @@ def test_play_declares_the_notebooks_controls_and_the_package_exports_what_the_n
     assert [panel.controls[n].value for n in ("sentence", "scaling", "d")] == ["hungry", "after", 2]
     assert panel.controls["T"].value == pytest.approx(0.5)
     assert set(list(panel.controls)[4:]) == {f"{w}_{a}" for w in live.WORD_VECTORS for a in "xy"}
-    assert cmi.__all__ == ["SEED_D_K", "SEED_OUTPUTS", "SEED_SCORES", "SEED_SIMILARITIES", "attend", "check_attend",
-                           "check_feature_heads", "compare_to_seed", "feature_heads", "moves_plot", "play",
+    assert cmi.__all__ == ["SEED_D_K", "SEED_OUTPUTS", "SEED_SCORES", "SEED_SIMILARITIES", "SENTENCES", "WORD_VECTORS",
+                           "attend", "cat_milk_it", "check_attend", "check_feature_heads", "compare_to_seed", "feature_heads", "moves_plot", "play",
                            "similarities", "similarity_mistakes", "thumbnail"]
 
 
@@ -346,7 +346,7 @@ def test_each_leader_line_stops_just_outside_its_label(it):
     plus 2 pixels and 1 point (what clipping it to the padded box did, without the cost)."""
     from matplotlib.text import Text
 
-    from attnlab import panels
+    from attnlab.ui import panels
 
     fig, ax = panels.new_figure(figsize=(5, 5))
     words, X = cat_milk_it("sweet", {"it": it})

@@ -9,8 +9,8 @@ import pytest
 from matplotlib.figure import Figure
 
 import attnlab as al
-from attnlab import data
 from attnlab.lessons import nb06_positional_encoding as lesson
+from attnlab.lessons.nb01_kernel_regression import data
 from attnlab.lessons.nb06_positional_encoding import figures
 
 

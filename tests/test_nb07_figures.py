@@ -244,12 +244,12 @@ def test_grey_means_only_not_in_this_sequence():
 
 
 def plotting_image(ax):
-    from attnlab import plotting
+    from attnlab.ui import plotting
     return plotting.heatmap_state(ax).image
 
 
 def plotting_cells(ax):
-    from attnlab import plotting
+    from attnlab.ui import plotting
     return plotting.heatmap_state(ax).cells
 
 

@@ -58,7 +58,7 @@ def test_a_layer_is_torchs_attention_per_head(dtype, positions):
     for h in range(2):
         q, k, v = qk_in @ m.W_Q[1, h].T, qk_in @ m.W_K[1, h].T, stream @ m.W_V[1, h].T
         if positions == "rope":
-            q, k = model._rotate(q, torch.arange(data.CONTEXT)), model._rotate(k, torch.arange(data.CONTEXT))
+            q, k = al_rope(q), al_rope(k)
         z = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         expected += z @ m.W_O[1, h].T
     tol = 1e-12 if dtype == torch.float64 else 1e-5
@@ -66,13 +66,81 @@ def test_a_layer_is_torchs_attention_per_head(dtype, positions):
     assert torch.allclose(weights.sum(-1), torch.ones((), dtype=dtype)) and (weights.triu(1) == 0).all()
 
 
-def test_rope_turns_pairs_by_position_like_the_complex_product():
-    x = torch.randn(5, 8, dtype=torch.float64)
-    got = model._rotate(x, torch.arange(5))
-    z = torch.view_as_complex(x.reshape(5, 4, 2).contiguous())
-    angle = torch.arange(5, dtype=torch.float64)[:, None] * 10000.0 ** (-torch.arange(0, 8, 2, dtype=torch.float64) / 8)
-    expected = torch.view_as_real(z * torch.polar(torch.ones_like(angle), angle)).reshape(5, 8)
-    torch.testing.assert_close(got, expected)
+def al_rope(x):
+    """attnlab's RoPE (attnlab/core/positional.py, notebooks 06 and 12), one row per position."""
+    from attnlab.core.positional import rope
+    return rope(x)
+
+
+def su_rope(x):
+    """RoPE as Su et al. write it (pair j of row i times e^{+i θ}, θ = i · 10000^(-2j/d)) by complex numbers: the
+    sign convention notebook 11 used before it took the core's RoPE (which turns by e^{-i θ}, as notebook 06 teaches)."""
+    *lead, n, d = x.shape
+    z = torch.view_as_complex(x.reshape(*lead, n, d // 2, 2).contiguous())
+    angle = torch.arange(n, dtype=torch.float64)[:, None] * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    return torch.view_as_real(z * torch.polar(torch.ones_like(angle), angle).to(z.dtype)).reshape(x.shape)
+
+
+def resigned(state):
+    """The state with the second column of every pair of W_Q and W_K negated (an exact change in any dtype):
+    then Su's RoPE on it gives the scores the core's RoPE gives on ``state`` (R(-θ) = F R(θ) F, F = diag(1, -1))."""
+    out = dict(state)
+    for name in ("W_Q", "W_K"):
+        w = state[name].clone()
+        w[:, :, 1::2, :] = -w[:, :, 1::2, :]
+        out[name] = w
+    return out
+
+
+# sha256 of the rope checkpoint's tensors (float16, by name) as trained and shipped with Su's convention
+SHIPPED_SU_ROPE = "c04c2121a066af1a4fdd38e69029bafff94e45ffc9c61071869ff5c90ba40d70"
+
+
+def digest(state):
+    import hashlib
+    h = hashlib.sha256()
+    for k in sorted(state):
+        h.update(k.encode())
+        h.update(state[k].contiguous().view(torch.int16).numpy().tobytes())
+    return h.hexdigest()
+
+
+def su_model_logits(state, config, tokens):
+    """The attention-only model written out with Su's RoPE (the reference for the converted checkpoint)."""
+    W = {k: v.double() for k, v in state.items()}
+    stream = W["embed"][tokens]
+    T = tokens.shape[1]
+    for layer in range(config["layers"]):
+        out = torch.zeros_like(stream)
+        for h in range(config["heads"]):
+            q, k = su_rope(stream @ W["W_Q"][layer, h].T), su_rope(stream @ W["W_K"][layer, h].T)
+            z = F.scaled_dot_product_attention(q, k, stream @ W["W_V"][layer, h].T, is_causal=True)
+            out += W["keep"][layer, h] * z @ W["W_O"][layer, h].T
+        stream = stream + out
+    return stream[:, :T] @ W["unembed"].T
+
+
+def test_the_rope_checkpoint_is_the_shipped_one_converted_to_the_cores_sign_exactly(held_out):
+    """Notebook 11's rope model trained with Su's sign (θ); the core's RoPE turns by -θ. Its checkpoint was
+    converted by negating the second column of each pair of W_Q and W_K: re-signing it back gives the
+    shipped tensors bit for bit, and the model with the core's RoPE gives the logits of the shipped weights
+    with Su's RoPE (float64: equal to round-off; float32: the same predictions, the same accuracy)."""
+    from attnlab.lessons.nb11_induction_heads.checkpoints import CHECKPOINTS
+    saved = torch.load(CHECKPOINTS["rope"], weights_only=True)
+    assert digest(resigned(saved["state"])) == SHIPPED_SU_ROPE
+    assert digest(saved["state"]) != SHIPPED_SU_ROPE                          # the rule can fail
+    tokens = held_out.tokens[:64]
+    m = shipped.pretrained(variant="rope")
+    reference = su_model_logits(resigned(saved["state"]), saved["config"], tokens)
+    with torch.no_grad():
+        torch.testing.assert_close(m.double()(tokens), reference, atol=1e-10, rtol=1e-10)
+        m = shipped.pretrained(variant="rope")
+        assert torch.equal(m(tokens).argmax(-1), reference.argmax(-1))
+        wrong = su_model_logits(saved["state"], saved["config"], tokens)      # the sign not converted
+        assert not torch.allclose(wrong, reference, atol=1e-3)
+    r = shipped.measured()["rope"]
+    assert abs(r["held-out accuracy"] - model.accuracy(m, held_out)) < 0.005
+    torch.testing.assert_close(circuits.scores(m, held_out).induction, torch.tensor(r["induction"]), atol=0.01, rtol=0)
 
 
 def test_the_hand_built_circuit_completes_every_repeat_and_one_layer_cannot():

@@ -10,11 +10,9 @@ import pathlib
 
 import pytest
 import torch
-from attnlab.data import cat_milk_it
 from torch.nn.attention.bias import causal_lower_right
 
 import attnlab as al
-from attnlab import selfcheck
 from attnlab.i18n import N_, gettext
 from attnlab.lessons import (
     nb02_scoring_functions as nb02,
@@ -24,6 +22,8 @@ from attnlab.lessons import (
     nb06_positional_encoding as nb06,
     nb07_masks_and_efficient_attention as nb07,
 )
+from attnlab.lessons.nb05_cat_milk_it.data import cat_milk_it
+from attnlab.ui import selfcheck
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 

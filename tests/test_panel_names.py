@@ -13,8 +13,8 @@ import pytest
 
 matplotlib.use("Agg")
 from _notebook_panels import play_panels
-from attnlab import panels
 from attnlab.i18n import language
+from attnlab.ui import panels
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

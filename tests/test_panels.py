@@ -13,7 +13,7 @@ from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
-from attnlab import panels, plotting
+from attnlab.ui import panels, plotting
 from attnlab.ui.panels import panel as panel_module, png as png_module, renderer as panels_blit
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -695,7 +695,7 @@ def test_panel_arguments_are_checked_before_anything_is_built(kwargs, error, mes
 def test_widget_bundle_names_bad_arguments():
     import ipywidgets
 
-    from attnlab import panels
+    from attnlab.ui import panels
     box = ipywidgets.VBox([])
     bundle = panels.widget_bundle(box, "a box")
     assert bundle == {"text/plain": "a box", "application/vnd.jupyter.widget-view+json": {
@@ -711,7 +711,7 @@ def test_widget_bundle_names_bad_arguments():
 def test_widget_bundle_alt_is_the_accessible_name_else_the_first_line():
     import ipywidgets
 
-    from attnlab import panels
+    from attnlab.ui import panels
     box, png = ipywidgets.VBox([]), PNG_SIGNATURE + b"rest"
     assert 'alt="first line"' in panels.widget_bundle(box, "first line\nsecond", png)["text/html"]
     assert 'alt="first line"' in panels.widget_bundle(box, "first line\nsecond", png, alt="  ")["text/html"]

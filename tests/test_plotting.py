@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnlab import plotting
+from attnlab.ui import plotting
 
 
 @pytest.fixture(autouse=True)
@@ -87,7 +87,7 @@ def test_heatmap_state_lives_in_one_registry_not_on_the_axes():
     assert not [k for k in vars(ax) if k.startswith("_attnlab")]
     plotting.update_heatmap(ax, np.ones((3, 3)) / 3)
     assert len(plotting.heatmap_state(ax).cells) == 9
-    with pytest.raises(ValueError, match=r"ax: expected an Axes drawn by attnlab.plotting.heatmap, got"):
+    with pytest.raises(ValueError, match=r"ax: expected an Axes drawn by attnlab.ui.plotting.heatmap, got"):
         plotting.heatmap_state(plt.figure().add_subplot())
     plt.close("all")
 
@@ -130,7 +130,7 @@ def test_heads_grid_with_many_heads_fits_the_cap():
 
 @pytest.mark.parametrize("text", ["weights, σ = 0.3", "two lines\nof title"])
 def test_live_title_sits_where_set_title_writes(text):
-    from attnlab import panels
+    from attnlab.ui import panels
     fig, ax = panels.new_figure()
     ax.set_title(text)
     fig.canvas.draw()

@@ -12,7 +12,10 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attnlab as al
-from attnlab import data, plotting, selfcheck
+from attnlab.lessons.nb01_kernel_regression import data as nb01_data
+from attnlab.lessons.nb04_self_attention_walkthrough import data as nb04_data
+from attnlab.lessons.nb05_cat_milk_it import data as nb05_data
+from attnlab.ui import plotting, selfcheck
 
 SETTINGS = settings(max_examples=min(40, settings.default.max_examples), deadline=None)  # make check: fewer
 ALL_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -211,8 +214,8 @@ def _library_calls():
         lambda: dpa(q, k, v), lambda: add(q, k, v), lambda: mha(q, k, v, causal=True), lambda: pe(q),
         lambda: al.merge_heads(al.split_heads(q, 2)), lambda: al.sinusoidal_encoding(5, 4),
         lambda: al.tiled_attention(q, k, v, block_size=2), lambda: al.linear_attention(q, k, v),
-        lambda: data.kernel_regression_data(), lambda: data.cat_milk_it(), lambda: data.thinking_machines(),
-        lambda: data.toy_sentence(), lambda: data.translation_pair(), lambda: al.default_device(),
+        lambda: nb01_data.kernel_regression_data(), lambda: nb05_data.cat_milk_it(), lambda: nb04_data.thinking_machines(),
+        lambda: nb04_data.toy_sentence(), lambda: nb04_data.translation_pair(), lambda: al.default_device(),
         lambda: plotting.heatmap(torch.rand(3, 3, generator=torch.Generator())),
         lambda: plotting.heads_grid(torch.ones(2, 2, 2)), lambda: plotting.weights_summary(torch.ones(2, 2)),
         lambda: selfcheck.numeric("?", 1).check(2), lambda: selfcheck.multiple_choice("?", {"a": "", "b": ""}, "a").check("b"),

@@ -125,7 +125,7 @@ def test_bad_input(call, exc, match):
 
 
 def test_gaussian_scores_large_inputs_take_the_expanded_form_and_agree():
-    import attnlab.scoring as scoring
+    import attnlab.core.scoring as scoring
     g = torch.Generator().manual_seed(0)
     q = torch.randn(2, 40, 16, generator=g, dtype=torch.float64)
     k = torch.randn(1, 30, 16, generator=g, dtype=torch.float64)

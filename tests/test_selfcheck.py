@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from attnlab import selfcheck
+from attnlab.ui import selfcheck
 
 
 def test_multiple_choice_feedback():
@@ -75,7 +75,7 @@ def test_check_function_wrong_shape_wrong_values_and_errors(capsys):
 
 
 def test_numeric_nan_asks_for_a_finite_number():
-    from attnlab import selfcheck
+    from attnlab.ui import selfcheck
     q = selfcheck.numeric("x?", 1.0)
     assert not q.check(float("nan"))
     assert "finite number" in q.feedback.value

@@ -66,7 +66,7 @@ def confusable_pairs(ax):
 def test_the_check_can_fail():
     """tab10's green and red, same style: confusable; the same pair dashed against solid, or the
     colour-vision-safe palette's: not."""
-    from attnlab import plotting
+    from attnlab.ui import plotting
     ax = Figure().subplots()
     ax.plot([0, 1], [0, 1], color="#2ca02c")
     ax.plot([0, 1], [1, 0], color="#d62728")

@@ -1,4 +1,4 @@
-"""attnlab.trainer.Trainer: the shared training widget (notebooks 01, 08, 09)."""
+"""attnlab.ui.trainer.Trainer: the shared training widget (notebooks 01, 08, 09)."""
 import re
 
 import matplotlib
@@ -7,7 +7,8 @@ matplotlib.use("Agg")
 import ipywidgets as widgets
 import pytest
 import torch
-from attnlab.trainer import Trainer
+
+from attnlab.ui.trainer import Trainer
 
 
 def run(steps, scale=1.0):
@@ -61,7 +62,7 @@ def test_bad_arguments_are_named(kwargs, error, message):
 
 
 def test_run_to_end_gathers_the_history_and_returns_the_model():
-    from attnlab.trainer import run_to_end
+    from attnlab.ui.trainer import run_to_end
 
     def steps():
         yield {"loss": 2.0, "model": "m"}

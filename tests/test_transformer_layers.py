@@ -1,10 +1,10 @@
-"""attnlab.transformer: the encoder and decoder layers equal torch's (copied weights), and the KV
+"""attnlab.core.transformer: the encoder and decoder layers equal torch's (copied weights), and the KV
 cache gives what recomputing every position gives."""
 import pytest
 import torch
 
 import attnlab as al
-from attnlab import transformer as tr
+from attnlab.core import transformer as tr
 
 CASES = [(norm_first, dtype) for norm_first in (True, False) for dtype in (torch.float32, torch.float64)]
 TOL = {torch.float32: dict(atol=1e-5, rtol=1e-4), torch.float64: dict(atol=1e-12, rtol=1e-10)}

@@ -13,10 +13,10 @@ import warnings
 import ipywidgets
 import pytest
 import torch
-from attnlab.trainer import Trainer, one_thread
 from IPython.core.formatters import DisplayFormatter
 
-from attnlab import panels, selfcheck
+from attnlab.ui import panels, selfcheck
+from attnlab.ui.trainer import Trainer, one_thread
 
 VIEW = "application/vnd.jupyter.widget-view+json"
 PNG = b"\x89PNG\r\n\x1a\n"

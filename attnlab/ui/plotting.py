@@ -66,7 +66,7 @@ def heatmap_state(ax):
     try:
         return _HEATMAPS[ax]
     except (KeyError, TypeError):
-        raise ValueError(f"ax: expected an Axes drawn by attnlab.plotting.heatmap, got {ax!r}") from None
+        raise ValueError(f"ax: expected an Axes drawn by attnlab.ui.plotting.heatmap, got {ax!r}") from None
 
 
 def to_numpy(x, name="x"):

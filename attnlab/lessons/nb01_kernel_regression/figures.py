@@ -9,10 +9,11 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.patches import Rectangle
 
-from ...core import checks, data
+from ...core import checks
 from ...core.attention import nadaraya_watson
 from ...i18n import N_, gettext as _
 from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, to_numpy
+from . import data
 
 __all__ = ["FitLines", "POOLINGS", "every_label", "fit_lines", "kernel_regression_plot", "pooling_weights", "thumbnail",
            "weight_maps"]

@@ -9,12 +9,13 @@ import ipywidgets as widgets
 import torch
 from matplotlib.patches import Rectangle
 
-from ...core import checks, data
+from ...core import checks
 from ...core.attention import nadaraya_watson
 from ...i18n import gettext as _
 from ...ui import panels
 from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, live_title, to_numpy, update_heatmap
 from ...ui.trainer import Trainer
+from . import data
 from .figures import every_label, fit_lines
 from .model import SIGMAS, NWKernelRegression, loss_curve, sgd_steps
 
@@ -33,7 +34,7 @@ def row_limit(largest):
 class Explorer(panels.ShowsPanel):
     """Play part 1: σ, n and query x drive a fit, the query's weight bars and the weight heatmap.
 
-    ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.panels.Panel); displayable.
+    ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.ui.panels.Panel); displayable.
     """
 
     def __init__(self, *, sigma=0.3, n_train=50, query=4.0):
@@ -126,7 +127,7 @@ class Explorer(panels.ShowsPanel):
 
 
 class TrainingView:
-    """Play part 2: train w behind a button (``attnlab.trainer.Trainer``), on the n points of ``explorer``.
+    """Play part 2: train w behind a button (``attnlab.ui.trainer.Trainer``), on the n points of ``explorer``.
 
     Three views: the mean training error per step; the error against σ (the landscape, green with
     leave-one-out, red without) with the path training walks along it; the fit with the current w.

@@ -44,7 +44,7 @@ class NWKernelRegression(nn.Module):
     Args:
         w: starting value of w (a float); default: uniform in [0, 1) drawn with ``generator``, as d2l.
         generator: torch.Generator for that draw (explicit randomness; nothing is seeded globally).
-        dtype: dtype of w (float64 by default, like attnlab.data).
+        dtype: dtype of w (float64 by default, like data.py).
     forward(queries (Tq,), keys (Tq, Tk) or (Tk,), values like keys) -> (Tq,);
     the weights of the last call are kept in ``.attention_weights`` (Tq, Tk).
     """

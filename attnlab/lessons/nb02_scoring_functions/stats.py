@@ -1,7 +1,7 @@
 """Statistics of attention scores on random vectors: why dot products are divided by sqrt(d_k).
 
 Queries and keys are drawn with independent N(0, 1) entries from a ``torch.Generator``, scored by
-one of the scoring functions (评分函数) of ``attnlab.scoring`` or by one of seed 004's other
+one of the scoring functions (评分函数) of ``attnlab.core.scoring`` or by one of seed 004's other
 rescalings, and the softmax's response is measured: the variance of the scores, the entropy (熵)
 of each row of weights, and the size of the softmax's gradient.
 

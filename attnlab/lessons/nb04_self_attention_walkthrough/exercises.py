@@ -7,10 +7,10 @@ import torch
 
 from ...core import checks
 from ...core.attention import scaled_dot_product_attention
-from ...core.data import thinking_machines
 from ...core.masking import causal_mask, masked_softmax
 from ...i18n import N_, gettext as _
 from ...ui.selfcheck import check_function, mistake
+from .data import thinking_machines
 
 __all__ = [
     "attention_cases", "ATTENTION_MISTAKES", "check_attention", "masked_cases", "MASKED_MISTAKES",

@@ -13,11 +13,11 @@ import matplotlib
 import torch
 
 from ...core import checks
-from ...core.data import thinking_machines_unchecked
 from ...core.masking import causal_mask
 from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, live_title, update_heatmap
+from .data import thinking_machines_unchecked
 from .steps import (
     SENTENCE,
     describe_step_unchecked,

@@ -243,7 +243,7 @@ def sentence_attention_unchecked(d_k=64, *, causal=False, padding=0, mask_pad_qu
     """``sentence_attention`` with causal, padding and mask_pad_queries unchecked (the Play panel's controls
     bound them); d_k and seed are checked once, by ``toy_sentence``."""
     from ...core.attention import attend_unchecked
-    from ...core.data import toy_sentence
+    from .data import toy_sentence
 
     n = len(SENTENCE)
     words = SENTENCE[:n - padding] + ("<pad>",) * padding

@@ -19,8 +19,8 @@ import torch
 
 from ...core import checks
 from ...core.attention import scaled_dot_product_attention
-from ...core.data import cat_milk_it
 from ...i18n import gettext as _
+from .data import cat_milk_it
 
 __all__ = [
     "SCALINGS", "SEED_D_K", "SEED_SCORES", "SEED_OUTPUTS", "SEED_SIMILARITIES", "Attended", "attend",

@@ -12,10 +12,11 @@ from matplotlib.patches import FancyArrowPatch
 from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox
 
-from ...core import checks, data
+from ...core import checks
 from ...core.attention import scaled_dot_product_attention
 from ...i18n import gettext as _
 from ...ui.plotting import SERIES_COLORS, text_color
+from . import data
 from .compute import SEED_D_K
 
 __all__ = ["WORD_COLORS", "Moves", "moves_plot", "thumbnail"]

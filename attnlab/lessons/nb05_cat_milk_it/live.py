@@ -8,11 +8,11 @@ import ipywidgets as widgets
 from matplotlib import rcParams
 
 from ...core import checks
-from ...core.data import SENTENCES, WORD_VECTORS, cat_milk_it, cat_milk_it_unchecked
 from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .compute import SCALINGS, attend, similarities
+from .data import SENTENCES, WORD_VECTORS, cat_milk_it, cat_milk_it_unchecked
 from .figures import moves_plot
 
 __all__ = ["CONTROLS", "D_OPTIONS", "SCALING_OPTIONS", "CatMilkPlay", "controls", "formula", "play", "word_sliders"]

@@ -117,7 +117,7 @@ class AlignmentExplorer:
 
 @checks.arguments(explorer=checks.Instance(AlignmentExplorer, "the AlignmentExplorer"), seed=checks.Int(0))
 def play_trainer(*, explorer, steps=80, seed=5, redraws=16):
-    """Train a fresh DateTranslator behind a button (``attnlab.trainer.Trainer``): progress bar, live
+    """Train a fresh DateTranslator behind a button (``attnlab.ui.trainer.Trainer``): progress bar, live
     loss curve and the live alignment of the model being trained for the explorer's date; when done,
     the model joins the explorer.
 

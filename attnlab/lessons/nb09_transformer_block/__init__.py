@@ -5,7 +5,7 @@
 
 data      the generated "it" sentences, the vocabulary and the held-out test split
 model     TransformerBlock (attnlab's MultiHeadAttention + FFN + residual + LayerNorm), ItResolver, resolve
-training  the training generator (for attnlab.trainer.Trainer), accuracy, per-head accuracy, ablations
+training  the training generator (for attnlab.ui.trainer.Trainer), accuracy, per-head accuracy, ablations
 figures   the block diagram, the attention figures and the index thumbnail
 live      the Play panels: the explorer (a typed sentence; ``play(*, explorer, text)``) and the trainer
           (a Train button; ``play_trainer(*, explorer, steps)``), and ``describe`` (an answer in words)

@@ -1,6 +1,6 @@
 """Notebook 09's Play panels: the explorer for a sentence the learner types (``Explorer``, shown by
 ``play``), and a trainer that trains a fresh resolver (or an ablation) behind a button with
-``attnlab.trainer.Trainer`` (``play_trainer``).
+``attnlab.ui.trainer.Trainer`` (``play_trainer``).
 
 The typed text is only split into words and looked up in VOCAB; it is never run as code.
 """

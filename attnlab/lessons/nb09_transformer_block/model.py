@@ -38,7 +38,7 @@ RESULTS = CHECKPOINTS / "results.json"
 class TransformerBlock(EncoderLayer):
     """One encoder block: multi-head self-attention and a position-wise FFN, each in a residual
     connection with LayerNorm. ``residual=False`` or ``ffn=False`` build the ablations.
-    (The layer itself is ``attnlab.transformer.EncoderLayer``, shared with notebook 10.)"""
+    (The layer itself is ``attnlab.core.transformer.EncoderLayer``, shared with notebook 10.)"""
 
 
 @checks.arguments(block=checks.Instance(TransformerBlock, "a TransformerBlock"))

@@ -1,6 +1,6 @@
 """Training the "it" resolver: a generator that yields one dict of numbers per step and returns the model.
 
-    model = yield from run(300)          # or: drive it with attnlab.trainer.Trainer
+    model = yield from run(300)          # or: drive it with attnlab.ui.trainer.Trainer
 The loss is -log(pointer weight on the referent): the model is taught where "it" should look.
 """
 

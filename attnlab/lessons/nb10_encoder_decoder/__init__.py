@@ -6,7 +6,7 @@ five formats, teacher forcing, greedy decoding step by step with a KV cache.
     lesson.decode(model, text, cache=True) -> .output, .logits (steps, V), .cross_attention (L, H, steps, S)
 
 data      the formats, vocabularies, held-out split, the typed-date check
-model     DateTransformer (attnlab.transformer's EncoderLayer and DecoderLayer), greedy decoding with
+model     DateTransformer (attnlab.core.transformer's EncoderLayer and DecoderLayer), greedy decoding with
           and without the KV cache, translate, decode, pretrained
 training  teacher forcing and free running, exact match per format, the live model's settings, the
           retrain entry

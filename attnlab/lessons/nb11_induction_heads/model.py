@@ -6,7 +6,8 @@ Circuits").
 Positions: ``"learned"`` adds a learned position vector to the input of each layer's queries and keys
 only, never to the residual stream (the "shortformer" placement, Press et al. 2021, which ARENA's
 attention-only models use): what a head copies is then tokens, not positions. ``"rope"`` rotates
-queries and keys by their position instead (notebook 06's rotation; Su et al. 2021).
+queries and keys by their position instead: ``attnlab.core.positional.rope``, notebook 06's rotation (Su et
+al. 2021), in the one sign convention notebooks 06 and 12 use too.
 """
 import copy
 import math
@@ -15,12 +16,14 @@ import torch
 from torch import nn
 
 from ...core import checks
+from ...core.positional import rope_unchecked
 from .data import BATCH, CONTEXT, VOCAB
 
-__all__ = ["POSITIONS", "AttentionOnly", "ablate", "ablate_unchecked", "accuracy", "accuracy_unchecked", "hand_built",
-           "layer_attention", "run_unchecked"]
+__all__ = ["POSITIONS", "ROPE_BASE", "AttentionOnly", "ablate", "ablate_unchecked", "accuracy", "accuracy_unchecked",
+           "hand_built", "layer_attention", "run_unchecked"]
 
 POSITIONS = ("learned", "rope")
+ROPE_BASE = 10000.0
 
 
 class AttentionOnly(nn.Module):
@@ -75,19 +78,6 @@ def _tokens(tokens, name):
     return tokens.long()
 
 
-def _rotate(x, positions):
-    """RoPE on the last dimension of x (..., T, d): pairs (2i, 2i+1) turned by position * base^(-2i/d)."""
-    d = x.shape[-1]
-    freqs = 10000.0 ** (-torch.arange(0, d, 2, dtype=x.dtype) / d)
-    angle = positions[:, None].to(x.dtype) * freqs                      # (T, d/2)
-    cos, sin = angle.cos(), angle.sin()
-    even, odd = x[..., 0::2], x[..., 1::2]
-    out = torch.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin
-    out[..., 1::2] = even * sin + odd * cos
-    return out
-
-
 def layer_attention(model, layer, stream, need_weights=True):
     """One layer's heads on the residual stream (n, T, width): (what they add to the stream, weights
     (n, heads, T, T) or None). Unchecked: the model's own path."""
@@ -96,9 +86,9 @@ def layer_attention(model, layer, stream, need_weights=True):
     q = torch.einsum("hdw,ntw->nhtd", model.W_Q[layer], qk_in)
     k = torch.einsum("hdw,ntw->nhtd", model.W_K[layer], qk_in)
     v = torch.einsum("hdw,ntw->nhtd", model.W_V[layer], stream)
-    if model.config["positions"] == "rope":
-        where = torch.arange(T)
-        q, k = _rotate(q, where), _rotate(k, where)
+    if model.config["positions"] == "rope":                             # the core's RoPE, as notebooks 06 and 12 use it
+        where = torch.arange(T, dtype=torch.float64)
+        q, k = rope_unchecked(q, where, ROPE_BASE), rope_unchecked(k, where, ROPE_BASE)
     scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
     causal = torch.ones(T, T, dtype=torch.bool).tril()
     weights = scores.masked_fill(~causal, float("-inf")).softmax(-1)
