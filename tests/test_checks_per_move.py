@@ -3,7 +3,7 @@ arguments (tests/_notebook_panels.play_panels, no notebook runs), has each contr
 call of attnlab.core.checks' functions is counted by (function, argument name) (a profile hook on their
 code, so the specs of ``checks.arguments``, which hold the functions themselves, are counted too).
 
-The rule (DESIGN.md: "checked once, at the public boundary; internal calls use the unchecked kernels"):
+The rule (docs/architecture.md: arguments are "checked once, at the public boundary"; "internal calls use the unchecked kernels"):
 ideally a move runs no check of a value its widget already bounds (the update receives the widget's
 value and calls unchecked internals: ``*_unchecked`` twins beside the checked public functions, which
 keep their checks and messages for learners); at most, each argument is validated once per move, where

@@ -164,15 +164,28 @@ ALLOWED = {
 
 
 def _message_head(node):
-    """The text before the first ':' of a raise's message (the argument it names), or None."""
+    """The argument a raise names: the text before the first ':' of its message, or ``checks.error``'s first
+    argument; None without one."""
     call = node.exc if isinstance(node.exc, ast.Call) else None
     if call is None or not call.args:
         return None
     arg = call.args[0]
+    if isinstance(arg, ast.Name):                                     # checks.error(name, ...)
+        return "{" + arg.id + "}"
     text = arg.value if isinstance(arg, ast.Constant) else "".join(
         v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
         for v in getattr(arg, "values", []))
     return str(text).split(":")[0]
+
+
+def _raised_kind(node):
+    """'TypeError' / 'ValueError' for ``raise TypeError(...)`` and ``raise checks.error(..., kind=TypeError)``."""
+    call = node.exc if isinstance(node.exc, ast.Call) else None
+    if call is None:
+        return ""
+    if ast.unparse(call.func) == "checks.error":
+        return next((ast.unparse(k.value) for k in call.keywords if k.arg == "kind"), "ValueError")
+    return ast.unparse(call.func)
 
 
 def hand_checks(source, rel):
@@ -184,7 +197,7 @@ def hand_checks(source, rel):
             found.append((node.lineno, f"isinstance(..., {ast.unparse(node.args[1])})"))
         if isinstance(node, ast.Raise) and node.exc is not None:
             head = _message_head(node)
-            kind = ast.unparse(node.exc.func) if isinstance(node.exc, ast.Call) else ""
+            kind = _raised_kind(node)
             if head in ("ax", "axes") and kind == "TypeError":
                 found.append((node.lineno, f"raise TypeError('{head}: ...')"))
             elif kind == "TypeError" and rel.split("/")[0] in ("core", "ui") and (rel, head) not in ALLOWED:
@@ -310,12 +323,13 @@ def lesson_private_checks(source, rel):
                                                 for n in ast.walk(node.test)):
                 named = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & params
                 for r in node.body:
-                    if isinstance(r, ast.Raise) and isinstance(r.exc, ast.Call) and ast.unparse(r.exc.func) == "TypeError":
+                    if isinstance(r, ast.Raise) and _raised_kind(r) == "TypeError":
                         head = _message_head(r)
                         if named == {head} and (rel, head) not in LESSON_ALLOWED:
                             found.append((r.lineno, f"isinstance check of {head!r} by hand"))
             if isinstance(node, ast.Call) and ast.unparse(node.func).startswith("checks.") \
-                    and ast.unparse(node.func) != "checks.same_kind" and len(node.args) >= 2 \
+                    and ast.unparse(node.func) not in ("checks.same_kind", "checks.same_shape", "checks.error") \
+                    and len(node.args) >= 2 \
                     and isinstance(node.args[0], ast.Name) and isinstance(node.args[1], ast.Constant) \
                     and node.args[0].id == node.args[1].value in declared and (rel, node.args[0].id) not in LESSON_ALLOWED:
                 found.append((node.lineno, f"{node.args[0].id!r} checked by the decorator and again"))
@@ -340,3 +354,111 @@ def test_the_lesson_scan_finds_what_it_should():
                 "        raise TypeError(f'x: expected {n} items, got {x}')\n")
     assert lesson_private_checks(relation, "lessons/nb99_x/m.py") == []          # two arguments: a relation
     assert lesson_private_checks("def f(a, b):\n    checks.same_kind(a, 'a', b, 'b')\n", "lessons/nb99_x/m.py") == []
+
+
+# ------------------------------------------------------------------ one door for an argument's error
+# Every ValueError/TypeError about an argument is made by attnlab/core/checks.py: its checks, or
+# ``raise checks.error(name, expected, got)`` for a check only one function needs (a shape another argument
+# sets). A private checker elsewhere (``def _check_x``, ``def _real``) is a second vocabulary. Left, each with
+# its reason, keyed by (module, the start of its message):
+RAISES_ALLOWED = {
+    ("i18n.py", "{name}: expected a language code"): "i18n uses the standard library only (the attnlab command "
+    "imports no torch); the vocabulary's wording, written out",
+    ("i18n.py", "{name}: expected one of"): "as above",
+    ("cli.py", "lang: expected one of"): "the attnlab command: the standard library and i18n only (no torch); "
+    "the vocabulary's wording, written out",
+    ("cli.py", "port: expected an integer"): "as above",
+    ("ui/selfcheck.py", "mistakes: {wrong:g} is within"): "a relation between a listed mistake and the answer: "
+    "which numbers clash, in words a teacher reads",
+    ("ui/selfcheck.py", "mistakes: {other:g} and {wrong:g}"): "a relation between two listed mistakes, as above",
+    ("lessons/nb07_masks_and_efficient_attention/exercises.py", "expected three tensors"): "not an argument: what "
+    "the learner's tile_update returned, reported by the exercise",
+    ("lessons/nb07_masks_and_efficient_attention/exercises.py", "expected shapes m"): "not an argument: the shapes "
+    "the learner's tile_update returned",
+}
+PRIVATE_CHECKER = re.compile(r"_check|_real$")
+
+
+def _message_text(node):
+    """A raise's message as written: its literal text, each field shown as {expression} (a message built with +:
+    its first part)."""
+    arg = node.exc.args[0] if node.exc.args else None
+    while isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Add):
+        arg = arg.left
+    if isinstance(arg, ast.Constant):
+        return str(arg.value)
+    if isinstance(arg, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + (
+            ":" + ast.unparse(v.format_spec)[2:-1] if v.format_spec else "") + "}" for v in arg.values)
+    return ast.unparse(arg) if arg is not None else ""
+
+
+def argument_errors_outside_checks(source, rel, allowed=None):
+    """(line, what) of each private checker (a function named _check*, or _real) and each ``raise ValueError(...)``
+    / ``raise TypeError(...)`` of the module at ``rel`` (under attnlab/) that the allow-list does not name."""
+    allowed = RAISES_ALLOWED if allowed is None else allowed
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and PRIVATE_CHECKER.match(node.name):
+            found.append((node.lineno, f"def {node.name}: a checker of its own"))
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and isinstance(node.exc.func, ast.Name) \
+                and node.exc.func.id in ("ValueError", "TypeError"):
+            text = _message_text(node)
+            if not any(rel == module and text.startswith(start) for module, start in allowed):
+                found.append((node.lineno, f"raise {node.exc.func.id}({text[:60]!r})"))
+    return sorted(found)
+
+
+def test_every_argument_error_comes_from_the_checks_vocabulary():
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel != "core/checks.py":
+            problems += [f"{rel}:{line}: {what}" for line, what in
+                         argument_errors_outside_checks(path.read_text(encoding="utf-8"), rel)]
+    assert problems == [], "raise checks.error(name, expected, got), or a check of attnlab/core/checks.py"
+
+
+def test_every_allowed_raise_is_still_there():
+    """An allow-list entry whose raise has gone (moved into checks, or reworded) goes too."""
+    for module, start in RAISES_ALLOWED:
+        source = (PACKAGE / module).read_text(encoding="utf-8")
+        texts = [_message_text(n) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Raise)
+                 and isinstance(n.exc, ast.Call) and isinstance(n.exc.func, ast.Name)]
+        assert any(t.startswith(start) for t in texts), (module, start)
+
+
+def test_the_argument_error_scan_can_fail():
+    bad = ("def _check_pair(x, y):\n    pass\n\ndef _real(x, name):\n    pass\n\n"
+           "def f(x):\n    if x.dim() != 2:\n        raise ValueError(f'x: expected shape (n, D), got {tuple(x.shape)}')\n"
+           "    raise TypeError('y: expected a str')\n")
+    assert [w for _, w in argument_errors_outside_checks(bad, "lessons/nb99_x/m.py")] == [
+        "def _check_pair: a checker of its own", "def _real: a checker of its own",
+        "raise ValueError('x: expected shape (n, D), got {tuple(x.shape)}')", "raise TypeError('y: expected a str')"]
+    good = ("def f(x):\n    if x.dim() != 2:\n        raise checks.error('x', 'shape (n, D)', tuple(x.shape))\n"
+            "    raise RuntimeError('not an argument')\n")
+    assert argument_errors_outside_checks(good, "lessons/nb99_x/m.py") == []
+    assert argument_errors_outside_checks("raise ValueError('lang: expected one of')\n", "cli.py") == []
+
+
+@pytest.mark.parametrize("call,kind,message", [
+    (lambda: checks.error("W", "shape (4, size) to match X", (3, 2)), ValueError,
+     "W: expected shape (4, size) to match X, got (3, 2)"),
+    (lambda: checks.error("words", "a pair of str", repr(("a",)), kind=TypeError), TypeError,
+     "words: expected a pair of str, got ('a',)"),
+    (lambda: checks.error("model", "an AttentionOnly model with at least 2 layers"), ValueError,
+     "model: expected an AttentionOnly model with at least 2 layers"),
+    (lambda: checks.error("x", "y", None), ValueError, "x: expected y, got None"),
+])
+def test_error_words_a_refusal_as_every_check_does(call, kind, message):
+    exc = call()
+    assert type(exc) is kind and str(exc) == message
+    with pytest.raises(TypeError, match=re.escape("kind: expected ValueError or TypeError, got <class 'KeyError'>")):
+        checks.error("x", "y", kind=KeyError)
+
+
+def test_same_shape_names_both_tensors():
+    x = torch.zeros(3)
+    assert checks.same_shape(x, "x_train", torch.ones(3), "y_train").shape == (3,)
+    with pytest.raises(ValueError, match=re.escape("y_train: expected shape (3,) to match x_train, got (2,)")):
+        checks.same_shape(x, "x_train", torch.ones(2), "y_train")

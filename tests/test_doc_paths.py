@@ -103,3 +103,56 @@ def test_a_stale_path_a_dead_link_and_a_missing_heading_are_found(tmp_path):
 def test_slug_is_githubs_anchor():
     assert slug("A learner's laptop: `make dashboard`") == "a-learners-laptop-make-dashboard"
     assert slug("Glossary · 术语表") == "glossary--术语表"
+
+
+# ---- the project's design is in the project: no file cites a document outside the repository
+MARKDOWN_NAME = re.compile(r"(?<![\w/.-])((?:\.\./|/)?[\w./-]*\.md)\b")
+OUTSIDE = re.compile(r"\.\./shared\b|/work/\w+")
+
+
+MADE = {"report.md"}                   # tests/browser/a11y.py writes build/a11y/report.md
+
+
+def outside_citations(files, names):
+    """'file: name' for each markdown document a file names that the repository does not hold (``names``: the
+    repository's file names), and each path into a folder beside it (``../shared``, ``/work/...``). ``files``:
+    {path: text}."""
+    found = []
+    for path, text in sorted(files.items()):
+        for m in MARKDOWN_NAME.finditer(text):
+            cited = m.group(1)
+            if (Path(cited).name not in names or cited.startswith(("../", "/"))) and not cited.startswith(RUN_TIME) \
+                    and cited not in MADE:
+                found.append(f"{path}: {cited}")
+        found += [f"{path}: {m.group(0)}" for m in OUTSIDE.finditer(text)]
+    return found
+
+
+def tracked_text_files():
+    import subprocess
+    listed = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT, check=True).stdout.split()
+    files = {}
+    for name in listed:
+        if name == "tests/test_doc_paths.py":                   # this rule's own examples
+            continue
+        try:
+            files[name] = (ROOT / name).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
+            continue                                            # binaries (checkpoints, fonts, pictures)
+    return files, {Path(n).name for n in listed}
+
+
+def test_no_file_cites_a_document_outside_the_repository():
+    """docs/architecture.md and docs/api.md are the design; code, tests, notebooks and docs cite them, never a
+    file the repository does not hold (a design document of the machine it was written on)."""
+    files, names = tracked_text_files()
+    assert len(files) > 300 and "docs/architecture.md" in files
+    assert outside_citations(files, names) == []
+
+
+def test_an_outside_citation_is_found():
+    files = {"attnlab/x.py": '"""The names DESIGN.md\'s block documents."""\n',
+             "docs/a.md": "See [the style](../shared/STYLE.md) and `docs/api.md`; run /work/shared/tools/look.py.\n",
+             "tests/t.py": "# as docs/architecture.md says; build/a11y/report.md is made at run time\n"}
+    assert outside_citations(files, {"api.md", "architecture.md"}) == [
+        "attnlab/x.py: DESIGN.md", "docs/a.md: ../shared/STYLE.md", "docs/a.md: ../shared", "docs/a.md: /work/shared"]

@@ -97,7 +97,7 @@ def test_a_trainer_reports_in_the_language_it_was_built_in(built, later):
             step=10, total=10, numbers=_("{curve} {value:.4f}").format(curve=_("loss"), value=0.1))
     attnlab.set_language(later)
     trainer.train()
-    assert trainer.panel.summary == want
+    assert trainer.summary == want
 
 
 def test_a_hint_marked_for_the_catalog_shows_in_the_language_of_the_check(capsys):

@@ -132,12 +132,12 @@ def _nb08_explorer():
 
 
 def _nb09_explorer():
-    return _lesson("nb09_transformer_block").Explorer()
+    return _lesson("nb09_transformer_block").play()
 
 
 @pytest.mark.parametrize("build,text", [(_nb01_training, "Live panel 'kernel-regression-training'"),
-                                        (_nb08_explorer, "Live panel 'alignment explorer'"),
-                                        (_nb09_explorer, "Live panel 'it explorer'")])
+                                        (_nb08_explorer, "Live panel '08-alignment'"),
+                                        (_nb09_explorer, "Live panel '09-it-explorer'")])
 def test_the_lessons_composite_widgets_display_under_ipywidgets_7(build, text):
     from IPython.core.formatters import DisplayFormatter
     view = build()

@@ -13,6 +13,7 @@ and its exercises are in exercises.py. No private name (_x) is imported from ano
 package beside attnlab) is never imported by the learner's package.
 """
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -201,7 +202,7 @@ def test_a_lesson_module_declares_its_public_names_once(path):
 LESSON_PACKAGES = sorted(p for p in (PACKAGE / "lessons").iterdir() if p.is_dir() and p.name.startswith("nb"))
 
 
-# What outside checks call (DESIGN.md's "Lesson 09" ... "Lesson 12" API blocks), beyond what the notebooks use
+# What outside checks call (docs/api.md's "Lesson 09" ... "Lesson 14" API blocks), beyond what the notebooks use
 DOCUMENTED = {
     "nb09_transformer_block": {"VOCAB", "examples", "pretrained", "resolve"},
     "nb10_encoder_decoder": {"random_dates", "pretrained", "translate", "decode"},
@@ -259,39 +260,86 @@ def test_the_notebook_surface_rule_can_fail():
 
 
 def play_contract_problems(name, function):
-    """A Play function's signature: keyword-only parameters (a real signature, no *args, no **kwargs)."""
+    """A Play function's signature: keyword-only parameters (a real signature, no *args, no **kwargs), and its
+    declared return (``-> Panel``) an ``attnlab.ui.panels.Panel`` or a subclass of it (a Trainer, a panel a
+    trainer adds models to). That the functions return what they declare is checked where every notebook's
+    Play cells are called (tests/_notebook_panels.py, for test_panel_names.py and the blit test)."""
     import inspect
+
+    from attnlab.ui.panels import Panel
     out = []
-    for p in inspect.signature(function).parameters.values():
+    signature = inspect.signature(function)
+    for p in signature.parameters.values():
         if p.kind is not inspect.Parameter.KEYWORD_ONLY:
             out.append(f"{name}: parameter {p.name!r} is {p.kind.description}, expected keyword-only")
+    returns = signature.return_annotation
+    if not (isinstance(returns, type) and issubclass(returns, Panel)):
+        shown = "nothing" if returns is inspect.Signature.empty else getattr(returns, "__name__", repr(returns))
+        out.append(f"{name}: declared to return {shown}, expected attnlab.ui.panels.Panel (or a subclass)")
     return out
+
+
+PLAY_NAME = re.compile(r"play(_[a-z]\w*)?")
+
+
+def play_definitions(package_dir, sources=None):
+    """(file name, function name) of every top-level ``def play`` / ``def play_<name>`` in a lesson folder: the
+    Play functions, which live in live.py and return panels (a helper that is not a panel has another name)."""
+    found = []
+    if sources is None:
+        sources = {p.name: p.read_text(encoding="utf-8") for p in sorted(package_dir.glob("*.py"))}
+    for file, source in sorted(sources.items()):
+        for node in ast.parse(source).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and PLAY_NAME.fullmatch(node.name):
+                found.append((file, node.name))
+    return found
 
 
 @pytest.mark.parametrize("package", LESSON_PACKAGES, ids=lambda p: p.name)
 def test_every_play_function_takes_keyword_starting_values(package):
-    """One Play contract: ``lesson.play(*, <starting values>)``; a second panel is ``lesson.play_<name>(*, ...)``,
-    never a string; no module named ``play`` for the function to shadow."""
+    """One Play contract: ``lesson.play(*, <starting values>) -> Panel``; a second panel is
+    ``lesson.play_<name>(*, ...) -> Panel``, never a string; every function named so is one, in live.py, exported;
+    no module named ``play`` for the function to shadow."""
     import importlib
     lesson = importlib.import_module(f"attnlab.lessons.{package.name}")
-    plays = [n for n in lesson.__all__ if n == "play" or n.startswith("play_")]
+    live = importlib.import_module(f"attnlab.lessons.{package.name}.live")
+    plays = [n for n in lesson.__all__ if PLAY_NAME.fullmatch(n)]
     assert "play" in plays
     assert not (package / "play.py").exists() and not (package / "play").is_dir()
     for n in plays:
         assert callable(getattr(lesson, n)) and play_contract_problems(n, getattr(lesson, n)) == []
+    defined = play_definitions(package)
+    assert {file for file, _name in defined} == {"live.py"}, defined
+    for _file, n in defined:
+        assert n in plays and play_contract_problems(n, getattr(live, n)) == []
 
 
 def test_the_play_contract_rule_can_fail():
+    from attnlab.ui.panels import Panel
+    from attnlab.ui.trainer import Trainer
+
     def old(which, *args, **kwargs):
         pass
 
-    def new(*, sigma=0.3, n_train=50):
+    def new(*, sigma=0.3, n_train=50) -> Panel:
         pass
-    assert play_contract_problems("play", new) == []
+
+    def trainer(*, steps=30) -> Trainer:
+        pass
+
+    def returns_its_argument(*, explorer=None) -> object:
+        return explorer
+    assert play_contract_problems("play", new) == [] and play_contract_problems("play_trainer", trainer) == []
     assert play_contract_problems("play", old) == [
         "play: parameter 'which' is positional or keyword, expected keyword-only",
         "play: parameter 'args' is variadic positional, expected keyword-only",
-        "play: parameter 'kwargs' is variadic keyword, expected keyword-only"]
+        "play: parameter 'kwargs' is variadic keyword, expected keyword-only",
+        "play: declared to return nothing, expected attnlab.ui.panels.Panel (or a subclass)"]
+    assert play_contract_problems("play", returns_its_argument) == [
+        "play: declared to return object, expected attnlab.ui.panels.Panel (or a subclass)"]
+    assert play_definitions(None, {"live.py": "def play(*, n=1): pass\ndef _play_x(): pass\ndef player(): pass\n",
+                                   "stats.py": "def play_limit(d_k):\n    return 40\n"}) == [
+        ("live.py", "play"), ("stats.py", "play_limit")]
 
 
 def test_the_surface_rule_can_fail():

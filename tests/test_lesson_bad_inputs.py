@@ -487,7 +487,6 @@ TABLE = [
     ('nb09', 'Explorer', 'text', '3', TypeError, 'text: expected a str, got int'),
     ('nb09', 'play_trainer', 'steps', "'abc'", TypeError, "steps: expected an int, got str"),
     ('nb09', 'play_trainer', 'sentence', '3', TypeError, 'sentence: expected a str, got int'),
-    ('nb09', 'play', 'explorer', "'abc'", TypeError, 'explorer: expected the Explorer, got str'),
     ('nb09', 'play', 'text', '3', TypeError, 'text: expected a str, got int'),
     ('nb09', 'thumbnail', 'ax', "'abc'", TypeError, 'ax: expected a matplotlib Axes, got str'),
     ('nb10', 'random_dates', 'n', "'abc'", TypeError, 'n: expected an int, got str'),

@@ -130,8 +130,9 @@ def test_softmax_warm_up_bars_are_the_softmax():
 
 
 def test_play_is_the_warm_up_with_these_starting_values():
+    from attnlab.ui.panels import Panel
     play = nb00_index.play(scores=(0.5, -1.0, 2.0), temperature=0.1)
-    assert isinstance(play, live.SoftmaxWarmUp)
+    assert isinstance(play, Panel) and isinstance(play.update.__self__, live.SoftmaxWarmUp)
     assert [play.controls[k].value for k in ("s1", "s2", "s3")] == [0.5, -1.0, 2.0]
     assert play.controls["T"].value == pytest.approx(0.1)
     with pytest.raises(ValueError, match=r"scores: expected at least 3 entries, got 2"):

@@ -218,7 +218,6 @@ def test_explorer_draws_the_chosen_row():
     assert list(e.fit.fit.get_ydata()) == pytest.approx(y_hat.tolist())
     assert e.row_box.get_y() == 19.5 and e.row_box.get_width() == 20
     assert f"prediction {y_hat[20].item():.3f}" in text and "T = σ² = 0.25" in text
-    assert e.n_train == 50                                               # the slider, not the last update
 
 
 @pytest.mark.parametrize("largest, top", [(1.0, 1.15), (0.9, 1.15), (0.6, 0.7), (0.61, 1.0), (0.26, 0.3),
@@ -240,9 +239,9 @@ def test_the_weight_bars_keep_their_axis_over_a_small_move_and_fit_the_largest_b
 
 
 def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
-    e = live.Explorer()
+    e = kr.play()
     v = live.TrainingView(e, redraws=1)
-    v.trainer.steps.value = 5
+    v.steps.value = 5
     model = v.train()
     d = kernel_regression_data(50, seed=0)
     ref = nw.train_bandwidth(d.x_train, d.y_train, epochs=5, lr=0.05, seed=0)   # the sum at lr 0.05 = the mean at 2.5
@@ -254,16 +253,23 @@ def test_training_view_trains_copies_and_refuses_a_wrong_explorer():
     assert not v.copy_button.disabled
     v.copy_to_explorer()
     assert e.controls["sigma"].value == pytest.approx(model.sigma, rel=0.05)   # the slider rounds to its step
-    assert "Done: 5 steps" in v.trainer.status.value and "σ = 1/|w|" in v.trainer.status.value
+    assert "Done: 5 steps" in v.status.value and "σ = 1/|w|" in v.status.value
     with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got int"):
         kr.play_trainer(explorer=3)
+    with pytest.raises(ValueError, match=r"explorer: expected the Explorer of part 1 \(a panel with the controls sigma "
+                                         r"and n_train\), got a panel with \['leave_one_out'\]"):
+        kr.play_trainer(explorer=v)
 
 
 def test_play_is_the_explorer_and_play_trainer_the_trainer_fed_by_it():
+    from attnlab.ui.panels import Panel
+    from attnlab.ui.trainer import Trainer
     e = kr.play(sigma=0.5, n_train=20, query=2.0)
-    assert type(e) is live.Explorer and e.controls["sigma"].value == pytest.approx(0.5) and e.n_train == 20
+    assert type(e) is Panel and type(e.update.__self__) is live.Explorer
+    assert e.controls["sigma"].value == pytest.approx(0.5) and e.controls["n_train"].value == 20
     v = kr.play_trainer(explorer=e, steps=5)
-    assert type(v) is live.TrainingView and v.explorer is e and v.trainer.steps.value == 5
+    assert type(v) is live.TrainingView and isinstance(v, Trainer) and v.explorer is e and v.steps.value == 5
+    assert v.n_train == 20
     with pytest.raises(TypeError, match="too many positional arguments"):
         kr.play("explorer", sigma=0.5)
     with pytest.raises(TypeError, match="explorer: expected the Explorer of part 1, got str"):

@@ -216,7 +216,7 @@ def test_key_choice_plot_draws_one_bar_per_key_and_method():
 def test_scoring_play_writes_no_numbers_in_its_cells():
     """At n = 14 the cells' numbers ran together (the fuzz's screenshot); the text under the figure
     carries q1's weights, so the live heatmap writes none at any n."""
-    play = live.ScoringPlay(method="scaled_dot", d_k=64)
+    play = live.ScoringPlay(d_k=64)
     for n in (2, 4, 14, 32):
         text = play.update(method="scaled_dot", d_k=64, temperature=1.0, n=n)
         assert [t for t in play.ax_w.texts if t.get_text()] == []
@@ -224,7 +224,7 @@ def test_scoring_play_writes_no_numbers_in_its_cells():
 
 
 def test_scoring_play_reports_what_it_draws():
-    play = live.ScoringPlay(method="gaussian", d_k=256)
+    play = live.ScoringPlay(d_k=256)
     text = play.update(method="gaussian", d_k=256, temperature=1.0, n=8)
     assert "k7:221" in text and "is picked by 43% of the queries" in text
     (q, k), _ = play.sample(256)
@@ -240,8 +240,8 @@ def test_scoring_play_legend_sits_under_the_figure_and_moves_redraw_no_text():
     axes, is not cut off, and a move of T, d_k or the function redraws no legend or text."""
     from matplotlib.legend import Legend
     from matplotlib.text import Text
-    play = live.ScoringPlay(method="scaled_dot", d_k=64)
-    fig = play.panel.figure
+    panel = ss.play(method="scaled_dot", d_k=64)
+    play, fig = panel.update.__self__, panel.figure
     assert not any(ax.get_legend() for ax in fig.axes) and fig.legends == [play.legend]
     assert [t.get_text() for t in play.legend.get_texts()] == [
         "chosen function", "q·k, no scaling (left)", "q·k / √d_k (right)", "current d_k (right)"]
@@ -249,9 +249,9 @@ def test_scoring_play_legend_sits_under_the_figure_and_moves_redraw_no_text():
     assert 0 <= box.x0 and box.x1 <= fig.bbox.x1 and 0 <= box.y0 and box.y1 <= fig.bbox.y1
     assert not any(box.overlaps(ax.bbox) for ax in fig.axes)
     for name, value in (("temperature", 0.1), ("d_k", 128), ("method", "gaussian"), ("temperature", 10.0)):  # 128: same x axis
-        play.controls[name].value = value
-        assert play.panel.blitter.why == "", (name, play.panel.blitter.why)
-        assert not [a for a in play.panel.blitter.plan if isinstance(a, (Text, Legend))], name
+        panel.controls[name].value = value
+        assert panel.blitter.why == "", (name, panel.blitter.why)
+        assert not [a for a in panel.blitter.plan if isinstance(a, (Text, Legend))], name
 
 
 def _inside(stairs):
@@ -265,11 +265,11 @@ def test_the_play_histogram_shows_plain_qk_at_every_d_k_and_counts_what_falls_ou
     it outside at 2048, n = 8). The axis now steps (±40 up to d_k = 128, ±160 from 256): at every d_k and
     n the grey histogram keeps at least 99.5% of the scores on the axis, its bins cover the axis, and the
     text under the figure gives what falls outside, for the grey and the blue histogram."""
-    play = live.ScoringPlay(method="dot", d_k=64)
+    play = live.ScoringPlay(d_k=64)
     for d_k in live.D_KS:
         for n in (2, 8, 32):
             text = play.update(method="dot", d_k=d_k, temperature=1.0, n=n)
-            lim = live.play_limit(d_k)
+            lim = live.histogram_limit(d_k)
             assert play.ax_hist.get_xlim() == (-lim, lim)
             for stairs in (play.grey_hist, play.blue_hist):
                 assert stairs.get_data().edges[0] == -lim and stairs.get_data().edges[-1] == lim
@@ -278,7 +278,7 @@ def test_the_play_histogram_shows_plain_qk_at_every_d_k_and_counts_what_falls_ou
             plain = ss.centre_rows(ss.scores(q, k[:n], "dot"))
             outside = 100 * ((plain < -lim) | (plain >= lim)).double().mean().item()   # counted here, not by the lesson
             assert f"outside the x axis (±{lim}): q·k {outside:.1f}%" in text
-    assert [live.play_limit(d) for d in live.D_KS] == [40] * 8 + [160] * 4
+    assert [live.histogram_limit(d) for d in live.D_KS] == [40] * 8 + [160] * 4
     # the blue histogram too: at T = 0.01 the scaled scores spread by about 100
     text = play.update(method="scaled_dot", d_k=64, temperature=0.01, n=8)
     (q, k), _ = play.sample(64)
@@ -293,18 +293,18 @@ def test_a_d_k_move_blits_unless_the_histogram_axis_steps():
     draws in full once more to save a background (no idle loop here to plan it), then moves blit. From
     the default d_k = 256 up, the axis stays: the grey histogram widens on one axis."""
     from attnlab.ui.panels.renderer import Full
-    play = live.ScoringPlay(method="scaled_dot", d_k=256)
+    panel = ss.play(method="scaled_dot", d_k=256)
     for d_k, reason in ((512, None), (2048, None), (1024, None), (256, None), (128, Full.STRUCTURE_CHANGED),
                         (4, Full.NO_BACKGROUND), (64, None), (128, None), (256, Full.STRUCTURE_CHANGED),
                         (2048, Full.NO_BACKGROUND), (512, None)):
-        play.controls["d_k"].value = d_k
-        assert play.panel.blitter.reason is reason, d_k
+        panel.controls["d_k"].value = d_k
+        assert panel.blitter.reason is reason, d_k
 
 
 def test_the_play_text_names_the_shortest_key_at_every_n_and_the_prose_says_which_n():
     """"k7, the shortest key" holds at d_k = 256 only for 7 <= n <= 11: the text under the figure names
     the shortest of the n keys, and the notebook names k7 only beside "n = 8"."""
-    play = live.ScoringPlay(method="gaussian", d_k=256)
+    play = live.ScoringPlay(d_k=256)
     (q, k), _ = play.sample(256)
     for n in range(2, 33):
         want = 2 if n <= 6 else 7 if n <= 11 else 12                  # as the notebook's Play text says
@@ -371,7 +371,9 @@ def test_play_checks_its_starting_values_once_and_the_package_exports_what_the_n
         ss.play(n=40)
     with pytest.raises(TypeError, match="too many positional arguments"):
         ss.play("dot")
-    assert type(ss.play(d_k=16, num_queries=64)) is live.ScoringPlay
+    from attnlab.ui.panels import Panel
+    panel = ss.play(d_k=16, num_queries=64)
+    assert type(panel) is Panel and type(panel.update.__self__) is live.ScoringPlay
     assert ss.__all__ == ["METHODS", "centre_rows", "histogram_density", "key_choice", "key_choice_plot", "play",
                           "random_queries_keys", "scaling_hint", "score_statistics", "scores", "seeded_additive",
                           "thumbnail", "variance_mistakes", "vectors_and_weights"]

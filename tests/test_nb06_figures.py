@@ -111,15 +111,16 @@ def test_rotation_circle_figure_and_bad_input():
 
 def test_explorer_moves_its_named_artists():
     e = lesson.play(n=60)
+    view = e.update.__self__
     text = e.update(position=7, pair=2, width=16, base=100.0)
     P = al.sinusoidal_encoding(60, 16, 100.0, dtype=torch.float64).numpy()
-    np.testing.assert_allclose(e.sin_line.get_ydata(), P[:, 4])
-    np.testing.assert_allclose(e.cos_line.get_ydata(), P[:, 5])
-    np.testing.assert_allclose(e.trail.get_offsets(), P[:, 4:6])
-    np.testing.assert_allclose(e.sim_dots.get_ydata(), P[7] @ P.T, atol=1e-12)
-    assert e.row_box.get_y() == 6.5 and e.row_box.get_width() == 16
-    assert e.col_box.get_x() == 3.5
-    assert e.image.get_array().shape == (60, 16)
+    np.testing.assert_allclose(view.sin_line.get_ydata(), P[:, 4])
+    np.testing.assert_allclose(view.cos_line.get_ydata(), P[:, 5])
+    np.testing.assert_allclose(view.trail.get_offsets(), P[:, 4:6])
+    np.testing.assert_allclose(view.sim_dots.get_ydata(), P[7] @ P.T, atol=1e-12)
+    assert view.row_box.get_y() == 6.5 and view.row_box.get_width() == 16
+    assert view.col_box.get_x() == 3.5
+    assert view.image.get_array().shape == (60, 16)
     assert "equal up to round-off (< 10⁻¹²): True" in text and "e-1" not in text.replace("1e-12", "")
     e.controls["width"].value = 8
     assert e.controls["pair"].max == 3
@@ -147,16 +148,16 @@ def test_explorer_moves_redraw_no_title_or_legend_and_the_text_carries_the_numbe
     _boxes_clear(e.figure)
     for name, value in (("position", 23), ("pair", 5), ("base", 100.0), ("position", 24)):
         e.controls[name].value = value
-        assert e.panel.blitter.why == "", (name, e.panel.blitter.why)
-        assert not [a for a in e.panel.blitter.plan if isinstance(a, (Text, Legend))], name
+        assert e.blitter.why == "", (name, e.blitter.why)
+        assert not [a for a in e.blitter.plan if isinstance(a, (Text, Legend))], name
     assert [ax.get_title() for ax in e.figure.axes] == titles
-    text = e.panel.summary
+    text = e.summary
     omega = 100.0 ** (-10 / 32)                                            # ω_5 = base^(-2j/D), D = 32
     assert "D = 32 columns, base = 100" in text and "pair j = 5 (columns 10, 11)" in text
     assert f"ω_j = base^(−2j/D) = {omega:.3g} rad" in text and f"every {2 * math.pi / omega:.2f} positions" in text
     assert "peak P_i·P_i = D/2 = 16" in text
     e.controls["width"].value = 20                                         # a full draw; the text follows
-    assert "D = 20 columns" in e.panel.summary and "peak P_i·P_i = D/2 = 10" in e.panel.summary
+    assert "D = 20 columns" in e.summary and "peak P_i·P_i = D/2 = 10" in e.summary
     _boxes_clear(e.figure)
 
 

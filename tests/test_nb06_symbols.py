@@ -1,4 +1,4 @@
-"""Notebook 06's symbols: the width of P is the model width, written D (DESIGN.md's shape letters,
+"""Notebook 06's symbols: the width of P is the model width, written D (docs/api.md's shape letters,
 notebook 00's notation table: d is the query/key size); in the Play, i is the chosen position and m
 runs over every position. Checked on what a learner reads: the figures' texts (read from the
 lesson's named handles), the sliders, the text under the Play figure, the lesson's strings and
@@ -50,13 +50,13 @@ def test_explorer_sliders_and_text_write_the_width_as_D():
     try:
         assert e.controls["width"].description == "D"
         assert [c.description for c in e.controls.values()] == ["position i", "pair j", "D", "base"]
-        text = e.panel.summary
+        text = e.summary
         assert "P: n = 60 positions, D = 32 columns, base = 10000" in text
         assert "ω_j = base^(−2j/D) = " in text and "peak P_i·P_i = D/2 = 16" in text
         assert not lone_d(text), lone_d(text)
         e.controls["width"].value = 20
-        assert "D = 20 columns" in e.panel.summary and "D/2 = 10" in e.panel.summary
-        assert not lone_d(e.panel.summary)
+        assert "D = 20 columns" in e.summary and "D/2 = 10" in e.summary
+        assert not lone_d(e.summary)
     finally:
         plt.close(e.figure)
 
@@ -73,12 +73,13 @@ def test_explorer_figure_names_no_d():
 
 def test_explorer_axes_over_every_position_say_m_and_i_is_the_chosen_one():
     e = lesson.play(n=60)
+    view = e.update.__self__
     try:
-        assert e.ax_pair.get_xlabel() == "position m"
-        assert e.ax_pair.get_ylabel() == "P[m, column]"
-        assert e.trail_colorbar.ax.get_ylabel() == "position m"
-        assert e.ax_P.get_ylabel() == "position m (row of P)"
-        assert e.ax_sim.get_xlabel() == "position m"
+        assert view.ax_pair.get_xlabel() == "position m"
+        assert view.ax_pair.get_ylabel() == "P[m, column]"
+        assert view.trail_colorbar.ax.get_ylabel() == "position m"
+        assert view.ax_P.get_ylabel() == "position m (row of P)"
+        assert view.ax_sim.get_xlabel() == "position m"
         # "position i" is said only of the chosen position (black box, black marker)
         with_i = sorted(t for t in figure_texts(e.figure) if "position i" in t)
         assert with_i == ["P: position i (black box), pair j (green box)", "similarity P_i · P_m to position i",
@@ -99,7 +100,7 @@ def test_the_other_figures_name_no_d():
         plt.close(fig)
 
 
-# RoPE turns queries and keys: there d is the query/key size, as DESIGN.md says, and stays d.
+# RoPE turns queries and keys: there d is the query/key size, as docs/api.md says, and stays d.
 ROPE_NAMES = {"rope", "check_rope", "ROPE_MISTAKES"}
 
 
@@ -163,10 +164,11 @@ def test_play_takes_keywords_only_and_a_slider_value_is_not_checked_again(monkey
     with pytest.raises(TypeError, match="positional"):
         lesson.play(60)
     e = lesson.play(n=20)
+    view = e.update.__self__
     for module in (encoding, figures, live):                        # the lesson's checks, none on the update path
         monkeypatch.setattr(module, "checks", _NoChecks())
     text = e.update(position=3, pair=2, width=8, base=100.0)
-    assert e.sim_ylim == (-0.5 * 4 - 0.5, 5) and "D = 8" in text
+    assert view.sim_ylim == (-0.5 * 4 - 0.5, 5) and "D = 8" in text
     with pytest.raises(AssertionError, match="checks.count"):      # the guard can fail
         lesson.frequencies(8)
 

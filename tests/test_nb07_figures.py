@@ -66,17 +66,18 @@ def test_weights_so_far_figure_and_memory_plot():
 
 def test_mask_explorer_shows_the_mask_and_its_weights():
     e = lesson.play()
+    view = e.update.__self__
     text = e.update("causal bottom-right", 3, 12, 0)
-    mask, start = e.mask("causal bottom-right", 3, 12, 0)
+    mask, start = view.mask("causal bottom-right", 3, 12, 0)
     assert start == 9 and torch.equal(mask, lesson.causal_mask_bottom_right(3, 12))
-    shown = e.ax_mask.images[0].get_array()                                      # the fixed 12 x 12 grid
+    shown = view.ax_mask.images[0].get_array()                                      # the fixed 12 x 12 grid
     np.testing.assert_array_equal(shown[9:].data, mask.float().numpy())
     assert "sees keys   0–9   0–10  0–11" in text and "how many    10    11    12" in text
     text = e.update("causal bottom-right", 12, 5, 0)                              # Tq > Tk: empty rows
     assert "7 queries see no key: weights all 0" in text
-    w = e.ax_weights.images[0].get_array()
+    w = view.ax_weights.images[0].get_array()
     assert not np.isnan(w.data).any() and (w.data[:7, :5] == 0).all()
-    mask, start = e.mask("local", 4, 12, 1)                                      # windows follow the positions
+    mask, start = view.mask("local", 4, 12, 1)                                      # windows follow the positions
     assert torch.equal(mask, al.local_mask(12, 12, 1)[8:])
     plt.close(e.figure)
 
@@ -90,13 +91,14 @@ def outside_block(max_len, start, Tq, Tk):
 @pytest.mark.parametrize("kind", masks.MASK_KINDS)
 def test_mask_explorer_greys_exactly_the_cells_outside_the_active_block(kind, Tq, Tk):
     e = lesson.play()
+    view = e.update.__self__
     e.controls["kind"].value, e.controls["Tq"].value, e.controls["Tk"].value = kind, Tq, Tk
     w = e.controls["w"].value
-    mask, start = e.mask(kind, Tq, Tk, w)
+    mask, start = view.mask(kind, Tq, Tk, w)
     assert start == max(Tk - Tq, 0)                                              # the last Tq of Tk positions
-    _, weights = al.scaled_dot_product_attention(e.q_all[start:start + Tq], e.k_all[:Tk], e.k_all[:Tk], mask)
+    _, weights = al.scaled_dot_product_attention(view.q_all[start:start + Tq], view.k_all[:Tk], view.k_all[:Tk], mask)
     outside = outside_block(12, start, Tq, Tk)
-    for ax, block in ((e.ax_mask, mask.double()), (e.ax_weights, weights)):
+    for ax, block in ((view.ax_mask, mask.double()), (view.ax_weights, weights)):
         shown = ax.images[0].get_array()
         assert shown.shape == (12, 12)                                           # the grid never changes shape
         np.testing.assert_array_equal(np.ma.getmaskarray(shown), outside)
@@ -110,18 +112,19 @@ def test_mask_explorer_greys_exactly_the_cells_outside_the_active_block(kind, Tq
 
 def test_mask_explorer_draws_masked_cells_in_the_colour_its_key_names():
     e = lesson.play(kind="causal top-left", num_queries=3, num_keys=12)
-    labels = [t.get_text() for t in e.key.get_texts()]
+    view = e.update.__self__
+    labels = [t.get_text() for t in view.key.get_texts()]
     assert labels == ["black = may attend (True)", "white = masked (False)",
                       "grey = not in this sequence (no query or no key there)"]
     grey = matplotlib.colors.to_rgba(figures.OUTSIDE_COLOUR)
-    assert tuple(e.key.legend_handles[2].get_facecolor()) == grey
-    for ax in (e.ax_mask, e.ax_weights):
+    assert tuple(view.key.legend_handles[2].get_facecolor()) == grey
+    for ax in (view.ax_mask, view.ax_weights):
         image = ax.images[0]
         rgba = image.to_rgba(image.get_array())                                  # the colours drawn, per cell
         assert (rgba[:9] == grey).all()                                          # rows 0-8: no query there
         assert not (rgba[9:] == grey).all(axis=-1).any()                         # the active rows: none grey
-    assert e.mask_title.get_text() == "causal top-left mask"
-    assert e.ax_weights.get_title() == "weights it allows"
+    assert view.mask_title.get_text() == "causal top-left mask"
+    assert view.ax_weights.get_title() == "weights it allows"
     plt.close(e.figure)
 
 
@@ -169,10 +172,11 @@ def test_mask_explorer_text_says_which_keys_each_query_sees(kind, Tq, Tk, w):
     """The counts line and the largest-weight line read the same way: one column per query position,
     with the key positions it sees, their number, and the top key, which is one of them."""
     e = lesson.play()
+    view = e.update.__self__
     for name, value in (("kind", kind), ("Tk", Tk), ("Tq", Tq), ("w", w)):
         e.controls[name].value = value
-    mask, start = e.mask(kind, Tq, Tk, w)
-    rows = {line[:12].strip(): line[12:].split("  ") for line in e.panel.summary.splitlines()[:5]}
+    mask, start = view.mask(kind, Tq, Tk, w)
+    rows = {line[:12].strip(): line[12:].split("  ") for line in e.summary.splitlines()[:5]}
     cells = {label: [c.strip() for c in row if c.strip()] for label, row in rows.items()}
     assert cells["query"] == [str(start + i) for i in range(Tq)]
     assert cells["sees keys"] == [positions_by_loop(r.tolist()) for r in mask]
@@ -187,22 +191,23 @@ def test_mask_explorer_block_size_is_at_least_one():
     """w is the block size for "block": the slider starts at 1 there (w = 0 moves to 1) and at 0 for the
     other kinds; a block size of 0 is refused at play(...), not taken as 1."""
     e = lesson.play(kind="local", w=0)
+    view = e.update.__self__
     w = e.controls["w"]
     assert w.min == 0 and w.value == 0
     e.controls["kind"].value = "block"
-    assert w.min == 1 and w.value == 1 and not e.panel.error.value
-    mask, _ = e.mask("block", 12, 12, 1)
+    assert w.min == 1 and w.value == 1 and not e.error.value
+    mask, _ = view.mask("block", 12, 12, 1)
     assert torch.equal(mask, torch.eye(12, dtype=torch.bool))                     # blocks of 1: itself only
-    assert "sees keys   0     1     2" in e.panel.summary
+    assert "sees keys   0     1     2" in e.summary
     w.value = 4
-    assert "sees keys   0–3   0–3" in e.panel.summary
+    assert "sees keys   0–3   0–3" in e.summary
     e.controls["kind"].value = "local"
     assert w.min == 0 and w.value == 4
     w.value = 0
     assert e.controls["w"].value == 0
     e.controls["kind"].value = "block"                  # the slider gives no 0 for "block": play checked it once
     w.value = 0
-    assert w.value == 1 and not e.panel.error.value
+    assert w.value == 1 and not e.error.value
     with pytest.raises(ValueError, match="w: expected a block size of at least 1 for kind 'block', got 0"):
         lesson.play(kind="block", w=0)
     assert lesson.play(kind="block", w=2).controls["w"].min == 1
@@ -275,13 +280,13 @@ def test_a_move_that_clamps_the_tile_slider_updates_once():
     t = lesson.play_tiles(queries=q, keys=k, values=v)
     t.controls["tile"].value = 16
     calls = []
-    update = t.panel.update
-    t.panel.update = lambda **values: calls.append(values) or update(**values)
+    update = t.update
+    t.update = lambda **values: calls.append(values) or update(**values)
     t.controls["causal"].value = True                                              # 16 tiles -> 10: tile 16 -> 10
     assert calls == [{"tile": 16, "block": 2, "causal": True}]                     # drawn once, at the clamped tile
-    assert t.controls["tile"].value == 10 and "tile 10 of 10" in t.panel.summary
+    assert t.controls["tile"].value == 10 and "tile 10 of 10" in t.summary
     t.controls["tile"].value = 4                                                   # the slider still moves the panel
-    assert len(calls) == 2 and "tile 4 of 10" in t.panel.summary
+    assert len(calls) == 2 and "tile 4 of 10" in t.summary
 
 
 def test_step_figure_keeps_every_exact_output_in_view():
@@ -298,12 +303,13 @@ def test_mask_explorer_blits_every_control_with_its_titles_right():
     """On the fixed grid nothing structural changes: every move of every control (the menu too) blits,
     and the mask's title names the kind shown."""
     e = lesson.play()
+    view = e.update.__self__
     moves = [("kind", "causal top-left"), ("Tq", 3), ("Tk", 7), ("w", 0), ("kind", "padding"), ("Tq", 9), ("w", 3)]
     for name, value in moves:
         e.controls[name].value = value
-        assert e.panel.blitter.why == "", (name, value, e.panel.blitter.why)
-        assert e.mask_title.get_text() == f"{e.controls['kind'].value} mask"
-    assert e.ax_weights.get_title() == "weights it allows"
+        assert e.blitter.why == "", (name, value, e.blitter.why)
+        assert view.mask_title.get_text() == f"{e.controls['kind'].value} mask"
+    assert view.ax_weights.get_title() == "weights it allows"
     plt.close(e.figure)
 
 

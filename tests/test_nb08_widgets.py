@@ -18,25 +18,25 @@ def test_labels():
 
 def test_explorer_shows_valid_input_and_refuses_invalid_without_traceback():
     ex = _explorer()
-    assert "7←7" in ex.panel.text.value and ex.panel.error.value == ""
+    assert "7←7" in ex.text.value and ex.error.value == ""
     assert ex.axes[0].images[0].get_array().shape == (11, 10)
-    ex.text.value = "1 january 2000"
-    assert "Input not accepted: expected at most 11 characters" in ex.panel.text.value
-    assert ex.panel.error.value == "" and ex.message.get_visible()
+    ex.date.value = "1 january 2000"
+    assert "Input not accepted: expected at most 11 characters" in ex.text.value
+    assert ex.error.value == "" and ex.message.get_visible()
     assert "the dimmed heatmaps still show 7 mar 1994" in ex.message.get_text()
-    ex.text.value = "31 dec 2049"
+    ex.date.value = "31 dec 2049"
     assert not ex.message.get_visible() and "2049-12-31" in ex.axes[1].get_title()
     assert ex.current_source() == "31 dec 2049"
 
 
 def test_under_a_refusal_the_dimmed_heatmaps_follow_the_menus():
     ex = _explorer()
-    ex.text.value = "1 january 2000"             # too long: refused
+    ex.date.value = "1 january 2000"             # too long: refused
     assert ex.axes[0].get_title().startswith("additive: 7 mar 1994")
     ex.left.value = "dot"            # the menu and the dimmed picture name the same model
     assert ex.axes[0].get_title().startswith("dot: 7 mar 1994") and ex.message.get_visible()
-    assert ex.axes[0].images[0].get_alpha() == 0.15 and ex.panel.error.value == ""
-    assert "Input not accepted" in ex.panel.text.value
+    assert ex.axes[0].images[0].get_alpha() == 0.15 and ex.error.value == ""
+    assert "Input not accepted" in ex.text.value
 
 
 def test_trainer_adds_its_model_to_the_explorer():
@@ -54,7 +54,7 @@ def test_trainer_adds_its_model_to_the_explorer():
 def test_play_and_play_trainer_take_keywords_and_the_trainer_feeds_that_explorer():
     import pytest
     ex = lesson.play(models={"additive": seq2seq.pretrained("additive")}, text="7 mar 1994")
-    assert type(ex) is live.AlignmentExplorer and ex.text.value == "7 mar 1994"
+    assert type(ex) is live.AlignmentExplorer and ex.date.value == "7 mar 1994"
     tr = lesson.play_trainer(explorer=ex, steps=10, redraws=2)
     assert tr.steps.value == 10
     tr.train()
@@ -77,18 +77,18 @@ def test_a_typed_date_is_checked_once_on_its_way_to_the_heatmaps(monkeypatch):
     calls = []
     real = figures.dates.check_source
     monkeypatch.setattr(figures.dates, "check_source", lambda text: calls.append(text) or real(text))
-    ex.text.value = "8 mar 1994"
-    assert calls == ["8 mar 1994"] and "8←8" in ex.panel.text.value
+    ex.date.value = "8 mar 1994"
+    assert calls == ["8 mar 1994"] and "8←8" in ex.text.value
 
 
 def test_the_scoring_toggle_shows_before_training():
     """Before a press, the picture names the scoring the next press trains (so the toggle answers)."""
     tr = lesson.play_trainer(explorer=_explorer(), steps=10, redraws=2)
-    first = bytes(tr.panel.image.value)
+    first = bytes(tr.image.value)
     assert tr.extra_ax.get_title() == "no additive model yet: press “Train a fresh model”"
     tr.controls["scoring"].value = "dot"
     assert tr.extra_ax.get_title() == "no dot model yet: press “Train a fresh model”"
-    assert bytes(tr.panel.image.value) != first and tr.panel.error.value == ""
+    assert bytes(tr.image.value) != first and tr.error.value == ""
 
 
 def _ticks(ax):
@@ -102,16 +102,16 @@ def test_the_trainer_follows_the_date_typed_in_the_explorer():
     ex = _explorer()
     tr = lesson.play_trainer(explorer=ex, steps=10, redraws=2)
     assert _ticks(tr.extra_ax) == "7 mar 1994"
-    ex.text.value = "31 dec 2049"
+    ex.date.value = "31 dec 2049"
     assert _ticks(tr.extra_ax) == "31 dec 2049" and tr.extra_ax.images[0].get_array().shape == (11, 11)
-    ex.text.value = "1 january 2000"                  # refused: both panels stay on the last accepted date
+    ex.date.value = "1 january 2000"                  # refused: both panels stay on the last accepted date
     assert _ticks(tr.extra_ax) == "31 dec 2049" and ex.current_source() == "31 dec 2049"
     tr.train()
     assert tr.extra_ax.get_title().startswith("your model after 10 steps: 31 dec 2049 → ")
-    ex.text.value = "5 jan 2001"                      # after training: the trained model on the new date
+    ex.date.value = "5 jan 2001"                      # after training: the trained model on the new date
     assert _ticks(tr.extra_ax) == "5 jan 2001"
     assert tr.extra_ax.get_title().startswith("your model after 10 steps: 5 jan 2001 → ")
-    assert tr.panel.error.value == ""
+    assert tr.error.value == ""
 
 
 def test_trainer_gives_the_same_model_twice_and_leaves_the_global_rng_alone():

@@ -266,52 +266,49 @@ def test_bad_arguments():
 # ---- widgets ---------------------------------------------------------------------------------------
 
 def test_explorer_shows_a_message_not_an_error_for_an_unknown_word():
-    explorer = lesson.Explorer()
-    explorer.text.value = "the cat drank the lemonade because it was sweet"
-    shown = html.unescape(explorer.panel.text.value)
+    explorer = lesson.play()
+    explorer.sentence.value = "the cat drank the lemonade because it was sweet"
+    shown = html.unescape(explorer.text.value)
     assert "Not accepted: unknown word 'lemonade'" in shown
     assert "only these kinds of words:\n  animals: cat, dog" in shown and "object adjectives: sweet" in shown
-    assert explorer.panel.error.value == "" and explorer.note.get_visible()
+    assert explorer.error.value == "" and explorer.note.get_visible()
     assert explorer.title.get_text() == "shipped model: no answer for this sentence"   # not the last referent
-    explorer.text.value = "the milk was drunk by the cat because it was hungry"
-    assert "refers to: cat" in explorer.panel.text.value and not explorer.note.get_visible()
+    explorer.sentence.value = "the milk was drunk by the cat because it was hungry"
+    assert "refers to: cat" in explorer.text.value and not explorer.note.get_visible()
     assert explorer.title.get_text() == "shipped model: “it” refers to cat"
 
 
 def test_trainer_trains_and_hands_its_model_to_the_explorer():
-    explorer = lesson.Explorer()
+    explorer = lesson.play()
     t = lesson.play_trainer(explorer=explorer, steps=20)
     t.controls["model"].value = "one head"
     model = t.train()
     assert isinstance(model, ItResolver) and model.config["num_heads"] == 1
     assert len(t.history["loss"]) == 20 and len(t.history["test accuracy"]) == 20
     assert "Done: 20 steps" in t.status.value and "test accuracy <b>" in t.status.value
-    assert explorer.model.value == "yours: one head, 20 steps"
+    assert explorer.menu.value == "yours: one head, 20 steps" and explorer.controls["model"] is explorer.menu
     assert f"The explorer {explorer_side_of_the_trainer()} now shows" in t.status.value
 
 
 def explorer_side_of_the_trainer():
-    """Where notebook 09 puts the explorer (the Play cell) relative to the Train button's cell."""
+    """Where notebook 09 shows the explorer (the cell that displays it, the Play cell) relative to the Train
+    button's cell."""
     notebook = Path(__file__).resolve().parents[1] / "notebooks" / "09_transformer_block.ipynb"
     code = ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
     trainer_at = next(i for i, s in enumerate(code) if "lesson.play_trainer(" in s)
-    play_at = next(i for i, s in enumerate(code) if "lesson.play(" in s)
-    return "below" if play_at > trainer_at else "above"
+    shown_at = next(i for i, s in enumerate(code) if s.split("#")[0].strip().splitlines()[-1:] == ["explorer"])
+    return "below" if shown_at > trainer_at else "above"
 
 
-def test_play_shows_the_explorer_the_trainer_feeds_or_a_new_one():
-    explorer = lesson.Explorer()
-    assert lesson.play(explorer=explorer) is explorer and explorer.text.value == live.EXAMPLE
+def test_play_is_a_new_explorer_panel_of_the_shipped_model_and_the_trainer_feeds_it():
+    from attnlab.ui.panels import Panel
     sweet = "the cat drank the milk because it was sweet"
-    assert lesson.play(explorer=explorer, text=sweet) is explorer and explorer.text.value == sweet
-    assert "refers to: milk" in explorer.panel.text.value                 # the panel redrew for the new text
-    fresh = lesson.play(text=sweet)
-    assert type(fresh) is lesson.Explorer and fresh is not explorer and fresh.text.value == sweet
-    assert list(fresh.models) == ["shipped"]
+    explorer = lesson.play(text=sweet)
+    assert isinstance(explorer, Panel) and type(explorer) is live.Explorer and explorer.sentence.value == sweet
+    assert "refers to: milk" in explorer.text.value and list(explorer.models) == ["shipped"]
+    assert lesson.play() is not explorer and lesson.play().sentence.value == live.EXAMPLE
     with pytest.raises(TypeError, match="positional"):
-        lesson.play(explorer)
-    with pytest.raises(TypeError, match="explorer: expected the Explorer, got str"):
-        lesson.play(explorer="the cat")
+        lesson.play(sweet)
     with pytest.raises(TypeError, match="text: expected a str, got int"):
         lesson.play(text=3)
     with pytest.raises(TypeError, match="explorer: expected the Explorer, got str"):
@@ -322,10 +319,10 @@ def test_play_shows_the_explorer_the_trainer_feeds_or_a_new_one():
 
 def test_a_typed_sentence_is_checked_once_on_its_way_to_the_figure(monkeypatch):
     """The explorer reads the typed words once (data.words_of) and calls no checked function after that."""
-    explorer = lesson.Explorer()
+    explorer = lesson.play()
     calls = []
     real = data.words_of
     monkeypatch.setattr(data, "words_of", lambda s: calls.append(s) or real(s))
     monkeypatch.setattr(live, "checks", None)                              # nothing in live checks again
-    explorer.text.value = "the cat drank the milk because it was sweet"
-    assert calls == ["the cat drank the milk because it was sweet"] and "refers to: milk" in explorer.panel.text.value
+    explorer.sentence.value = "the cat drank the milk because it was sweet"
+    assert calls == ["the cat drank the milk because it was sweet"] and "refers to: milk" in explorer.text.value

@@ -351,7 +351,7 @@ def test_the_trainer_trains_and_reports_scores():
     t = live.play_trainer(steps=100, layers=1)
     t.train()
     assert "Done: 100 steps" in t.status.value and "final accuracy" in t.status.value
-    assert "previous-token score" in t.panel.summary and t.result is not None and not t.result.training
+    assert "previous-token score" in t.summary and t.result is not None and not t.result.training
     # the loss axis shows the plateau (ln V ≈ 4.16) and where the second copy is learnt, on a linear scale
     loss_axis = t.axes["loss"]
     assert loss_axis.get_yscale() == "linear" and loss_axis.get_ylim() == (3.0, 4.8)

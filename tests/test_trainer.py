@@ -1,4 +1,4 @@
-"""attnlab.ui.trainer.Trainer: the shared training widget (notebooks 01, 08, 09)."""
+"""attnlab.ui.trainer.Trainer: the shared training panel (notebooks 01, 08, 09, 10, 11)."""
 import re
 
 import matplotlib
@@ -28,7 +28,7 @@ def test_trains_from_scratch_each_time_draws_curves_and_returns_the_result():
     t.train()
     assert len(t.history["loss"]) == 10                 # a second press starts over
     assert t.axes["accuracy"].get_ylim() == (0, 1.02) and t.axes["loss"].get_yscale() == "log"
-    assert t.panel.error.value == "" and "Done: 10 steps" in t.status.value
+    assert t.error.value == "" and "Done: 10 steps" in t.status.value
 
 
 def test_a_failing_run_is_reported_in_the_status_not_raised():

@@ -192,7 +192,7 @@ def test_a_refusal_shows_the_error_message_whole_not_cut():
     from attnlab.lessons.nb08_bahdanau_attention import live as nb08
     from attnlab.lessons.nb09_transformer_block import live as nb09
     explorer = nb09.Explorer()
-    assert "Not accepted: sentence: expected a str, got int." in explorer._draw(3, "shipped")
+    assert "Not accepted: sentence: expected a str, got int." in explorer.update(3, "shipped")
     from attnlab.lessons.nb08_bahdanau_attention import seq2seq
     dates = nb08.play(models={"additive": seq2seq.pretrained("additive")}, text="7 mar 1994")
-    assert "Input not accepted: text: expected a str, got int" in dates._update(1994, "additive", "additive")
+    assert "Input not accepted: text: expected a str, got int" in dates.update(1994, "additive", "additive")

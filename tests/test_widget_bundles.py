@@ -93,13 +93,13 @@ def test_a_trainer_displays_its_widget_figure_and_text():
     assert_live_view(before, trainer.widget)
     assert before["text/plain"] == ("Live panel 't': train button (steps, scale), progress bar, "
                                     "live curves: loss\nNot trained yet.")
-    assert png_of(before) == bytes(trainer.panel.image.value)
+    assert png_of(before) == bytes(trainer.image.value)
     assert trainer.train() == "model"
     after = shown(trainer)
     assert_live_view(after, trainer.widget)
     assert after["text/plain"].endswith("\nstep 10 of 10: loss 0.1000")
     assert "\nDone: 10 steps in " in after["text/plain"]
-    assert png_of(after) == bytes(trainer.panel.image.value) != png_of(before)     # the trained curve
+    assert png_of(after) == bytes(trainer.image.value) != png_of(before)     # the trained curve
 
 
 @pytest.mark.parametrize("kind", ["multiple_choice", "numeric"])
@@ -113,20 +113,21 @@ def test_each_self_check_displays_its_widget_and_question(kind):
     assert "image/png" not in data                                 # no figure, no picture
 
 
-# --- lesson widgets of 01, 08, 09 ------------------------------------------------------------------
+# --- every lesson's Play panels: one door, each a Panel (a Trainer is one) ------------------------------
 
 def test_lesson_01_explorer_and_training_view_display():
     from attnlab.lessons import nb01_kernel_regression as lesson
     explorer = lesson.play(sigma=0.3, n_train=20, query=4.0)
     data = shown(explorer)
-    assert_live_view(data, explorer.panel.widget)
-    assert png_of(data) == bytes(explorer.panel.image.value)
+    assert_live_view(data, explorer.widget)
+    assert png_of(data) == bytes(explorer.image.value)
     training = lesson.play_trainer(explorer=explorer, steps=5)
     data = shown(training)
     assert_live_view(data, training.widget)
-    assert data["text/plain"].startswith("Live panel 'kernel-regression-training': Train w button")
-    assert training.trainer.panel.summary in data["text/plain"]
-    assert png_of(data) == bytes(training.trainer.panel.image.value)
+    assert data["text/plain"].startswith("Live panel 'kernel-regression-training': train button (steps, "
+                                         "leave_one_out), progress bar, live curves: error")
+    assert training.summary in data["text/plain"]
+    assert png_of(data) == bytes(training.image.value)
 
 
 @pytest.mark.parametrize("lesson_name,make", [
@@ -135,45 +136,33 @@ def test_lesson_01_explorer_and_training_view_display():
     ("nb06_positional_encoding", lambda m: m.play(n=20)),
     ("nb07_masks_and_efficient_attention", lambda m: m.play()),
     ("nb07_masks_and_efficient_attention", lambda m: m.play_tiles(**dict(zip(("queries", "keys", "values"), m.toy_problem())))),
+    ("nb08_bahdanau_attention", lambda m: m.play(models={"additive (shipped)": m.pretrained("additive")})),
+    ("nb09_transformer_block", lambda m: m.play()),
 ])
-def test_a_lesson_panel_displays_as_its_panel(lesson_name, make):
-    """The Play panels that share panels.ShowsPanel show their Panel's own bundle (view, text, PNG)."""
+def test_a_lesson_panel_displays_as_a_panel(lesson_name, make):
+    """Every Play function returns a Panel, shown by the Panel's own bundle (view, text, PNG): no lesson has a
+    display of its own."""
     import importlib
     obj = make(importlib.import_module(f"attnlab.lessons.{lesson_name}"))
-    assert isinstance(obj, panels.ShowsPanel)
+    assert isinstance(obj, panels.Panel) and type(obj)._repr_mimebundle_ is panels.Panel._repr_mimebundle_
     data = shown(obj)
-    assert_live_view(data, obj.panel.widget)
-    assert data["text/plain"].startswith(f"Live panel '{obj.panel.name}'")
-    assert png_of(data) == bytes(obj.panel.image.value)
+    assert_live_view(data, obj.widget)
+    assert data["text/plain"].startswith(f"Live panel '{obj.name}'")
+    assert obj.summary and data["text/plain"].endswith(obj.summary)
+    assert png_of(data) == bytes(obj.image.value)
 
 
-def test_lesson_08_explorer_and_trainer_display():
-    from attnlab.lessons import nb08_bahdanau_attention as lesson
-    explorer = lesson.play(models={"additive (shipped)": lesson.pretrained("additive")}, text="17 mar 1994")
-    data = shown(explorer)
-    assert_live_view(data, explorer.widget)
-    assert data["text/plain"].startswith("Live panel 'alignment explorer': date text box, left and right model "
-                                         "menus (additive (shipped))\n")
-    assert explorer.panel.summary and data["text/plain"].endswith(explorer.panel.summary)
-    assert png_of(data) == bytes(explorer.panel.image.value)
+@pytest.mark.parametrize("lesson_name", ["nb08_bahdanau_attention", "nb09_transformer_block"])
+def test_a_lessons_trainer_displays_and_feeds_the_explorer(lesson_name):
+    import importlib
+    lesson = importlib.import_module(f"attnlab.lessons.{lesson_name}")
+    explorer = (lesson.play(models={"additive (shipped)": lesson.pretrained("additive")})
+                if lesson_name.startswith("nb08") else lesson.play())
     trainer = lesson.play_trainer(explorer=explorer, steps=20)
+    assert isinstance(trainer, Trainer) and isinstance(trainer, panels.Panel)
     data = shown(trainer)
     assert_live_view(data, trainer.widget)
-    assert png_of(data) == bytes(trainer.panel.image.value)
-
-
-def test_lesson_09_explorer_and_trainer_display():
-    from attnlab.lessons import nb09_transformer_block as lesson
-    explorer = lesson.Explorer()
-    data = shown(explorer)
-    assert_live_view(data, explorer.widget)
-    assert data["text/plain"].startswith("Live panel 'it explorer': sentence text box, model menu (shipped)\n")
-    assert explorer.panel.summary and data["text/plain"].endswith(explorer.panel.summary)
-    assert png_of(data) == bytes(explorer.panel.image.value)
-    trainer = lesson.play_trainer(explorer=explorer, steps=300)
-    data = shown(trainer)
-    assert_live_view(data, trainer.widget)
-    assert png_of(data) == bytes(trainer.panel.image.value)
+    assert png_of(data) == bytes(trainer.image.value)
 
 
 # --- one_thread ------------------------------------------------------------------------------------

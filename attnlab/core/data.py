@@ -25,7 +25,7 @@ def format_date(year, month, day, fmt, *, zero_pad=False):
     """One date (month 1..12) written in the format ``fmt`` (a key of DATE_FORMATS); ``zero_pad``
     writes a one-digit day as "07" in the formats whose day may go either way."""
     if fmt not in DATE_FORMATS:
-        raise ValueError(f"fmt: expected one of {list(DATE_FORMATS)}, got {fmt!r}")
+        raise checks.error("fmt", f"one of {list(DATE_FORMATS)}", repr(fmt))
     d = f"{day:02d}" if zero_pad else str(day)
     mon, name = MONTHS[month - 1], MONTH_NAMES[month - 1]
     return {"d mon yyyy": f"{d} {mon} {year}", "month d, yyyy": f"{name} {day}, {year}",
@@ -43,7 +43,7 @@ def random_dates(n, *, seed=0, first_year=1950, last_year=2049, formats=("d mon 
     "yyyy-mm-dd". Days are drawn with and without a leading zero. With the default single format the
     pairs are notebook 08's (the format is drawn after everything else, so it changes none of them)."""
     if last_year < first_year:
-        raise ValueError(f"last_year: expected a year >= first_year = {first_year}, got {last_year}")
+        raise checks.error("last_year", f"a year >= first_year = {first_year}", last_year)
     g = torch.Generator().manual_seed(seed)
     years = torch.randint(first_year, last_year + 1, (n,), generator=g).tolist()
     months = torch.randint(0, 12, (n,), generator=g).tolist()

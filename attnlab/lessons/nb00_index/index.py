@@ -45,10 +45,10 @@ def thumbnail_path(name, lang=None):
     """The stored picture of notebook ``name`` (e.g. "01_kernel_regression") drawn in ``lang`` ("en" or
     "zh"; default: the language in force, so the Chinese index shows the Chinese pictures)."""
     if name not in CAPTIONS:
-        raise ValueError(f"name: expected one of {sorted(CAPTIONS)}, got {name!r}")
+        raise checks.error("name", f"one of {sorted(CAPTIONS)}", repr(name))
     lang = get_language() if lang is None else lang
     if lang not in LANGUAGES:
-        raise ValueError(f"lang: expected one of {', '.join(map(repr, LANGUAGES))}, got {lang!r}")
+        raise checks.error("lang", f"one of {', '.join(map(repr, LANGUAGES))}", repr(lang))
     return (THUMBNAILS if lang == "en" else THUMBNAILS / lang) / f"{name}.png"
 
 

@@ -25,7 +25,7 @@ def cat_milk_it(sentence="sweet", vectors=None, *, dtype=torch.float64):
         (words tuple of 4, X (4, 2)).
     """
     if not isinstance(sentence, str) or sentence not in SENTENCES:
-        raise ValueError(f"sentence: expected one of {sorted(SENTENCES)}, got {sentence!r}")
+        raise checks.error("sentence", f"one of {sorted(SENTENCES)}", repr(sentence))
     dtype = checks.float_dtype(dtype, "dtype")
     return cat_milk_it_unchecked(sentence, _word_vectors(vectors), dtype=dtype)
 
@@ -45,8 +45,8 @@ def _word_vectors(vectors):
     checked = {}
     for word, vec in vectors.items():
         if word not in WORD_VECTORS:
-            raise ValueError(f"vectors: expected words among {sorted(WORD_VECTORS)}, got {word!r}")
+            raise checks.error("vectors", f"words among {sorted(WORD_VECTORS)}", repr(word))
         if isinstance(vec, (str, bytes)) or not isinstance(vec, (Sequence, torch.Tensor)) or len(vec) != 2:
-            raise ValueError(f"vectors: expected two numbers (f1, f2) for {word!r}, got {vec!r}")
+            raise checks.error("vectors", f"two numbers (f1, f2) for {word!r}", repr(vec))
         checked[word] = tuple(checks.real(v, f"vectors[{word!r}]") for v in vec)
     return checked

@@ -17,7 +17,7 @@ figures   the three families' masks (families_figure), the race drawn (compariso
 live      the Play panels: ``play(*, model, text)`` (a typed date decoded step by step) and
           ``play_trainer(*, steps)`` (the Train button)
 
-``__all__`` is what the notebook reads as ``lesson.<name>``, the names DESIGN.md's "Lesson 10" block
+``__all__`` is what the notebook reads as ``lesson.<name>``, the names docs/api.md's "Lesson 10" block
 documents, and ``thumbnail`` (for the index); tests import the rest from the modules.
 
 Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_encoder_decoder

@@ -44,7 +44,7 @@ _SHAPES = {                                     # what each format looks like; g
 def held_out(target):
     """Is the ISO date ``target`` in the held-out tenth (a fixed hash of the date)?"""
     if not is_date(target):
-        raise ValueError(f"target: expected an ISO date such as '1994-03-07', got {target!r}")
+        raise checks.error("target", "an ISO date such as '1994-03-07'", repr(target))
     y, m, d = (int(x) for x in target.split("-"))
     return (y * 373 + m * 32 + d) % 10 == 3
 

@@ -39,7 +39,7 @@ class AttentionOnly(nn.Module):
         super().__init__()
         head_size = head_size or width // heads
         if positions == "rope" and head_size % 2:
-            raise ValueError(f"head_size: expected an even size for rope, got {head_size}")
+            raise checks.error("head_size", "an even size for rope", head_size)
         self.config = dict(layers=layers, width=width, heads=heads, head_size=head_size, positions=positions)
         generator = torch.Generator().manual_seed(seed)
 
@@ -67,14 +67,14 @@ class AttentionOnly(nn.Module):
 def _tokens(tokens, name):
     checks.tensor(tokens, name, min_dim=2, floating=False)
     if tokens.dtype in (torch.bool,) or tokens.is_floating_point() or tokens.is_complex():
-        raise TypeError(f"{name}: expected an integer tensor of token ids, got dtype {tokens.dtype}")
+        raise checks.error(name, "an integer tensor of token ids", f"dtype {tokens.dtype}", kind=TypeError)
     if tokens.dim() != 2:
-        raise ValueError(f"{name}: expected shape (n, T), got {tuple(tokens.shape)}")
+        raise checks.error(name, "shape (n, T)", tuple(tokens.shape))
     if not 1 <= tokens.shape[1] <= CONTEXT:
-        raise ValueError(f"{name}: expected 1 to {CONTEXT} positions, got {tokens.shape[1]}")
+        raise checks.error(name, f"1 to {CONTEXT} positions", tokens.shape[1])
     if tokens.numel() and (tokens.min() < 0 or tokens.max() >= VOCAB):
         bad = tokens[(tokens < 0) | (tokens >= VOCAB)][0].item()
-        raise ValueError(f"{name}: expected token ids in 0..{VOCAB - 1}, got {bad}")
+        raise checks.error(name, f"token ids in 0..{VOCAB - 1}", bad)
     return tokens.long()
 
 
@@ -167,9 +167,9 @@ def ablate(model, layer, head):
     layer = checks.count(layer, "layer")
     head = checks.count(head, "head")
     if layer >= model.config["layers"]:
-        raise ValueError(f"layer: expected 0..{model.config['layers'] - 1}, got {layer}")
+        raise checks.error("layer", f"0..{model.config['layers'] - 1}", layer)
     if head >= model.config["heads"]:
-        raise ValueError(f"head: expected 0..{model.config['heads'] - 1}, got {head}")
+        raise checks.error("head", f"0..{model.config['heads'] - 1}", head)
     return ablate_unchecked(model, layer, head)
 
 
