@@ -18,7 +18,8 @@ import matplotlib.pyplot as plt
 from fontTools.ttLib import TTFont
 
 import attnlab
-from attnlab import fonts, i18n
+from attnlab import i18n
+from attnlab.ui import fonts
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
