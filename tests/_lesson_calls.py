@@ -1,5 +1,5 @@
 """The lessons' public callables, one good call each, and the bad variants made from a good call by
-replacing one argument (shared by tests/test_lesson_bad_inputs.py and bench/probe_lessons.py).
+replacing one argument (shared by tests/lessons/test_lesson_bad_inputs.py and bench/probe_lessons.py).
 
     GOOD = [(lesson, name, fn, args, kwargs)]      a call that works (its inputs are not modified)
     call(fn, args, kwargs)                          runs it (Lazy values built first; a generator's first step)

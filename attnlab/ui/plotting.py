@@ -35,7 +35,7 @@ WEIGHT_CMAP = "viridis"
 # green and red run together under protanopia and deuteranopia: Okabe & Ito's colour-universal palette
 # (blue, orange, bluish green, vermillion, reddish purple, sky blue, yellow, black). Its first five, the
 # ones the lessons use together, stay >= 10 CAM02-UCS ΔE' apart under all three dichromacies
-# (tests/test_colour_vision.py). Figures name them explicitly (``SERIES_COLORS[1]``); matplotlib's
+# (tests/ui/test_colour_vision.py). Figures name them explicitly (``SERIES_COLORS[1]``); matplotlib's
 # rcParams are left alone.
 SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax

@@ -3,7 +3,7 @@
 Each lesson draws its own picture (``attnlab.lessons.nbNN_<stem>.thumbnail(ax)``), once per language:
 ``python tools/make_thumbnails.py`` stores the English pictures in thumbnails/ and the Chinese ones in
 thumbnails/zh/, so the index opens without running every lesson and each edition shows pictures in its
-own language. ``tests/test_nb00_index.py`` redraws each one and checks that the stored file is still
+own language. ``tests/lessons/test_nb00_index.py`` redraws each one and checks that the stored file is still
 exactly what the lesson draws (never a stale screenshot), and that a Chinese picture has no English text.
 """
 from pathlib import Path

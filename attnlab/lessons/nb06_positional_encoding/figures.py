@@ -28,7 +28,7 @@ __all__ = [
 
 SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
 # The column box on P (live.py): lime (>= 14 ΔE' from every colour of SIGNED_CMAP under all three dichromacies,
-# tests/test_colour_vision.py) inside a black outline, so it also stands out of P's near-white cells (lime on
+# tests/ui/test_colour_vision.py) inside a black outline, so it also stands out of P's near-white cells (lime on
 # white alone is 1.4:1).
 COLUMN_BOX_COLOUR = "lime"
 COLUMN_BOX_OUTLINE = "black"
