@@ -68,7 +68,7 @@ LATENCY_PROBE = """() => {
 
 PROFILE_CELL = r"""
 import gc, json, statistics
-from attnlab.panels import Panel
+from attnlab.ui.panels import Panel
 _out = []
 for _p in [o for o in gc.get_objects() if isinstance(o, Panel)]:
     for _name, _w in _p.controls.items():

@@ -27,7 +27,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
-from attnlab import panels, plotting
+from attnlab.ui import panels, plotting
 
 
 def median_ms(fn, repeats):
@@ -97,7 +97,7 @@ def main():
           f"({len(panel.image.value) / 1024:.0f} KiB PNG), median of {a.repeats}:")
     print(f"  slider change -> new PNG bytes (whole refresh) {total:7.1f} ms")
     print(f"    callback (softmax + update artists + text)   {upd:7.1f} ms")
-    print(f"    render: Agg draw + PIL PNG (level 1)         {ren:7.1f} ms   <- attnlab.panels")
+    print(f"    render: Agg draw + PIL PNG (level 1)         {ren:7.1f} ms   <- attnlab.ui.panels")
     print("  alternatives for the render step:")
     print(f"    Agg draw alone (lower bound)                  {draw_only:7.1f} ms")
     print(f"    savefig PNG, compress level 1                 {savefig_fast:7.1f} ms")

@@ -109,7 +109,7 @@ def _controls(text, layers):
 
 @checks.arguments(model=checks.Optional(checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")),
                    text=checks.Text())
-def play(*, model=None, text=EXAMPLE):
+def play(*, model=None, text=EXAMPLE) -> Panel:
     """The Play panel: type a date, step through greedy decoding with the KV cache (the shipped model by
     default). Returns the Panel; a date it cannot read gets a message under the figure."""
     model = pretrained() if model is None else model
@@ -122,7 +122,7 @@ SHOWCASE = ("7 mar 1994", "march 7, 1994", "07.03.1994", "1994 mar 7", "03/07/19
 
 
 @checks.arguments(steps=checks.Int(100, 3000, why="the slider's range"))
-def play_trainer(*, steps=training.LIVE_STEPS):
+def play_trainer(*, steps=training.LIVE_STEPS) -> Trainer:
     """Train the small live model (training.LIVE: one encoder and one decoder layer, width 32) behind a
     button: the loss and the held-out exact match as it learns; when done, the exact match per format,
     the CPU seconds and the five ways of writing 7 March 1994 read by the new model. Each press starts
@@ -145,5 +145,5 @@ def play_trainer(*, steps=training.LIVE_STEPS):
     t = Trainer(run, steps=steps, min_steps=100, max_steps=3000, step=100, curves=("loss", "accuracy"),
                 done=done, seconds_per_step=training.LIVE_SECONDS_PER_STEP, figsize=(10, 3.2), name="10-training")
     t.axes["accuracy"].set(ylabel=_("held-out exact match"), title=_("held-out exact match"))
-    t.panel.refresh()
+    t.refresh()
     return t

@@ -44,7 +44,7 @@ class Circuit(NamedTuple):
 def circuit(model, batch):
     """The previous-token head (layer 1) and the induction head (layer 2) of a 2-layer model on ``batch``."""
     if model.config["layers"] != 2:
-        raise ValueError(f"model: expected a 2-layer model, got {model.config['layers']} layer(s)")
+        raise checks.error("model", "a 2-layer model", f"{model.config['layers']} layer(s)")
     s = scores(model, batch)
     p, i = int(s.previous_token[0].argmax()), int(s.induction[1].argmax())
     return Circuit(p, i, float(s.previous_token[0, p]), float(s.induction[1, i]))
@@ -69,7 +69,7 @@ def circuit_views(model, *, previous_head, induction_head):
     heads = model.config["heads"]
     for name, h in (("previous_head", previous_head), ("induction_head", induction_head)):
         if h >= heads:
-            raise ValueError(f"{name}: expected 0..{heads - 1}, got {h}")
+            raise checks.error(name, f"0..{heads - 1}", h)
     with torch.no_grad():
         E = model.embed[1:]                                                    # (V-1, width)
         W_OV1 = model.W_O[0, previous_head] @ model.W_V[0, previous_head]      # (width, width)

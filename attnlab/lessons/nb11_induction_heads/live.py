@@ -112,14 +112,14 @@ class SnapshotView:
 
 
 @checks.arguments(step=checks.Optional(checks.Int(1)))
-def play(*, step=None):
+def play(*, step=None) -> Panel:
     """The Play panel over the shipped run's training: ``step`` (default: the last snapshot) picks the snapshot
     whose patterns are shown; the slider moves through them."""
     view = SnapshotView()
     steps = view.shots.steps
     start = steps[-1] if step is None else step
     if not steps[0] <= start <= steps[-1]:
-        raise ValueError(f"step: expected a training step in {steps[0]}..{steps[-1]}, got {start}")
+        raise checks.error("step", f"a training step in {steps[0]}..{steps[-1]}", start)
     slider = widgets.IntSlider(value=start, min=steps[0], max=steps[-1], step=steps[1] - steps[0],
                                description=_("training step"), continuous_update=True,
                                style={"description_width": "initial"}, layout=widgets.Layout(width="560px"))
@@ -179,7 +179,7 @@ class CircuitView:
 
 
 @checks.arguments(remove=checks.Choice(REMOVABLE), length=checks.Int(2, 23))
-def play_circuit(*, remove="none", length=10):
+def play_circuit(*, remove="none", length=10) -> Panel:
     """The Play panel on the finished circuit: remove one head (``remove`` "layer.head", counted from 0, or
     "none") and change the repeat length; the shipped model's patterns and accuracy follow."""
     options = [(_("none"), "none")] + [(_("layer {l}, head {h}").format(l=int(r[0]) + 1, h=int(r[2]) + 1), r)
@@ -192,7 +192,7 @@ def play_circuit(*, remove="none", length=10):
 
 
 @checks.arguments(steps=checks.Int(100, 3000, why="the slider's range"), layers=checks.Choice((1, 2)))
-def play_trainer(*, steps=1500, layers=2):
+def play_trainer(*, steps=1500, layers=2) -> Trainer:
     """Train a fresh attention-only model behind a button (seed 0, the shipped run's settings): the training
     loss, the accuracy on 512 held-out repeats and, beside them, every head's scores at the last measurement.
     Each press starts from the same weights and batches."""
@@ -240,5 +240,5 @@ def play_trainer(*, steps=1500, layers=2):
     # the loss lives between ln V ≈ 4.16 (the plateau) and ~3.3 (only the second copy learnt): on the trainer's
     # default log axis from 0.001 to 5 that is the top few pixels, and the plateau and the jump would not show
     t.axes["loss"].set(yscale="linear", ylim=(3.0, 4.8), ylabel=_("loss"))
-    t.panel.refresh()
+    t.refresh()
     return t

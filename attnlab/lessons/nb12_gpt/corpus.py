@@ -24,6 +24,8 @@ import json
 import re
 from pathlib import Path
 
+from ...core import checks
+
 __all__ = ["CORPUS", "MIN_CHARS", "SEPARATOR", "clean", "decode", "encode", "extract", "is_heldout", "paragraphs", "text",
            "vocab", "write"]
 
@@ -94,7 +96,7 @@ def extract(notebooks):
     for folder in (notebooks, notebooks / "zh"):
         paths += sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb") if _FIRST <= int(p.name[:2]) <= _LAST)
     if not paths:
-        raise ValueError(f"notebooks: expected a folder with NN_*.ipynb and zh/NN_*.ipynb, got {str(notebooks)!r}")
+        raise checks.error("notebooks", "a folder with NN_*.ipynb and zh/NN_*.ipynb", repr(str(notebooks)))
     seen, out = set(), []
     for path in paths:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
@@ -128,7 +130,7 @@ def _paragraphs():
 def paragraphs(split="train"):
     """The shipped paragraphs of ``split``: "train", "heldout" or "all", in corpus order."""
     if split not in ("train", "heldout", "all"):
-        raise ValueError(f"split: expected 'train', 'heldout' or 'all', got {split!r}")
+        raise checks.error("split", "'train', 'heldout' or 'all'", repr(split))
     paras = _paragraphs()
     if split == "all":
         return list(paras)

@@ -120,7 +120,7 @@ class GenerationView:
                   top_k=checks.Optional(checks.Int(1, 40, why="the slider's range")),
                   top_p=checks.Optional(checks.Real(low=0.05, high=1.0, why="the slider's range")),
                   seed=checks.Int(0, 99, why="the slider's range"), step=checks.Int(1, STEPS))
-def play(*, prompt=PROMPT, temperature=0.8, top_k=None, top_p=None, seed=0, step=1):
+def play(*, prompt=PROMPT, temperature=0.8, top_k=None, top_p=None, seed=0, step=1) -> Panel:
     """The generation panel: the shipped model continues ``prompt`` by STEPS characters with these filters
     (``top_k`` / ``top_p`` None: off) and ``seed``; ``step`` picks the character whose distribution is shown."""
     controls = {
@@ -233,7 +233,7 @@ class KVView:
 
 @checks.arguments(kv_heads=checks.Choice(KV_CHOICES), length=checks.Int(1, 256, why="the context"),
                   layer=checks.Int(1, 4, why="the model's layers"))
-def play_kv(*, kv_heads=4, length=256, layer=2):
+def play_kv(*, kv_heads=4, length=256, layer=2) -> Panel:
     """The key/value-heads panel: the shipped model with ``kv_heads`` (4, 2 or 1) key/value heads, its cache
     after ``length`` positions and the attention patterns of ``layer`` (from 1)."""
     controls = {

@@ -99,10 +99,10 @@ class GPT(nn.Module):
         super().__init__()
         kv_heads = heads if kv_heads is None else kv_heads
         if d_model % heads or (d_model // heads) % 2:
-            raise ValueError(f"d_model: expected a multiple of heads={heads} with an even head size (RoPE turns "
-                             f"pairs), got {d_model}")
+            raise checks.error("d_model", f"a multiple of heads={heads} with an even head size (RoPE turns pairs)",
+                               d_model)
         if heads % kv_heads:
-            raise ValueError(f"kv_heads: expected a divisor of heads={heads}, got {kv_heads}")
+            raise checks.error("kv_heads", f"a divisor of heads={heads}", kv_heads)
         self.config = dict(vocab_size=vocab_size, d_model=d_model, heads=heads, kv_heads=kv_heads, layers=layers,
                            context=context, seed=seed)
         self.embed = nn.Embedding(vocab_size, d_model)
@@ -142,9 +142,9 @@ def with_kv_heads(model, kv_heads):
     heads, old = model.config["heads"], model.config["kv_heads"]
     kv_heads = checks.count(kv_heads, "kv_heads", low=1)
     if old != heads:
-        raise ValueError(f"model: expected a multi-head model (kv_heads = heads = {heads}), got kv_heads={old}")
+        raise checks.error("model", f"a multi-head model (kv_heads = heads = {heads})", f"kv_heads={old}")
     if heads % kv_heads:
-        raise ValueError(f"kv_heads: expected a divisor of heads={heads}, got {kv_heads}")
+        raise checks.error("kv_heads", f"a divisor of heads={heads}", kv_heads)
     out = GPT(**dict(model.config, kv_heads=kv_heads))
     state = dict(model.state_dict())
     d = model.config["d_model"] // heads

@@ -114,7 +114,7 @@ class PatternView:
 @checks.arguments(encoding=checks.Choice(ENCODINGS), task=checks.Choice(TASKS),
                   length=checks.Int(MIN_LENGTH, MAX_LENGTH, why="the slider's range"),
                   layer=checks.Int(1, MODEL["layers"]))
-def play(*, encoding="nope", task="copy", length=2 * TRAIN_LENGTH, layer=1):
+def play(*, encoding="nope", task="copy", length=2 * TRAIN_LENGTH, layer=1) -> Panel:
     """The pattern panel: the shipped model of ``encoding`` trained on ``task``, on sequences of ``length``
     tokens: every head of ``layer`` (from 1) on one example, each head's weight on the first token, the accuracy."""
     controls = {"encoding": _encoding_menu(encoding), "task": _task_menu(task),
@@ -129,7 +129,7 @@ def play(*, encoding="nope", task="copy", length=2 * TRAIN_LENGTH, layer=1):
 @checks.arguments(encoding=checks.Choice(ENCODINGS), task=checks.Choice(TASKS),
                   length=checks.Int(10, training.MAX_TRAIN_LENGTH, why="the slider's range"),
                   steps=checks.Int(100, 3000, why="the slider's range"))
-def play_trainer(*, encoding="alibi", task="copy", length=TRAIN_LENGTH, steps=training.LIVE_STEPS):
+def play_trainer(*, encoding="alibi", task="copy", length=TRAIN_LENGTH, steps=training.LIVE_STEPS) -> Trainer:
     """Train a fresh model of ``encoding`` on ``task`` (sequences of length // 2 .. ``length`` tokens, seed 0)
     behind a button: the loss, the accuracy on held-out sequences at ``length`` and, when it is done, its
     accuracy against the test length beside the shipped runs of that encoding (trained at TRAIN_LENGTH)."""
@@ -171,7 +171,7 @@ def play_trainer(*, encoding="alibi", task="copy", length=TRAIN_LENGTH, steps=tr
             return ""
         test = sorted(set(lengths) | {length})
         done_curve.update(model=result, curve=curve_unchecked(result, task, test, PANEL_N, training.CURVE["seed"]))
-        t.panel.refresh()
+        t.refresh()
         at = done_curve["curve"]
         far = max(at)
         return html.escape(_("accuracy {a:.3f} at n = {n} (its training length), {b:.3f} at n = {far}.").format(
@@ -181,6 +181,6 @@ def play_trainer(*, encoding="alibi", task="copy", length=TRAIN_LENGTH, steps=tr
                 curves=("loss", "accuracy"), extra=curves, done=done, seconds_per_step=SECONDS_PER_STEP,
                 figsize=(13, 3.6), name="14-training")
     t.axes["accuracy"].set(ylabel=_("accuracy at the training length"))
-    t.panel.refresh()
+    t.refresh()
     return t
 

@@ -34,7 +34,7 @@ _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-fam
 # The figure's accessible name, carried beside the text (hidden: never shown, never read twice); the Voila
 # template makes it the image's alt after every move (issue 38).
 _NAME = "<span class='attnlab-figure-name' hidden>{}</span>"
-__all__ = ["Panel", "ShowsPanel", "new_figure", "widget_bundle"]
+__all__ = ["Panel", "new_figure", "widget_bundle"]
 
 PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
 # A panel whose kernel is gone (issue 28) in JupyterLab, with no front-end extension: when the
@@ -283,14 +283,6 @@ class Panel:
         return widget_bundle(self.widget, text, bytes(self.image.value) or None, alt=self.accessible_name)
 
 
-class ShowsPanel:
-    """Mixin for a lesson's object built around a ``Panel`` (its ``.panel``): the object displays as that
-    panel (widget view, and the PNG and text form for static viewers)."""
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)
-
-
 def widget_bundle(widget, text, png=None, *, alt=None):
     """The display bundle of ``widget`` as ipywidgets 7 and 8 both write it: the widget view
     (protocol 2, the widget's model id), ``text`` as text/plain for viewers without widgets, and
@@ -310,7 +302,7 @@ def widget_bundle(widget, text, png=None, *, alt=None):
     if png is not None:
         checks.instance(png, "png", (bytes, bytearray, memoryview), "PNG bytes or None")
         if bytes(png[:8]) != PNG_SIGNATURE:
-            raise ValueError(f"png: expected PNG bytes (starting with the PNG signature), got {bytes(png[:8])!r}")
+            raise checks.error("png", "PNG bytes (starting with the PNG signature)", repr(bytes(png[:8])))
         bundle["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
         bundle["text/html"] = _STATIC.format(alt=html.escape(alt.strip() if alt and alt.strip() else text.split("\n", 1)[0], quote=True),
                                              png=bundle["image/png"], text=html.escape(text))
