@@ -301,21 +301,30 @@ def test_a_shipped_model_reproduces_its_measured_point(results, encoding, task, 
         results["runs"][task][encoding]["0"]["curve"][str(length)], abs=5e-5)
 
 
-def _printed_table():
-    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+def _printed_table(notebook=NOTEBOOK):
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     for cell in cells:
         if cell["cell_type"] == "code" and "TABLE_SEED" in "".join(cell["source"]):
-            text = "".join(o.get("text", "") for o in cell["outputs"] if o.get("output_type") == "stream")
+            text = "".join("".join(o.get("text", "")) for o in cell["outputs"] if o.get("output_type") == "stream")
             return "".join(cell["source"]), text
     raise AssertionError("the notebook has no cell printing the table (TABLE_SEED)")
 
 
+def _table_rows(text):
+    return [line.split() for line in text.splitlines() if line.split() and line.split()[0] in lesson.ENCODINGS]
+
+
+def test_the_chinese_notebook_prints_the_same_table():
+    zh = NOTEBOOK.parent / "zh" / NOTEBOOK.name
+    assert _table_rows(_printed_table(zh)[1]) == _table_rows(_printed_table()[1]) != []
+
+
 def test_the_notebooks_printed_table_is_a_rerun_of_lesson_accuracy():
     source, text = _printed_table()
-    seed = int(re.search(r"TABLE_SEED = (\d+)", source).group(1))
-    n = int(re.search(r"TABLE_N = (\d+)", source).group(1))
-    lengths = [int(x) for x in re.search(r"TABLE_LENGTHS = \(([\d, ]+)\)", source).group(1).split(",")]
-    rows = [line.split() for line in text.splitlines() if line.split() and line.split()[0] in lesson.ENCODINGS]
+    found = re.search(r"TABLE_SEED, TABLE_N, TABLE_LENGTHS = (\d+), (\d+), \(([\d, ]+)\)", source)
+    seed, n = int(found.group(1)), int(found.group(2))
+    lengths = [int(x) for x in found.group(3).split(",")]
+    rows = _table_rows(text)
     assert len(rows) == 2 * len(lesson.ENCODINGS)
     for i, row in enumerate(rows):
         task = lesson.TASKS[i // len(lesson.ENCODINGS)]
