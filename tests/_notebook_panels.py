@@ -11,7 +11,8 @@ Play cells use, transitively (the imports cell; 08's pretrained models, 07's q, 
 A Play cell's other statements (a widget dict built in the notebook, the old form of 03, 04, 05) run
 as written. Both the old forms (``lesson.play("explorer", ...)``, ``lesson.play(controls)``) and the
 new ones (``lesson.play(sigma=0.3, ...)``, ``lesson.play_trainer(explorer=explorer)``) work, since
-the call is the cell's. ``last_plan`` says which cells ran and which calls were made.
+the call is the cell's. ``last_plan`` says which cells ran and which calls were made, and holds what
+each call returned (``results``: what the cell displays, a Panel or an object built around one).
 
 ``notebook_panels`` runs the whole notebook in this process (every cell) and is counted as a notebook
 execution (tests/notebook_runs.py); the benches use it.
@@ -162,7 +163,7 @@ def play_panels(path):
     made, original, collecting = _collecting()
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
-    calls = []
+    calls, results = [], []
     with _in_folder(path, original, collecting):
         for i in cells:
             source = _python(nb.cells[i].source)
@@ -178,12 +179,13 @@ def play_panels(path):
                 args = [_argument(a, ns) for a in call.args]
                 kwargs = {k.arg: _argument(k.value, ns) for k in call.keywords}
                 result = getattr(ns[LESSON], call.func.attr)(*args, **kwargs)
+                results.append(result)
                 calls.append(f"cell {i}: {LESSON}.{call.func.attr}({ast.unparse(call)[len(LESSON) + len(call.func.attr) + 2:]}")
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         shell.user_ns[target.id] = result
     last_plan.clear()
-    last_plan.update(notebook=path.name, cells=cells, plays=plays, calls=calls)
+    last_plan.update(notebook=path.name, cells=cells, plays=plays, calls=calls, results=results)
     return made
 
 
