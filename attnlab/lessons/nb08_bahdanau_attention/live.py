@@ -12,7 +12,7 @@ import ipywidgets as widgets
 import torch
 
 from ...core import checks
-from ...i18n import N_, gettext as _
+from ...i18n import N_, gettext as _, listed
 from ...ui import panels
 from ...ui.text import fill
 from ...ui.trainer import Trainer
@@ -109,7 +109,7 @@ class AlignmentExplorer:
 
     def _repr_mimebundle_(self, **kwargs):
         text = _("Live panel 'alignment explorer': date text box, left and right model menus ({models})").format(
-            models=", ".join(self.models))
+            models=listed(self.models))
         summary = self.panel.summary
         return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
                                     bytes(self.panel.image.value) or None)

@@ -10,7 +10,7 @@ import ipywidgets as widgets
 import torch
 
 from ...core import checks
-from ...i18n import N_, gettext as _, pgettext
+from ...i18n import N_, gettext as _, listed, pgettext
 from ...ui import panels, plotting
 from ...ui.text import fill
 from ...ui.trainer import Trainer
@@ -117,7 +117,7 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs):
         text = _("Live panel 'it explorer': sentence text box, model menu ({models})").format(
-            models=", ".join(self.models))
+            models=listed(self.models))
         summary = self.panel.summary
         return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
                                     bytes(self.panel.image.value) or None)
