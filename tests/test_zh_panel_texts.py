@@ -6,8 +6,8 @@ panel's language ("控件：训练步"), never by the Python keyword names of th
 "训练按钮（steps, layers）"). This builds every Play panel of every zh notebook from the Play cells' own
 arguments (tests/_notebook_panels.play_panels: no notebook is executed) and reads the first line of the
 text/plain of what each Play cell displays, its quoted name (the downloads' file name) aside: no control's
-keyword name may stand there as a word, unless it is that control's label too (a symbol: T, d_k), nor a
-trainer's "steps".
+keyword name may stand there as a word, unless that control's label holds it too (a symbol: T, d_k,
+"查询数 Tq"), nor a trainer's "steps".
 """
 import re
 from pathlib import Path
@@ -26,11 +26,15 @@ def _label(control):
     return re.sub(r"<[^>]*>", "", getattr(control, "description", "") or "").strip().rstrip(":：").strip()
 
 
+def _word(name):
+    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+
+
 def keyword_names_shown(first_line, controls):
     """The keyword names of ``controls`` ({name: widget}) that ``first_line`` shows as a word, where the
-    control's label is something else."""
+    control's label does not hold that word itself (a symbol in its label: "查询数 Tq", "n（键数）")."""
     return [name for name, control in controls.items()
-            if _label(control) != name and re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", first_line)]
+            if not _word(name).search(_label(control)) and _word(name).search(first_line)]
 
 
 def test_the_check_finds_a_keyword_name_and_leaves_a_symbol_label_alone():
@@ -39,6 +43,8 @@ def test_the_check_finds_a_keyword_name_and_leaves_a_symbol_label_alone():
     assert keyword_names_shown("交互面板“12”，控件：top_k、T", controls) == ["top_k"]
     assert keyword_names_shown("交互面板“12”，控件：top-k（0：关）、T", controls) == []
     assert keyword_names_shown("交互面板“12”，控件：top_kx", controls) == []
+    tq = {"Tq": widgets.IntSlider(description="查询数 Tq")}
+    assert keyword_names_shown("控件：查询数 Tq", tq) == [] and keyword_names_shown("控件：Tq", {"Tq": widgets.IntSlider()}) == ["Tq"]
 
 
 @pytest.fixture
@@ -59,7 +65,7 @@ def test_a_zh_play_panels_text_names_its_controls_as_the_learner_sees_them(noteb
         first = result._repr_mimebundle_()["text/plain"].split("\n", 1)[0]
         first = re.sub(r"“[^”]*”|'[^']*'", "", first)       # the panel's name (its downloads' file name) aside
         shown = keyword_names_shown(first, controls)
-        if isinstance(result, Trainer) and re.search(r"(?<![A-Za-z0-9_])steps(?![A-Za-z0-9_])", first):
+        if isinstance(result, Trainer) and _word("steps").search(first):
             shown.append("steps")                         # a trainer's steps slider
         if shown:
             bad.append(f"{first!r} shows {shown}")
