@@ -32,8 +32,8 @@ def _figure():
 
 def test_words_are_the_titles_labels_legends_and_colour_bar_of_each_axes():
     fig, _ax = _figure()
-    assert words(fig) == ("Loss per position: x axis: place in the copy; y axis: loss (nats); "
-                          "legend: first copy, second copy\ncolour scale: weight")
+    assert words(fig) == ("Loss per position (x axis: place in the copy; y axis: loss (nats); "
+                          "legend: first copy, second copy)\ncolour scale: weight")
     fig.suptitle("Two panels")
     assert words(fig).split("\n")[0] == "Two panels"
     plt.close(fig)
@@ -43,7 +43,7 @@ def test_words_in_chinese_take_chinese_punctuation():
     fig, _ax = _figure()
     with language("zh"):
         text = words(fig)
-    assert text == ("Loss per position：横轴：place in the copy；纵轴：loss (nats)；图例：first copy、second copy\n"
+    assert text == ("Loss per position（横轴：place in the copy；纵轴：loss (nats)；图例：first copy、second copy）\n"
                     "颜色刻度：weight")
     plt.close(fig)
 
@@ -60,7 +60,7 @@ def test_describe_keeps_a_text_or_the_words_in_the_language_it_was_called_in():
     with language("zh"):
         assert describe(ax) is ax                       # an Axes names its figure; its words are read later
     ax.set_title("Changed later")
-    assert text_of(fig).startswith("Changed later：横轴")
+    assert text_of(fig).startswith("Changed later（横轴")
     assert describe(fig, "the loss falls in the second copy") is fig
     assert text_of(fig) == "the loss falls in the second copy"
     plt.close(fig)

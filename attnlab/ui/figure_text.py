@@ -80,7 +80,7 @@ def words(figure):
         title = _one_line(ax.get_title())
         if title or parts:
             line = _("; ").join(parts)
-            lines.append(_("{title}: {details}").format(title=title, details=line) if title and line else title or line)
+            lines.append(_("{title} ({details})").format(title=title, details=line) if title and line else title or line)
     return "\n".join(lines) or repr(figure)
 
 
