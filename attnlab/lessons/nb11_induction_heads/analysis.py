@@ -86,7 +86,7 @@ class Shortcut(NamedTuple):
 
 
 @checks.arguments(model=_MODEL, batch=BATCH, length=checks.Int(2, 23), n=checks.Int(1, 10_000), seed=checks.Int(0))
-def shortcut(model, batch, *, length=12, n=2000, seed=778):
+def shortcut(model, batch, *, length=12, n=500, seed=778):
     """Measure a model trained on repeats of ``length`` only on ``batch`` (mixed lengths) and on ``n`` fresh
     repeats of ``length`` (see Shortcut)."""
     one = repeats_unchecked(n, length, length, torch.Generator().manual_seed(seed))

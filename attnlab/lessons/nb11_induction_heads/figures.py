@@ -251,7 +251,7 @@ def length_table(runs, lengths):
                   length=checks.Int(2, 23), early_step=checks.Int(1), early_accuracy=checks.Real(low=0, high=1))
 def shortcut_table(model, batch, *, length, early_step, early_accuracy):
     """What analysis.shortcut measures of a model trained on repeats of ``length`` only, on ``batch`` (mixed
-    lengths) and on 2,000 repeats of ``length``, with its accuracy on mixed lengths at an early training step."""
+    lengths) and on 500 repeats of ``length``, with its accuracy on mixed lengths at an early training step."""
     found = shortcut(model, batch, length=length)
     rows = [[_("measured"), _("value")],
             [_("induction score of each layer-1 head, mixed lengths"), _numbers(found.mixed, 3)],
