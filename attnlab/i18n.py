@@ -33,7 +33,7 @@ import threading
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "pgettext", "N_", "set_language", "get_language",
-           "language", "catalog_path", "PAGE_MESSAGES", "page_messages", "explain"]
+           "language", "catalog_path", "PAGE_MESSAGES", "page_messages", "explain", "listed"]
 
 LANGUAGES = ("en", "zh")
 ENVIRONMENT_VARIABLE = "ATTNLAB_LANG"
@@ -118,6 +118,12 @@ def pgettext(context, message):
     """``message`` as ``context`` uses it, in the current language: for one English msgid that two
     places translate apart (the catalog keeps an entry per context)."""
     return _translations(get_language()).pgettext(context, message)
+
+
+def listed(items):
+    """The strings ``items`` written as a list in the current language: "a, b, c" in English, "a、b、c"
+    in Chinese (the enumeration comma, never an ASCII comma between Chinese words)."""
+    return pgettext("enumeration", ", ").join(items)
 
 
 def explain(problem):

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ...core import checks
-from ...i18n import gettext as _
+from ...i18n import gettext as _, ngettext, pgettext
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import WEIGHT_CMAP
 from . import corpus
@@ -208,7 +208,7 @@ class KVView:
         for h, (image, title) in enumerate(zip(self.images, self.titles)):
             image.set_data(w[h])
             title.set_text(_("layer {l}, query head {h} · kv head {g}").format(l=layer, h=h + 1, g=h // group + 1))
-        shares = ", ".join(_("query heads {a}–{b} share kv head {g}").format(a=g * group + 1, b=(g + 1) * group, g=g + 1)
+        shares = pgettext("list separator", ", ").join(_("query heads {a}–{b} share kv head {g}").format(a=g * group + 1, b=(g + 1) * group, g=g + 1)
                            if group > 1 else _("query head {a} has kv head {g}").format(a=g + 1, g=g + 1)
                            for g in range(kv_heads))
         full = length * self.per_position[self.heads]
@@ -218,7 +218,8 @@ class KVView:
                 n=length, b=length * self.per_position[kv_heads], ratio=self.per_position[kv_heads] / self.per_position[self.heads],
                 full=full, H=self.heads),
             _("held-out bits per character: {q} (bigram model {bigram:.2f})").format(
-                q=", ".join(_("{kv} kv heads {b:.3f}").format(kv=kv, b=b) for kv, b in self.quality.items()),
+                q=pgettext("list separator", ", ").join(ngettext("{kv} kv head {b:.3f}", "{kv} kv heads {b:.3f}", kv).format(
+                    kv=kv, b=b) for kv, b in self.quality.items()),
                 bigram=self.bigram),
             _("the patterns are on {text!r}; each query head keeps its own queries, so patterns within a group still "
               "differ").format(text=KV_EXAMPLE),

@@ -12,6 +12,7 @@ import base64
 import contextlib
 import html
 import io
+import re
 import time
 import traceback
 
@@ -21,7 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ...core import checks
-from ...i18n import get_language, gettext as _, language
+from ...i18n import get_language, gettext as _, language, listed
 from .. import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 from .png import PNG_SIGNATURE, PngEncoder
 from .renderer import Blitter
@@ -34,7 +35,7 @@ _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-fam
 # The figure's accessible name, carried beside the text (hidden: never shown, never read twice); the Voila
 # template makes it the image's alt after every move (issue 38).
 _NAME = "<span class='attnlab-figure-name' hidden>{}</span>"
-__all__ = ["Panel", "new_figure", "widget_bundle"]
+__all__ = ["Panel", "label_of", "new_figure", "widget_bundle"]
 
 PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
 # A panel whose kernel is gone (issue 28) in JupyterLab, with no front-end extension: when the
@@ -58,6 +59,13 @@ _GONE_STYLE = (
     " opacity: .4; filter: grayscale(1); pointer-events: none; user-select: none; }"
     "</style>")
 _GONE_NOTE = "<div class='attnlab-disconnected-text' role='status' hidden>{}</div>"
+
+
+def label_of(control, name):
+    """What a learner sees as ``control``'s name: its label (``description``, markup and a trailing colon
+    dropped), in the language it was built in; ``name`` (its keyword name) only when it has no label."""
+    label = html.unescape(re.sub(r"<[^>]*>", "", getattr(control, "description", None) or ""))
+    return label.strip().rstrip(":：").strip() or name
 
 
 def new_figure(nrows=1, ncols=1, *, figsize=(6, 3.5), dpi=90, **subplot_kw):
@@ -274,10 +282,11 @@ class Panel:
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, and for viewers without widgets (GitHub, nbviewer, a static site) the
-        current figure as PNG and a text form: the panel's name, controls and text summary."""
+        current figure as PNG and a text form: the panel's name, its controls as the learner sees them
+        (their labels, ``label_of``) and the text summary, in the panel's language."""
         with language(self.language):
-            text = _("Live panel '{name}' with controls: {controls}").format(name=self.name,
-                                                                             controls=", ".join(self.controls))
+            text = _("Live panel '{name}' with controls: {controls}").format(
+                name=self.name, controls=listed(label_of(c, key) for key, c in self.controls.items()))
         if self.summary:
             text += "\n" + self.summary
         return widget_bundle(self.widget, text, bytes(self.image.value) or None, alt=self.accessible_name)
