@@ -53,7 +53,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from dashboard_helpers import (  # noqa: E402
+from dashboard_helpers import (
     ARGS,
     PANELS_READY,
     VoilaServer,
@@ -248,7 +248,7 @@ def press_sliders(page, server, presses=0):
             records.append(rec)
             continue
         # done: no new picture for QUIET s and the kernel idle (a panel in two parts sends two)
-        count, last_change, k0, k_t = 1, time.perf_counter(), kernel_cpu(server), time.perf_counter()
+        count, last_change, k0 = 1, time.perf_counter(), kernel_cpu(server)
         deadline = time.perf_counter() + 15
         while time.perf_counter() < deadline:
             time.sleep(0.03)

@@ -44,10 +44,10 @@ def _tree():
 TREE = _tree()
 sys.path.insert(0, str(TREE))                  # attnlab from the tree measured (before any import of it)
 sys.path.insert(1, str(ROOT / "tests"))        # this checkout's helpers (_notebook_panels), whatever the tree
-import ipywidgets as widgets  # noqa: E402
-import torch  # noqa: E402
+import ipywidgets as widgets
+import torch
 
-from attnlab import panels, plotting  # noqa: E402
+from attnlab import panels, plotting
 
 
 def median_ms(fn, repeats):
