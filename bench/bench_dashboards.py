@@ -26,7 +26,8 @@ Servers. ``preheated`` (default): one Voila server per notebook, its voila.json 
 for that notebook only (no spare kernel, no refill; bounded memory), the first page takes it; ``--runs``
 more pages of the same server run the notebook when they open (the first press waits until they are
 idle). ``laptop``: the checkout's voila.json as shipped (`make dashboard`), one server for every page.
-``--tree DIR``: serve another checkout (its notebooks, its voila.json, its attnlab on PYTHONPATH, its
+``--at-once``: the presses start as soon as the page's
+panels show (a learner does not wait), not once its kernel is idle. ``--tree DIR``: serve another checkout (its notebooks, its voila.json, its attnlab on PYTHONPATH, its
 Voila template on JUPYTER_PATH) with this venv: what the bisect in docs/benchmarks.md ran on
 ``git worktree`` folders of older commits.
 
@@ -289,8 +290,10 @@ def preheat_only(name):
             "--ClassroomKernelManager.spare_kernels=0", "--ClassroomKernelManager.refill_pool=False"]
 
 
-def measure_notebook(browser, tree, path, runs, presses, mode, server=None):
-    """Records of every press over ``runs`` pages of ``path``, and the render time of each page."""
+def measure_notebook(browser, tree, path, runs, presses, mode, server=None, at_once=False):
+    """Records of every press over ``runs`` pages of ``path``, and the render time of each page.
+    ``at_once``: press as soon as the panels show, as a learner does, while the page's kernel may still
+    be running the notebook's later cells (a page given a spare kernel runs them when it opens)."""
     logdir = ROOT / "bench" / "results"
     own = server is None
     if own:
@@ -301,7 +304,8 @@ def measure_notebook(browser, tree, path, runs, presses, mode, server=None):
         settle(server, quiet=3, min_kernels=1 if mode == "preheated" else 0, timeout=300)
         for run in range(runs):
             page, ctx, t = open_page(browser, server, path)
-            settle(server, quiet=2, timeout=300)      # the page's own cells (runs after the first), a spare
+            if not at_once:
+                settle(server, quiet=2, timeout=300)  # the page's own cells (runs after the first), a spare
             uptime0 = uptime()
             records = press_sliders(page, server, presses) if expected_panels(path) else []
             close_like_a_learner(page)
@@ -467,6 +471,8 @@ def main():
                     help="preheated: a server per notebook, that notebook preheated; laptop: voila.json as shipped")
     ap.add_argument("--tree", default=str(ROOT), help="the checkout served (its notebooks, voila.json, attnlab, template)")
     ap.add_argument("--first-figure", action="store_true", help="only the cold page -> first live figure")
+    ap.add_argument("--at-once", action="store_true",
+                    help="press as soon as the panels show (default: once the page's kernel is idle)")
     ap.add_argument("--write-docs", action="store_true", help="write the table into docs/benchmarks.md")
     ap.add_argument("--no-profile", action="store_true", help=argparse.SUPPRESS)   # kept for old command lines
     ap.add_argument("--out", default=None, help="default: bench/results/dashboards-<server>.json")
@@ -495,7 +501,7 @@ def main():
                 for path in notebooks:
                     if not expected_panels(path):
                         continue
-                    runs = measure_notebook(browser, tree, path, a.runs, a.presses, a.server, shared)
+                    runs = measure_notebook(browser, tree, path, a.runs, a.presses, a.server, shared, a.at_once)
                     results[path.name] = {"runs": runs, "summary": summarise(runs)}
             finally:
                 if shared is not None:
@@ -503,7 +509,8 @@ def main():
         finally:
             browser.close()
     end = uptime()
-    header = (f"{datetime.date.today()}, tree {commit_of(tree)}, server {a.server}, {a.runs} pages per notebook "
+    header = (f"{datetime.date.today()}, tree {commit_of(tree)}, server {a.server}"
+              f"{', pressed as soon as the panels showed' if a.at_once else ''}, {a.runs} pages per notebook "
               f"(medians over pages), {os.cpu_count()} CPUs; uptime at start: {start.split('load average:')[-1].strip()}, "
               f"at end: {end.split('load average:')[-1].strip()}")
     report(results, header)

@@ -10,8 +10,10 @@ live panel in the notebooks, the render of a drag (moves in a row on one slider)
 them (bench/bench_dashboards.py: runs of 5 presses on one slider, its own step each, then the next
 slider; a second pass goes back), each move's CPU time (process_time, which a busy machine inflates
 far less than the clock) split into the update callback, the draw (Agg, blitted where declared), the
-PNG encode, ``describe`` (the accessible text, where the panel has one) and the rest (widget values,
-text HTML); p50/p95 per notebook, medians over ``--runs`` runs. ``--tree DIR``: the attnlab package
+PNG encode, ``describe`` (the accessible text, where the panel has one), a ``Later``'s finish (the
+second part of a two-part answer: run at once here, in a kernel after the picture) and the rest
+(widget values, text HTML); p50/p95 per notebook, to the first picture and of the whole move,
+medians over ``--runs`` runs. ``--tree DIR``: the attnlab package
 and notebooks of another checkout (e.g. a ``git worktree`` of an older commit), measured by this
 script with this venv: what the bisect in docs/benchmarks.md ran.
 
@@ -270,6 +272,8 @@ def _instrument(panel, rec):
         panel._encoder.encode = timed("encode", panel._encoder.encode)
     if getattr(panel, "describe", None) is not None:
         panel.describe = timed("describe", panel.describe)
+    if hasattr(panel, "_run_later"):        # a move's second part (a Later's finish, run at once here)
+        panel._run_later = timed("finish", panel._run_later)
 
 
 def _key_moves(panels_, presses):
@@ -286,10 +290,11 @@ def keyboard_moves(only, runs, presses):
     from _notebook_panels import play_panels
     print(f"tree: {TREE} ({_commit(TREE)}); OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
           f"torch threads {torch.get_num_threads()}; {runs} runs per notebook, medians over runs")
-    print("CPU ms per keyboard move (process_time): total p50/p95, then the median move's parts; "
-          "wall p50/p95 beside it; blit = moves that blitted")
-    print(f"  {'notebook':36s} {'moves':>5s} {'cpu p50':>7s} {'cpu p95':>7s} {'update':>6s} {'draw':>6s} "
-          f"{'encode':>6s} {'descr':>6s} {'rest':>6s} {'wall p50':>8s} {'wall p95':>8s} {'blit':>5s}")
+    print("CPU ms per keyboard move (process_time): to the first picture (the move without a Later's finish) "
+          "p50/p95, the whole move (with it) p95, then the median move's parts; wall p50/p95 of the whole move; "
+          "blit = moves that blitted")
+    print(f"  {'notebook':36s} {'moves':>5s} {'1st p50':>7s} {'1st p95':>7s} {'all p95':>7s} {'update':>6s} {'draw':>6s} "
+          f"{'encode':>6s} {'descr':>6s} {'finish':>6s} {'rest':>6s} {'wall p50':>8s} {'wall p95':>8s} {'blit':>5s}")
     table = {}
     for nb in sorted((TREE / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         if only not in nb.name:
@@ -321,7 +326,8 @@ def keyboard_moves(only, runs, presses):
                 rec = dict(current, total=c1 - c0, wall=w1 - w0,
                            blit=panel.blitter is not None and panel.blitter.blits > blits0)
                 rec["encode"] = rec.get("encode", 0.0)
-                rec["rest"] = rec["total"] - rec.get("update", 0) - rec.get("png", 0) - rec.get("describe", 0)
+                rec["first"] = rec["total"] - rec.get("finish", 0.0)
+                rec["rest"] = rec["first"] - rec.get("update", 0) - rec.get("png", 0) - rec.get("describe", 0)
                 recs.append(rec)
             widgets.Widget.close_all()
             per_run.append(recs)
@@ -329,12 +335,13 @@ def keyboard_moves(only, runs, presses):
             continue
         row = _summarise(per_run)
         table[nb.name] = row
-        print(f"  {nb.name[:36]:36s} {row['moves']:5d} {row['cpu_p50']:7.1f} {row['cpu_p95']:7.1f} "
-              f"{row['update']:6.1f} {row['draw']:6.1f} {row['encode']:6.1f} {row['describe']:6.1f} "
-              f"{row['rest']:6.1f} {row['wall_p50']:8.1f} {row['wall_p95']:8.1f} {row['blit']:5.0%}", flush=True)
+        print(f"  {nb.name[:36]:36s} {row['moves']:5d} {row['first_p50']:7.1f} {row['first_p95']:7.1f} "
+              f"{row['cpu_p95']:7.1f} {row['update']:6.1f} {row['draw']:6.1f} {row['encode']:6.1f} {row['describe']:6.1f} "
+              f"{row['finish']:6.1f} {row['rest']:6.1f} {row['wall_p50']:8.1f} {row['wall_p95']:8.1f} {row['blit']:5.0%}",
+              flush=True)
     pooled = [r for row in table.values() for r in row["all"]]
     if pooled:
-        print(f"  {'all notebooks together':36s} {len(pooled):5d} {_pct(pooled, 50):7.1f} {_pct(pooled, 95):7.1f}")
+        print(f"  {'all notebooks together (whole moves)':36s} {len(pooled):5d} {_pct(pooled, 50):7.1f} {_pct(pooled, 95):7.1f}")
     return table
 
 
@@ -350,11 +357,13 @@ def _summarise(per_run):
     row = {"moves": len(per_run[0]),
            "cpu_p50": med(lambda r: _pct([x["total"] * 1e3 for x in r], 50)),
            "cpu_p95": med(lambda r: _pct([x["total"] * 1e3 for x in r], 95)),
+           "first_p50": med(lambda r: _pct([x["first"] * 1e3 for x in r], 50)),
+           "first_p95": med(lambda r: _pct([x["first"] * 1e3 for x in r], 95)),
            "wall_p50": med(lambda r: _pct([x["wall"] * 1e3 for x in r], 50)),
            "wall_p95": med(lambda r: _pct([x["wall"] * 1e3 for x in r], 95)),
            "blit": med(lambda r: sum(x["blit"] for x in r) / len(r)),
            "all": [x["total"] * 1e3 for x in per_run[len(per_run) // 2]]}
-    for part in ("update", "draw", "encode", "describe", "rest"):
+    for part in ("update", "draw", "encode", "describe", "finish", "rest"):
         row[part] = med(lambda r, part=part: statistics.median(x.get(part, 0.0) * 1e3 for x in r))
     return row
 

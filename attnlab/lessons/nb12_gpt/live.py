@@ -24,7 +24,7 @@ from ...i18n import gettext as _
 from ...ui.panels import Later, Panel, new_figure
 from ...ui.plotting import WEIGHT_CMAP, live_title
 from . import corpus
-from .figures import KV_CHOICES, cache_figure, char_label, draw_filters, filter_stages, stages_text
+from .figures import KV_CHOICES, FilterBars, cache_figure, char_label, filter_stages, stages_text
 from .generation import generate
 from .measure import bits_per_char_unchecked, cache_bytes
 from .shipped import measured, pretrained
@@ -66,6 +66,8 @@ class GenerationView:
         self.figure, (self.bars_ax, self.text_ax) = new_figure(2, 1, figsize=(11, 5.6),
                                                                gridspec_kw={"height_ratios": [3, 1.5]})
         self.text_ax.set_axis_off()
+        self.bars = FilterBars(self.bars_ax)      # made once, changed in place on each move
+        self.so_far = None                        # the Text of the text so far, made on the first draw
 
     def generation(self, prompt, temperature, top_k, top_p, seed):
         """The Generation for these settings (made once, kept); generate's checks raise ValueError."""
@@ -82,6 +84,8 @@ class GenerationView:
         return self.kept[key]
 
     def _blank(self, message):
+        self.bars.reset()
+        self.so_far = None
         self.bars_ax.clear()
         self.bars_ax.set(xticks=[], yticks=[], title=_("nothing generated"))
         self.text_ax.clear()
@@ -128,13 +132,15 @@ class GenerationView:
                  _("then top-p, p = {p}").format(p=_("off") if top_p is None else f"{top_p:g}")]
         so_far = prompt + new[:i] + "[" + new[i] + "]"
         if figure:
-            draw_filters(self.bars_ax, stages, names, chosen=chosen)
+            self.bars.draw(stages, names, chosen=chosen)
             self.bars_ax.set_title(_("step {i} of {n}: the distribution the character {c!r} was drawn from").format(
                 i=step, n=STEPS, c=char_label(new[i])), fontsize=10)
-            self.text_ax.clear()
-            self.text_ax.set_axis_off()
-            self.text_ax.text(0, 1, shown_text(so_far), va="top", fontsize=10, transform=self.text_ax.transAxes,
-                              linespacing=1.3)
+            if self.so_far is None:
+                self.text_ax.clear()
+                self.text_ax.set_axis_off()
+                self.so_far = self.text_ax.text(0, 1, "", va="top", fontsize=10, transform=self.text_ax.transAxes,
+                                                linespacing=1.3)
+            self.so_far.set_text(shown_text(so_far))
         p = g.probs[i, chosen].item()
         return "\n".join([
             _("text so far (the character drawn at this step in brackets): {text}").format(text=so_far),

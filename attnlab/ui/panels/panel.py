@@ -281,7 +281,7 @@ class Panel:
             except RuntimeError:
                 loop = None
             if loop is not None:
-                self._later = loop.call_later(FINISH_DELAY, self._run_later, later, values)
+                self._later = loop.call_later(FINISH_DELAY, lambda: self._run_later(later, values))
                 return
         self._run_later(later, values)
 
