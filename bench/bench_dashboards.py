@@ -33,9 +33,9 @@ Voila template on JUPYTER_PATH) with this venv: what the bisect in docs/benchmar
 
 First figure (``--first-figure``): the shipped voila.json (``laptop``), each notebook's page opened
 cold (its kernel the spare one, waiting, imports done), the time from navigation to the first live
-panel's picture on screen, split by what the server's log and the page say: the page's HTML, the
-widget manager connected (Voila's floor, before the cells are asked for), the cells run in the kernel
-(to the first panel's output), the widget views built and the picture decoded.
+panel's picture on screen, with what the page saw on the way: its HTML, its scripts loaded, the first
+live output of any cell (Voila's page asks for the cells once its widget manager connected: its floor,
+plus the first cell), the first panel's view (the cells before it ran) and its picture decoded.
 
 Results: printed, and written to bench/results/dashboards*.json; ``--write-docs`` writes the table into
 docs/benchmarks.md between its markers, with the date, the load average and the command. Timings on a
@@ -421,7 +421,15 @@ FIRST_FIGURE = """() => {
   const img = document.querySelector('.attnlab-panel img');
   return !!(img && img.src && img.complete && img.naturalWidth > 0);
 }"""
-CONNECTED = """() => !!document.querySelector('.jp-OutputArea-output, .attnlab-panel')"""
+# When the page's first live output (a cell's output from the kernel, not the stored one the template shows
+# first) and its first panel's view appeared: installed before the page's own scripts run.
+TIMELINE = """window.__attnlab_t = {};
+new MutationObserver(() => {
+  const T = window.__attnlab_t;
+  if (!T.live && document.querySelector('.jp-Cell-outputWrapper:not(.attnlab-stored) .jp-OutputArea-output'))
+    T.live = performance.now();
+  if (!T.panel && document.querySelector('.attnlab-panel')) T.panel = performance.now();
+}).observe(document, {childList: true, subtree: true});"""
 
 
 def first_figure(browser, tree, notebooks, runs):
@@ -442,21 +450,31 @@ def first_figure(browser, tree, notebooks, runs):
                 settle(server, quiet=3, timeout=300)
                 load = uptime().split("load average:")[-1].strip()
                 ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+                ctx.add_init_script(TIMELINE)
                 page = ctx.new_page()
                 page.goto(f"{server.url}/voila/render/{path.name}", wait_until="commit", timeout=300_000)
                 page.wait_for_function(FIRST_FIGURE, timeout=300_000, polling=20)
                 first = page.evaluate("performance.now()") / 1e3
                 nav = page.evaluate("""() => { const t = performance.getEntriesByType('navigation')[0];
-                                        return [t.responseStart, t.responseEnd, t.domContentLoadedEventEnd]; }""")
+                                        return [t.responseEnd, t.domContentLoadedEventEnd, t.loadEventEnd,
+                                                window.__attnlab_t.live || NaN, window.__attnlab_t.panel || NaN]; }""")
                 close_like_a_learner(page)
                 ctx.close()
-                times.append({"first_s": first, "html_s": nav[1] / 1e3, "dom_s": nav[2] / 1e3, "load": load})
-                print(f"  {path.name:40s} first live figure {first:5.2f} s (HTML {nav[1] / 1e3:4.2f} s, "
-                      f"DOM ready {nav[2] / 1e3:4.2f} s)  [{load}]", flush=True)
+                html_s, dom_s, load_s, live_s, panel_s = (x / 1e3 for x in nav)
+                times.append({"first_s": first, "html_s": html_s, "dom_s": dom_s, "load_s": load_s,
+                              "first_live_output_s": live_s, "panel_view_s": panel_s, "load": load})
+                print(f"  {path.name:40s} first live figure {first:5.2f} s: HTML {html_s:4.2f}, DOM ready {dom_s:4.2f}, "
+                      f"scripts loaded {load_s:4.2f}, first live output {live_s:5.2f}, panel view {panel_s:5.2f} s  [{load}]",
+                      flush=True)
             out[path.name] = times
     finally:
         server.stop()
     firsts = [median([t["first_s"] for t in v]) for v in out.values()]
+    print(f"\n{'notebook':40s} {'first figure':>12s} {'HTML':>5s} {'scripts':>7s} {'1st live out':>12s} {'panel view':>10s}  (medians, s)")
+    for name, v in out.items():
+        m = {k: median([t[k] for t in v]) for k in ("first_s", "html_s", "load_s", "first_live_output_s", "panel_view_s")}
+        print(f"{name:40s} {m['first_s']:12.2f} {m['html_s']:5.2f} {m['load_s']:7.2f} {m['first_live_output_s']:12.2f} "
+              f"{m['panel_view_s']:10.2f}")
     print(f"first live figure, median over notebooks of the per-notebook medians: {median(firsts):.2f} s")
     return out
 

@@ -91,10 +91,15 @@ def main():
     ap.add_argument("--presses", type=int, default=0,
                     help="--keys: presses per notebook (default: two passes of 5 over every slider)")
     ap.add_argument("--tree", default=str(ROOT), help="--keys: the checkout measured (attnlab and notebooks/)")
+    ap.add_argument("--json", default=None, help="--keys: also write the table as JSON here")
     a = ap.parse_args()
     print("load average (1, 5, 15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     if a.keys:
-        keyboard_moves(a.only, a.runs, a.presses)
+        table = keyboard_moves(a.only, a.runs, a.presses)
+        if a.json:
+            import json
+            Path(a.json).write_text(json.dumps({"tree": str(TREE), "commit": _commit(TREE), "loadavg": os.getloadavg(),
+                                                "notebooks": table}, indent=1))
         return
     if a.notebooks_only:
         notebook_drags(a.moves, a.only)
@@ -299,7 +304,7 @@ def keyboard_moves(only, runs, presses):
     for nb in sorted((TREE / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         if only not in nb.name:
             continue
-        per_run = []
+        per_run, floors = [], []
         for _ in range(runs):
             made = play_panels(nb)
             made = [p for p in made if _sliders(p)]
@@ -329,20 +334,52 @@ def keyboard_moves(only, runs, presses):
                 rec["first"] = rec["total"] - rec.get("finish", 0.0)
                 rec["rest"] = rec["first"] - rec.get("update", 0) - rec.get("png", 0) - rec.get("describe", 0)
                 recs.append(rec)
+            floors.append(_floors(made))
             widgets.Widget.close_all()
             per_run.append(recs)
         if not per_run:
             continue
         row = _summarise(per_run)
+        row["floors"] = {name: [statistics.median(f[name][i] for f in floors if name in f) for i in range(3)]
+                         for name in floors[0]}
         table[nb.name] = row
         print(f"  {nb.name[:36]:36s} {row['moves']:5d} {row['first_p50']:7.1f} {row['first_p95']:7.1f} "
               f"{row['cpu_p95']:7.1f} {row['update']:6.1f} {row['draw']:6.1f} {row['encode']:6.1f} {row['describe']:6.1f} "
               f"{row['finish']:6.1f} {row['rest']:6.1f} {row['wall_p50']:8.1f} {row['wall_p95']:8.1f} {row['blit']:5.0%}",
               flush=True)
+    print("\nthe floor of a full draw, per panel: its Agg draw and the PNG encode of a whole new picture "
+          "(CPU ms, medians of 5), and its size")
+    for name, row in table.items():
+        for panel, (draw, encode, pixels) in row["floors"].items():
+            print(f"  {name[:24]:24s} {panel[:28]:28s} full draw {draw:6.1f}  encode {encode:5.1f}  {pixels / 1e3:5.0f} kpx")
     pooled = [r for row in table.values() for r in row["all"]]
     if pooled:
         print(f"  {'all notebooks together (whole moves)':36s} {len(pooled):5d} {_pct(pooled, 50):7.1f} {_pct(pooled, 95):7.1f}")
     return table
+
+
+def _floors(made):
+    """{panel name: [CPU ms of a full Agg draw, of encoding that whole picture afresh, pixels]} (medians of 5):
+    what a move that draws in full cannot go below, whatever the panel declares."""
+    import numpy as np
+
+    from attnlab.ui.panels.png import PngEncoder
+    out = {}
+    for panel in made:
+        canvas = panel.figure.canvas
+        draws, encodes = [], []
+        for _ in range(5):
+            t0 = time.process_time()
+            canvas.draw()
+            t1 = time.process_time()
+            PngEncoder().encode(np.asarray(canvas.buffer_rgba()))
+            draws.append(t1 - t0)
+            encodes.append(time.process_time() - t1)
+        if panel.blitter is not None:
+            panel.blitter.reset()            # the canvas was drawn behind its back
+        w, h = canvas.get_width_height()
+        out[panel.name] = [statistics.median(draws) * 1e3, statistics.median(encodes) * 1e3, w * h]
+    return out
 
 
 def _pct(values, q):
