@@ -49,10 +49,13 @@ class DecodingPlay:
             if h:
                 ax.tick_params(labelleft=False)
         # Titles that change with the step and the layer, drawn alone (live_title: a changed axes title moves its
-        # axes); the axes' own title " " keeps their room in the layout, as a title's height (not its width) does.
+        # axes). The figure is laid out once, on its first draw, with each axes' own title holding the first
+        # title's text, unseen (colour "none"): the same room as before (a title's height counts there, not its
+        # width, and a Chinese title is taller than " ").
         self.titles = [live_title(ax, " ") for ax in [self.mask_ax, *self.head_axes]]
         for title in self.titles:
             title.set_in_layout(False)
+        self.laid_out = False
         # What a step or layer move changes (issue 51: each drew the whole figure, ~0.2 s): every heatmap's
         # picture and the titles; a new date changes the labels, and draws the whole figure.
         self.moving = [heatmap_state(ax).image for ax in [self.mask_ax, *self.head_axes]] + self.titles
@@ -62,6 +65,13 @@ class DecodingPlay:
         if text not in self.decoded:
             self.decoded[text] = decode_unchecked(self.model, text.strip().lower())
         return self.decoded[text]
+
+    def _room_for_titles(self):
+        """Before the first draw: each axes' own title the live title's text, unseen (see __init__)."""
+        if not self.laid_out:
+            for ax, title in zip([self.mask_ax, *self.head_axes], self.titles):
+                ax.set_title(title.get_text(), color="none")
+            self.laid_out = True
 
     def _clear(self, message):
         update_heatmap(self.mask_ax, np.full((MAX_STEPS, MAX_STEPS), np.nan))
@@ -97,6 +107,7 @@ class DecodingPlay:
             w[:t] = d.cross_attention[layer - 1, h, :t].numpy()
             update_heatmap(ax, w, x_labels=src, y_labels=labels)
             self.titles[1 + h].set_text(_("layer {layer}, head {head}").format(layer=layer, head=h + 1))
+        self._room_for_titles()
         probs = torch.softmax(d.logits[t - 1], -1)
         top = probs.argmax().item()
         peaks = [src[int(d.cross_attention[layer - 1, h, t - 1].argmax())] for h in range(self.heads)]

@@ -224,13 +224,15 @@ class KVView:
             ax.set_xlabel(_("key (character)"), fontsize=8)
         self.head_axes[0].set_ylabel(_("query (character)"), fontsize=8)
         self.figure.colorbar(self.images[0], ax=self.head_axes, shrink=0.8, label=_("weight"))
-        # Titles drawn alone on a move (live_title: a changed axes title moves its axes); each axes' own title " "
-        # keeps their room in the layout (a title's height, not its width, counts there).
+        # Titles drawn alone on a move (live_title: a changed axes title moves its axes). The figure is laid out on
+        # its first draw with each axes' own title holding the first title's text, unseen (colour "none"): the
+        # same room as before (a title's height counts there, not its width; a Chinese one is taller than " ").
         self.titles = []
         for ax in self.head_axes:
             ax.set_title(" ", fontsize=9)
             self.titles.append(live_title(ax, " ", fontsize=9))
             self.titles[-1].set_in_layout(False)
+        self.laid_out = False
         self.selected = None            # the kv_heads the cache plots were drawn for
         self.markers = []               # their artists a length move moves: a point per curve, the vertical line
         ids = torch.tensor([corpus.encode(KV_EXAMPLE)])
@@ -262,6 +264,9 @@ class KVView:
         for h, (image, title) in enumerate(zip(self.images, self.titles)):
             image.set_data(w[h])
             title.set_text(_("layer {l}, query head {h} · kv head {g}").format(l=layer, h=h + 1, g=h // group + 1))
+            if not self.laid_out:                          # before the first draw (see __init__)
+                image.axes.set_title(title.get_text(), fontsize=9, color="none")
+        self.laid_out = True
         shares = ", ".join(_("query heads {a}–{b} share kv head {g}").format(a=g * group + 1, b=(g + 1) * group, g=g + 1)
                            if group > 1 else _("query head {a} has kv head {g}").format(a=g + 1, g=g + 1)
                            for g in range(kv_heads))
