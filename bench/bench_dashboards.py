@@ -15,7 +15,8 @@ in two parts, the cheap part first, sends its text or a second picture later); t
 once nothing changed for 0.15 s and the page's kernel is idle. A handle whose press changes no picture within 8 s (a trainer's step count) is
 counted and not pressed again. Per press, the CPU seconds of the page's kernel, of Voila's server, of
 the other kernels (a spare starting, a pool refilling) and of Chromium (all its processes) are
-recorded too (reported as the mean per press: psutil counts clock ticks of 10 ms): CPU time hardly
+recorded too, and the page's main-thread time (Chrome's Performance metrics: scripts, style, layout, all
+tasks) (reported as the mean per press: psutil counts clock ticks of 10 ms): CPU time hardly
 moves with the machine's load, the clock does.
 
 Budgets (issue 51), per panel (its name is a class of its widget, ``attnlab-panel-<name>``):
@@ -217,9 +218,25 @@ def focus_handle(handles, h, back):
     return "ArrowLeft" if at_max or (back and not at_min) else "ArrowRight"
 
 
+METRICS = ("ScriptDuration", "LayoutDuration", "RecalcStyleDuration", "TaskDuration")
+
+
+def page_metrics(cdp):
+    """The page's main-thread seconds so far (Chrome's Performance domain): scripts, layout, style, all tasks."""
+    if cdp is None:
+        return {}
+    got = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return {k: got.get(k, 0.0) for k in METRICS}
+
+
 def press_sliders(page, server, presses=0):
     """Every slider handle pressed (module doc); returns one record per press."""
     page.evaluate(PROBE)
+    try:
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+    except Exception:  # not Chromium
+        cdp = None
     try:   # slider views can attach a moment after the panel images
         page.wait_for_selector(HANDLES, timeout=5_000)
     except Exception:  # a dashboard without sliders
@@ -236,7 +253,7 @@ def press_sliders(page, server, presses=0):
             continue
         key = focus_handle(handles, h, back=(i // RUN // n) % 2 == 1)
         before = page.evaluate("window.__attnlab_presses.length")
-        a = cpu.snapshot()
+        a, m0 = cpu.snapshot(), page_metrics(cdp)
         page.keyboard.press(key)
         rec = {"handle": h, "panel": names[h], "key": key}
         try:
@@ -263,8 +280,10 @@ def press_sliders(page, server, presses=0):
                 break
         frames, texts = page.evaluate(f"[window.__attnlab_presses[{before}].frames, "
                                       f"window.__attnlab_presses[{before}].texts]")
+        m1 = page_metrics(cdp)
         rec.update(first=frames[0][0], done=max([frames[-1][0], *texts]), frames=len(frames), split=frames[0][1:],
-                   texts=len(texts), cpu=CPU.delta(a, cpu.snapshot()))
+                   texts=len(texts), cpu=CPU.delta(a, cpu.snapshot()),
+                   page_ms={k: (m1[k] - m0[k]) * 1e3 for k in m1})
         records.append(rec)
     return records
 
@@ -340,6 +359,8 @@ def summarise(runs):
                 # in clock ticks (10 ms); the median over pages
                 "cpu": {k: median([sum(r["cpu"][k] for r in rs) / len(rs) for rs in ok])
                         for k in ("kernel", "server", "browser", "other_kernels")},
+                "page_ms": {k: median([sum(r.get("page_ms", {}).get(k, 0.0) for r in rs) / len(rs) for rs in ok])
+                            for k in METRICS},
                 "no_figure": sum(1 for recs in recs_per_run for r in recs if r.get("no_figure"))}
     recs = [run["records"] for run in runs]
     out = {"all": stats(recs), "panels": {}}
@@ -399,7 +420,9 @@ def report(results, header):
                   f"{s['done_p95']:5.0f}  {s['cpu']['kernel']:14.0f} {s['cpu']['server']:6.0f} {s['cpu']['browser']:7.0f} "
                   f"{s['cpu']['other_kernels']:6.0f}  {verdict(name, s)}")
             print(f"    {'':40s} split (median ms): key -> PNG in page {s['split'][0]:.0f}, decode {s['split'][1]:.0f}, "
-                  f"-> frame {s['split'][2]:.0f}")
+                  f"-> frame {s['split'][2]:.0f}; the page's main thread per press (mean ms): scripts "
+                  f"{s['page_ms']['ScriptDuration']:.1f}, style {s['page_ms']['RecalcStyleDuration']:.1f}, layout "
+                  f"{s['page_ms']['LayoutDuration']:.1f}, all tasks {s['page_ms']['TaskDuration']:.1f}")
     if pooled:
         print(f"all dashboards together (first run of each): first p50 {pct(pooled, 50):.0f} ms, "
               f"p95 {pct(pooled, 95):.0f} ms over {len(pooled)} presses")
