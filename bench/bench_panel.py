@@ -363,9 +363,9 @@ def _floors(made):
     what a move that draws in full cannot go below, whatever the panel declares."""
     import numpy as np
 
-    from attnlab.ui.panels.png import PngEncoder
     out = {}
     for panel in made:
+        PngEncoder = type(panel._encoder)              # the tree's own encoder (older trees: another module)
         canvas = panel.figure.canvas
         draws, encodes = [], []
         for _ in range(5):
