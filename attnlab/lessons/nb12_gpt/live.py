@@ -25,7 +25,7 @@ from ...ui.panels import Later, Panel, new_figure
 from ...ui.plotting import WEIGHT_CMAP, live_title
 from . import corpus
 from .figures import KV_CHOICES, FilterBars, cache_figure, char_label, filter_stages, stages_text
-from .generation import generate
+from .generation import generate, generate_unchecked
 from .measure import bits_per_char_unchecked, cache_bytes
 from .shipped import measured, pretrained
 
@@ -69,14 +69,17 @@ class GenerationView:
         self.bars = FilterBars(self.bars_ax)      # made once, changed in place on each move
         self.so_far = None                        # the Text of the text so far, made on the first draw
 
-    def generation(self, prompt, temperature, top_k, top_p, seed):
-        """The Generation for these settings (made once, kept); generate's checks raise ValueError."""
+    def generation(self, prompt, temperature, top_k, top_p, seed, checked=True):
+        """The Generation for these settings (made once, kept); generate's checks raise ValueError (``checked``
+        False: the settings were checked already this move, by the generation of its first characters)."""
         key = (prompt, temperature, top_k, top_p, seed)
         if key not in self.kept and key in self.partial and len(self.partial[key].probs) == STEPS:
             self.kept[key] = self.partial.pop(key)
         if key not in self.kept:
-            self.kept[key] = generate(self.model, prompt, STEPS, temperature=temperature, top_k=top_k, top_p=top_p,
-                                      seed=seed)
+            self.kept[key] = (generate(self.model, prompt, STEPS, temperature=temperature, top_k=top_k, top_p=top_p,
+                                       seed=seed) if checked else
+                              generate_unchecked(self.model, prompt, STEPS, temperature, top_k, top_p,
+                                                 torch.Generator().manual_seed(seed), True))
             self.runs += 1
             while len(self.kept) > GENERATIONS:
                 self.kept.popitem(last=False)
@@ -115,8 +118,9 @@ class GenerationView:
             return self._blank(_("Cannot continue this prompt: {error}").format(error=str(exc)))
         now = self._draw(first, prompt, temperature, top_k, top_p, seed, step, whole=False)
 
-        def finish():
-            return self._draw(self.generation(*key), prompt, temperature, top_k, top_p, seed, step, figure=False)
+        def finish():                                   # (generate checked these settings for the first characters)
+            return self._draw(self.generation(*key, checked=False), prompt, temperature, top_k, top_p, seed, step,
+                              figure=False)
         return Later(now, finish)
 
     def _draw(self, g, prompt, temperature, top_k, top_p, seed, step, whole=True, figure=True):
