@@ -455,11 +455,16 @@ new MutationObserver(() => {
 }).observe(document, {childList: true, subtree: true});"""
 
 
-def first_figure(browser, tree, notebooks, runs):
+PROGRESSIVE = ["--VoilaConfiguration.progressive_rendering=True", "--VoilaConfiguration.preheat_kernel=False"]
+
+
+def first_figure(browser, tree, notebooks, runs, progressive=False):
     """Per notebook: seconds from navigation to the first live figure, the shipped voila.json (a spare
-    kernel), medians over ``runs`` cold pages; and what the page's timeline says of where it went."""
+    kernel), medians over ``runs`` cold pages; and what the page's timeline says of where it went.
+    ``progressive``: with Voila's progressive rendering (Binder's setting; no preheated index)."""
     logdir = ROOT / "bench" / "results"
-    server = VoilaServer(notebooks[0].parent, logdir / "voila-first-figure.log", [], cwd=tree, env=tree_env(tree))
+    server = VoilaServer(notebooks[0].parent, logdir / "voila-first-figure.log", PROGRESSIVE if progressive else [],
+                         cwd=tree, env=tree_env(tree))
     out = {}
     try:
         settle(server, quiet=3, min_kernels=1, timeout=300)
@@ -512,6 +517,8 @@ def main():
                     help="preheated: a server per notebook, that notebook preheated; laptop: voila.json as shipped")
     ap.add_argument("--tree", default=str(ROOT), help="the checkout served (its notebooks, voila.json, attnlab, template)")
     ap.add_argument("--first-figure", action="store_true", help="only the cold page -> first live figure")
+    ap.add_argument("--progressive", action="store_true",
+                    help="--first-figure: with Voila's progressive rendering (as on Binder), the index not preheated")
     ap.add_argument("--at-once", action="store_true",
                     help="press as soon as the panels show (default: once the page's kernel is idle)")
     ap.add_argument("--write-docs", action="store_true", help="write the table into docs/benchmarks.md")
@@ -530,7 +537,7 @@ def main():
         browser = pw.chromium.launch(executable_path=chromium_path(), args=ARGS)
         try:
             if a.first_figure:
-                out = first_figure(browser, tree, notebooks, a.runs)
+                out = first_figure(browser, tree, notebooks, a.runs, a.progressive)
                 Path(a.out or logdir / "dashboards-first-figure.json").write_text(json.dumps(
                     {"tree": str(tree), "commit": commit_of(tree), "uptime": [start, uptime()], "results": out}, indent=1))
                 return
