@@ -25,7 +25,7 @@ from ...ui.plotting import SERIES_COLORS
 from . import corpus
 from .generation import filtered_unchecked
 
-__all__ = ["KV_CHOICES", "char_label", "cache_figure", "draw_filters", "filter_stages", "filters_figure",
+__all__ = ["KV_CHOICES", "FilterBars", "char_label", "cache_figure", "draw_filters", "filter_stages", "filters_figure",
            "filters_text", "induction_figure", "stages_text", "patterns_figure", "thumbnail", "timing_figure", "training_figure"]
 
 KV_CHOICES = (4, 2, 1)
@@ -84,6 +84,48 @@ def draw_filters(ax, stages, names, top=12, chosen=None):
            xlabel=_("the {n} most probable next characters (␣ a space, ↵ a line break)").format(n=len(order)))
     ax.legend(fontsize=8, loc="upper right")
     return ax
+
+
+class FilterBars:
+    """``draw_filters``' picture for a live panel: its bars, ticks, legend and mark made on the first call (and
+    after ``reset``), then changed in place (a move of notebook 12's panel spent most of its update in
+    ``ax.clear()`` and four ``bar`` calls; issue 51). ``draw(stages, names, chosen)`` as ``draw_filters``."""
+
+    def __init__(self, ax, top=12):
+        self.ax, self.top = ax, top
+        self.reset()
+
+    def reset(self):
+        """Make the artists again on the next draw (after something else cleared the axes)."""
+        self.shown = None                  # (the number of bars, V) they were made for
+
+    def draw(self, stages, names, chosen=None):
+        ax = self.ax
+        V = len(stages[0])
+        order = np.argsort(-stages[1], kind="stable")[:self.top]
+        x = np.arange(len(order))
+        labels = [_("{name} ({kept} of {V} kept)").format(name=name, kept=int((stage > 0).sum()), V=V) if i >= 2
+                  else name for i, (stage, name) in enumerate(zip(stages, names))]
+        if self.shown != (len(order), V):
+            draw_filters(ax, stages, names, top=self.top)
+            self.containers = list(ax.containers)
+            self.mark, = ax.plot([], [], marker="v", color="k", markersize=8)
+            self.shown = (len(order), V)
+        for container, stage in zip(self.containers, stages):
+            for bar, height in zip(container.patches, stage[order]):
+                bar.set_height(height)
+        for text, label in zip(ax.get_legend().get_texts(), labels):
+            text.set_text(label)
+        vocab = corpus.vocab()
+        ax.set_xticks(x, [char_label(vocab[j]) for j in order])
+        where = int(np.nonzero(order == chosen)[0][0]) if chosen is not None and chosen in set(order.tolist()) else None
+        for i, label in enumerate(ax.get_xticklabels()):
+            label.set_fontweight("bold" if i == where else "normal")
+        if where is None:
+            self.mark.set_data([], [])
+        else:
+            self.mark.set_data([where], [min(max(stage[chosen] for stage in stages) + 0.05, 0.98)])
+        return ax
 
 
 @checks.arguments(logits=checks.Array(1), temperature=checks.Real(positive=True))
