@@ -153,6 +153,13 @@ PAGE_MESSAGES = {
     "panel_retrying": N_("Reconnecting: this figure may not follow the controls until the connection is back."),
     "scroll_hint": N_("← scroll →"),      # under a figure wider than a phone's screen (the template's change 7)
     "figure": N_("A figure of this notebook"),   # a figure's alt where no text comes before it (change 8; the site)
+    # What a screen reader hears (change 8): a slider's editable readout, and a live figure's move once it settled
+    "readout": N_("{control}: type a value"),
+    "setting": N_("{control} = {value}"),
+    "separator": N_(", "),                        # between two settings moved at once
+    "moved": N_("{settings}: {change}"),          # the settings moved, then a line of the text that changed
+    "on": N_("on"),                               # a checkbox's value
+    "off": N_("off"),
 }
 
 

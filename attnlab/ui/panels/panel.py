@@ -127,8 +127,12 @@ class Panel:
     (``accessible_name``: ``describe``'s text, else the text under the figure), carried in a hidden
     element beside that text (class ``attnlab-figure-name``; ipywidgets 8's ``tooltip`` on an Image
     breaks its view in Voila 0.5's widget manager, measured), which the Voila template makes the
-    image's alt; the text under the figure (class ``attnlab-summary``) the template makes a polite live
-    region. No front-end extension: in JupyterLab the text under the figure is the words there are.
+    image's alt; once a move has settled, the template announces in a polite live region of its own what
+    changed (the moved control's label and value, and a changed line of the text under the figure,
+    class ``attnlab-summary``, or of the name). A FloatLogSlider control gets the class
+    ``attnlab-log-base-<base>`` (its handle holds the exponent; the template speaks the value), a
+    SelectionSlider ``attnlab-selection-slider`` (its handle holds the option's index). No
+    front-end extension: in JupyterLab the text under the figure is the words there are.
     The panel itself is displayable (widget view, plus the current figure as PNG and the text summary
     for viewers without widgets); ``.widget`` is the ipywidgets box.
     """
@@ -168,7 +172,7 @@ class Panel:
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             max_width="100%", height="auto", align_self="flex-start", object_fit="contain"))
         self.text = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px"))
-        self.text.add_class("attnlab-summary")             # a polite live region in Voila (the template)
+        self.text.add_class("attnlab-summary")             # what the Voila template announces a move from
         self.error = widgets.HTML()
         self.download = widgets.HTML()
         self.gone = widgets.HTML(_GONE_STYLE + _GONE_NOTE.format(html.escape(_(
@@ -192,6 +196,12 @@ class Panel:
         self.widget.add_class("attnlab-panel-" + re.sub(r"[^A-Za-z0-9_-]", "-", name))
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
+            # what a slider's handle holds, for the Voila template's words (docs/accessibility.md): a log slider's
+            # is the exponent (the template speaks base ** exponent), a selection slider's the option's index
+            if isinstance(control, widgets.FloatLogSlider):
+                control.add_class(f"attnlab-log-base-{control.base:g}")
+            elif isinstance(control, widgets.SelectionSlider):
+                control.add_class("attnlab-selection-slider")
         self.refresh()
 
     def declare(self, *moving):
