@@ -33,7 +33,7 @@ import threading
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "pgettext", "N_", "set_language", "get_language",
-           "language", "catalog_path", "PAGE_MESSAGES", "page_messages", "explain"]
+           "language", "catalog_path", "PAGE_MESSAGES", "page_messages", "explain", "listed"]
 
 LANGUAGES = ("en", "zh")
 ENVIRONMENT_VARIABLE = "ATTNLAB_LANG"
@@ -120,6 +120,12 @@ def pgettext(context, message):
     return _translations(get_language()).pgettext(context, message)
 
 
+def listed(items):
+    """The strings ``items`` written as a list in the current language: "a, b, c" in English, "a、b、c"
+    in Chinese (the enumeration comma, never an ASCII comma between Chinese words)."""
+    return pgettext("enumeration", ", ").join(items)
+
+
 def explain(problem):
     """A lesson's verdict on a learner's input, ``(message marked N_, {fields})`` or None, in the
     learner's language (for a panel's text), or None. ``checks.refuse`` raises the same verdict in English."""
@@ -147,6 +153,13 @@ PAGE_MESSAGES = {
     "panel_retrying": N_("Reconnecting: this figure may not follow the controls until the connection is back."),
     "scroll_hint": N_("← scroll →"),      # under a figure wider than a phone's screen (the template's change 7)
     "figure": N_("A figure of this notebook"),   # a figure's alt where no text comes before it (change 8; the site)
+    # What a screen reader hears (change 8): a slider's editable readout, and a live figure's move once it settled
+    "readout": N_("{control}: type a value"),
+    "setting": N_("{control} = {value}"),
+    "separator": N_(", "),                        # between two settings moved at once
+    "moved": N_("{settings}: {change}"),          # the settings moved, then a line of the text that changed
+    "on": N_("on"),                               # a checkbox's value
+    "off": N_("off"),
 }
 
 

@@ -11,7 +11,8 @@ with that cell's own keyword arguments (the one Play contract, docs/architecture
 the names the Play cells use, transitively (the imports cell; 08's pretrained models, 07's q, k, v, 01's
 explorer). Each call must return an ``attnlab.ui.panels.Panel`` (a TypeError otherwise). A Play cell's
 other statements (10's and 11's printed measurements before their trainer, a name that shows a panel made
-earlier) run as written. ``last_plan`` says which cells ran and which calls were made.
+earlier) run as written. ``last_plan`` says which cells ran and which calls were made, and holds what
+each call returned (``results``: the panels the cells display).
 
 ``notebook_panels`` runs the whole notebook in this process (every cell) and is counted as a notebook
 execution (tests/notebook_runs.py); the benches use it.
@@ -163,7 +164,7 @@ def play_panels(path):
     made, original, collecting = _collecting()
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
-    calls = []
+    calls, results = [], []
     with _in_folder(path, original, collecting):
         for i in cells:
             source = _python(nb.cells[i].source)
@@ -184,12 +185,13 @@ def play_panels(path):
                 if not isinstance(result, Panel):
                     raise TypeError(f"{path.name}: cell {i}: {LESSON}.{call.func.attr}(...) returned "
                                     f"{type(result).__name__}, expected an attnlab.ui.panels.Panel")
+                results.append(result)
                 calls.append(f"cell {i}: {LESSON}.{call.func.attr}({ast.unparse(call)[len(LESSON) + len(call.func.attr) + 2:]}")
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         shell.user_ns[target.id] = result
     last_plan.clear()
-    last_plan.update(notebook=path.name, cells=cells, plays=plays, calls=calls)
+    last_plan.update(notebook=path.name, cells=cells, plays=plays, calls=calls, results=results)
     return made
 
 

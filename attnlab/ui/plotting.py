@@ -139,10 +139,20 @@ def _luminance(rgb):
 def _text_color(value, vmin, vmax, cmap=WEIGHT_CMAP):
     """Black or white, whichever has the higher WCAG contrast ratio against the cell's colour (one of
     them is always >= 4.58:1, so every cell number meets WCAG AA's 4.5:1)."""
+    return _text_colors(np.array([value], dtype=float), vmin, vmax, cmap)[0]
+
+
+def _text_colors(values, vmin, vmax, cmap=WEIGHT_CMAP):
+    """``_text_color`` of every value of a float array at once (a live heatmap's cells on every move: one
+    colormap lookup for all of them, not one per cell; issue 51)."""
     cmap = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
-    x = (value - vmin) / ((vmax - vmin) or 1.0)
-    lum = _luminance(cmap(float(np.clip(x, 0.0, 1.0)) if np.isfinite(x) else 0.0))
-    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = (np.asarray(values, dtype=float) - vmin) / ((vmax - vmin) or 1.0)
+    x = np.where(np.isfinite(x), np.clip(x, 0.0, 1.0), 0.0)
+    c = np.asarray(cmap(x), dtype=float)[..., :3]
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    lum = 0.2126 * c[..., 0] + 0.7152 * c[..., 1] + 0.0722 * c[..., 2]
+    return np.where((lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05), "black", "white").tolist()
 
 
 MIN_TEXT_CONTRAST = 4.5        # WCAG 2.1 AA (1.4.3) for text, against white
@@ -307,9 +317,10 @@ def _set_ticks_and_text(ax, state, w, stacklevel=3):
             t.remove()
         state.cells = [ax.text(j, i, "", ha="center", va="center", fontsize=8)
                        for i in range(rows) for j in range(cols)] if annotate else []
-    for t, value in zip(state.cells, w.ravel()):
+    colors = _text_colors(w.ravel(), state.vmin, state.vmax, state.image.cmap) if state.cells else []
+    for t, value, color in zip(state.cells, w.ravel(), colors):
         t.set_text("" if np.isnan(value) else state.fmt.format(value))      # NaN cells are left blank
-        t.set_color(_text_color(value, state.vmin, state.vmax, state.image.cmap))
+        t.set_color(color)
 
 
 def live_title(ax, text="", **text_kw):

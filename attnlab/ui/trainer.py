@@ -41,8 +41,9 @@ import ipywidgets as widgets
 import torch
 
 from ..core import checks
-from ..i18n import N_, gettext as _, language
+from ..i18n import N_, gettext as _, language, listed, pgettext
 from . import panels
+from .panels.panel import label_of
 from .plotting import SERIES_COLORS
 
 TRAIN = N_("Train a fresh model")          # the button's default label
@@ -174,7 +175,7 @@ class Trainer(panels.Panel):
         self._extra_text = text
         if self.latest is None:
             return text
-        numbers = ", ".join(_("{curve} {value:.4f}").format(curve=_(c), value=self.history[c][-1])
+        numbers = pgettext("list separator", ", ").join(_("{curve} {value:.4f}").format(curve=_(c), value=self.history[c][-1])
                             for c in self.curves if self.history[c])
         line = _("step {step} of {total}: {numbers}").format(step=len(self.history[self.curves[0]]), total=self.total,
                                                              numbers=numbers)
@@ -186,7 +187,7 @@ class Trainer(panels.Panel):
         training, None: the panel's text."""
         if self.latest is not None:
             return None
-        settings = ", ".join(f"{(c.description or name).rstrip(':： ')} = {getattr(c, 'label', None) or c.value}"
+        settings = pgettext("list separator", ", ").join(f"{(c.description or name).rstrip(':： ')} = {getattr(c, 'label', None) or c.value}"
                              for name, c in self.controls.items())
         name = "; ".join(_(c) for c in self.curves) + ": " + _("Not trained yet.") + (f" ({settings})" if settings else "")
         return name + (f"\n{self._extra_text}" if self._extra_text else "")
@@ -287,11 +288,12 @@ class Trainer(panels.Panel):
         self.latest = item
 
     def _repr_mimebundle_(self, **kwargs):
-        """The widget view, and for viewers without widgets the current figure and a text form."""
-        names = ", ".join(["steps"] + list(self.controls))
+        """The widget view, and for viewers without widgets the current figure and a text form: the
+        controls by their labels and the curves, in the trainer's language."""
         with language(self.language):
+            names = listed([label_of(self.steps, "steps")] + [label_of(c, k) for k, c in self.controls.items()])
             text = _("Live panel '{name}': train button ({controls}), progress bar, live curves: {curves}").format(
-                name=self.name, controls=names, curves=", ".join(_(c) for c in self.curves))
+                name=self.name, controls=names, curves=listed(_(c) for c in self.curves))
         status = html.unescape(re.sub(r"<[^>]*>", "", self.status.value)).strip()
         for line in (status, self.summary):
             if line:

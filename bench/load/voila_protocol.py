@@ -18,7 +18,7 @@
 5. the page closes: ``navigator.sendBeacon(voila/api/shutdown/<id>)`` with the ``_xsrf`` cookie's value as a
    form field (the template's fix of voila#1458), and the websockets close.
 
-Only the framing and the bookkeeping live here (no network), so tests/test_load_protocol.py checks them
+Only the framing and the bookkeeping live here (no network), so tests/serving/test_load_protocol.py checks them
 against jupyter_server's own framing and a widget state of ipywidgets' own making.
 """
 import json

@@ -348,10 +348,11 @@ def _wait_listening(proc, port, name, log_path, timeout=120):
 
 
 class VoilaServer:
-    """`voila notebook_dir` from the repo root; `port` to start again where a stopped one was,
-    `env` for more environment variables (e.g. JUPYTER_PATH, for the template of this tree)."""
+    """`voila notebook_dir` from the repo root (``cwd``: another checkout's root, whose voila.json then
+    applies); `port` to start again where a stopped one was, `env` for more environment variables
+    (e.g. JUPYTER_PATH, for the template of this tree)."""
 
-    def __init__(self, notebook_dir, log_path, extra_args=(), port=None, env=None):
+    def __init__(self, notebook_dir, log_path, extra_args=(), port=None, env=None, cwd=None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
@@ -359,7 +360,7 @@ class VoilaServer:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "voila", str(notebook_dir), "--no-browser", f"--port={self.port}",
              "--Voila.ip=127.0.0.1", *extra_args],
-            cwd=ROOT, env={**voila_env(), **(env or {})}, stdout=self._log, stderr=subprocess.STDOUT)
+            cwd=cwd or ROOT, env={**voila_env(), **(env or {})}, stdout=self._log, stderr=subprocess.STDOUT)
         _wait_listening(self.proc, self.port, "voila", log_path)
 
     def kernels(self):

@@ -361,3 +361,16 @@ def test_each_leader_line_stops_just_outside_its_label(it):
         start = t.arrow_patch.get_transform().transform(t.arrow_patch.get_path().vertices)[0]
         gap = max(box.x0 - start[0], start[0] - box.x1, box.y0 - start[1], start[1] - box.y1)
         assert 2 - 0.01 <= gap <= 2 + px + 0.5, (t.get_text(), gap)
+
+
+def test_word_sliders_are_named_in_the_learners_language():
+    """A screen reader says a word slider's label (issue 55): in Chinese "cat 状态" … "hungry 味道", the features
+    the prose calls x = 状态 (state) and y = 味道 (taste); it was "cat x" in both languages."""
+    from attnlab.i18n import language
+    with language("zh"):
+        zh = {name: s.description for name, s in live.word_sliders().items()}
+    with language("en"):
+        en = {name: s.description for name, s in live.word_sliders().items()}
+    assert zh["cat_x"] == "cat 状态" and zh["hungry_y"] == "hungry 味道"
+    assert all(("状态" if name.endswith("_x") else "味道") in label for name, label in zh.items())
+    assert en["cat_x"] == "cat x" and en["hungry_y"] == "hungry y"

@@ -315,6 +315,80 @@ def test_the_hand_built_circuit_reads_as_diagonal_qk_and_ov_tables():
     assert (c.previous_head, c.induction_head) == (0, 0) and c.previous_score > 0.99 and c.induction_score > 0.99
 
 
+def test_restart_bets_are_the_probability_of_x1_at_each_place_of_the_first_copy():
+    m = model.AttentionOnly(layers=2, width=16, heads=2, seed=4)
+    bets = analysis.restart_bets(m, length=5, n=7, seed=2)
+    b = data.repeats_unchecked(7, 5, 5, torch.Generator().manual_seed(2))
+    probs = m(b.tokens).softmax(-1)
+    for t in range(1, 5):                                     # position t predicts the symbol at place t + 1
+        want = sum(probs[i, t, b.tokens[i, 1]].item() for i in range(7)) / 7
+        assert math.isclose(bets[t - 1].item(), want, rel_tol=1e-5)
+    assert bets.shape == (4,)
+
+
+def test_previous_token_where_splits_the_score_by_part_and_uniform_scores_are_the_closed_form():
+    m = model.AttentionOnly(layers=2, width=16, heads=3, seed=5)
+    b = data.repeats(6, seed=2)
+    where = analysis.previous_token_where(m, b, layer=1, head=2)
+    w = m.attention(b.tokens)[1][:, 2].double()                 # (n, T, T)
+    parts = {"first copy": [], "second copy": [], "repeated part": [], "whole context": []}
+    for i, L in enumerate(b.lengths.tolist()):
+        for t in range(1, w.shape[-1]):
+            x = w[i, t, t - 1].item()
+            parts["whole context"].append(x)
+            if t <= 2 * L:
+                parts["repeated part"].append(x)
+                parts["first copy" if t <= L else "second copy"].append(x)
+    for name, values in parts.items():
+        assert math.isclose(where[name], sum(values) / len(values), rel_tol=1e-5), name
+    assert math.isclose(where["repeated part"], circuits.scores(m, b).previous_token[1, 2].item(), rel_tol=1e-5)
+    u = analysis.uniform_scores(b)
+    prev = [1 / (t + 1) for L in b.lengths.tolist() for t in range(1, 2 * L + 1)]
+    ind = [1 / (t + 1) for L in b.lengths.tolist() for t in range(L + 1, 2 * L + 1)]
+    assert math.isclose(u.previous_token.item(), sum(prev) / len(prev), rel_tol=1e-5)
+    assert math.isclose(u.induction.item(), sum(ind) / len(ind), rel_tol=1e-5)
+    with pytest.raises(ValueError, match=r"layer, head: expected a head of the model \(2 layers, 3 heads, from 0\), got \(0, 3\)"):
+        analysis.previous_token_where(m, b, layer=0, head=3)
+
+
+def test_shortcut_measures_shares_and_accuracies_another_way():
+    m = model.hand_built()
+    b = data.repeats(40, seed=3)
+    found = analysis.shortcut(m, b, length=6, n=30, seed=1)
+    lengths = b.lengths.tolist()
+    assert math.isclose(found.query_share, sum(L for L in lengths if L == 6) / sum(lengths), rel_tol=1e-6)
+    assert math.isclose(found.position_share, sum(L - 1 for L in lengths if L == 6) / sum(L - 1 for L in lengths),
+                        rel_tol=1e-6)
+    one = data.repeats_unchecked(30, 6, 6, torch.Generator().manual_seed(1))
+    assert found.accuracy == model.accuracy(m, one) == 1.0
+    assert found.without == [model.accuracy(model.ablate(m, 0, 0), one)]         # one head per layer
+    torch.testing.assert_close(found.one_length, circuits.scores(m, one).induction[0])
+
+
+def test_the_printed_tables_line_up_and_hold_the_numbers():
+    from attnlab.i18n import language
+    from attnlab.ui.text import display_width
+    m = model.AttentionOnly(layers=2, width=16, heads=4, seed=5)
+    b = data.repeats(8, seed=2)
+    first, second = analysis.loss_by_position(m, length=5, n=4)
+    curves = shipped.measured()["two_layer"]["curves"]
+    for lang in ("en", "zh"):
+        with language(lang):
+            tables = [figures.loss_table(first, second, analysis.restart_bets(m, length=5, n=4)),
+                      figures.training_table(curves, steps=(50, 900)),
+                      figures.previous_token_table(m, b, layer=0, head=1),
+                      figures.length_table({"a": {"6": 0.5, "7": 1.0}, "b": {6: 0.25, 7: 0.125}}, lengths=(6, 7)),
+                      figures.shortcut_table(m, b, length=6, early_step=50, early_accuracy=0.5)]
+        for k, text in enumerate(tables):
+            lines = text.split("\n")
+            assert len(lines) >= 3
+            if k != 1:                                         # a right-aligned last column: every line ends in one column
+                assert len({display_width(line) for line in lines}) == 1, text
+        assert "0.125" in tables[3] and f"{curves['loss'][17]:.2f}" in tables[1]
+    with pytest.raises(ValueError, match=r"steps: expected steps of the run \(50, 100, \.\.\.\), got 55"):
+        figures.training_table(curves, steps=(55,))
+
+
 def test_phase_change_finds_the_jump():
     steps = [50, 100, 150, 200, 250, 300]
     assert analysis.phase_change(steps, [0.1, 0.2, 0.25, 0.5, 0.95, 0.99]) == (150, 250)

@@ -77,10 +77,6 @@ FULL_DRAW_SLIDERS = {
     ("02-scoring-functions", "n"): "the number of key columns: the heatmap's limits and ticks",
     ("03-multi-head", "heads"): "shows, hides, moves and retitles heatmaps",
     ("06_positional_encoding", "width"): "P's shape (limits, ticks) and the similarity's y range",
-    # notebook 10's decoding panel declares no moving artists yet: each move retitles all five heatmaps
-    # (step and layer are in the titles) and redraws the panel whole (exact, not blitted)
-    ("10-decoding", "step"): "retitles every heatmap; no moving artists declared",
-    ("10-decoding", "layer"): "retitles every heatmap; no moving artists declared",
     ("11-circuit", "length"): "the repeat length sets the size of all eight patterns (extent, ticks, the copies' lines)",
 }
 

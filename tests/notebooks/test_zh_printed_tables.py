@@ -30,6 +30,12 @@ TABLES = [
     ("03_multi_head_attention", "lesson.readout_table("),
     ("07_masks_and_efficient_attention", '_("tile max")'),
     ("07_masks_and_efficient_attention", '_("n = {n}, d = {d}")'),
+    ("11_induction_heads", "lesson.loss_table("),
+    ("11_induction_heads", "lesson.training_table("),
+    ("11_induction_heads", "lesson.previous_token_table("),
+    ("11_induction_heads", 'lesson.length_table({_("1 layer")'),
+    ("11_induction_heads", "lesson.shortcut_table("),
+    ("11_induction_heads", "lesson.length_table(runs"),
 ]
 # (notebook, a piece of the cell's code, what follows the padded label): it starts in one column
 LABELS = [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "load"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "load"))
 import voila_protocol as vp
 
 connection = pytest.importorskip("jupyter_server.services.kernels.connection.base")

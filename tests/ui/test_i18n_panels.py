@@ -164,3 +164,38 @@ def test_a_panel_whose_update_raises_leaves_the_kernels_language_and_keeps_its_o
     panel.update = good
     panel.controls["h"].value = 4
     assert ax.get_title() == want and panel.error.value == ""
+
+
+@pytest.mark.parametrize("lang, want", [
+    ("en", "Live panel 'labels' with controls: temperature T, top-k (0: off), mode, top_p"),
+    ("zh", "交互面板“labels”，控件：温度 T、top-k（0：关）、mode、top_p"),
+])
+def test_a_panels_text_names_its_controls_by_their_labels_in_its_language(lang, want):
+    """Issue 49: the text/plain lists what the learner sees: each control's label (markup and a trailing colon
+    dropped), its keyword name only when it has none; a Chinese list takes the enumeration comma."""
+    fig, ax = panels.new_figure(figsize=(2, 1.5))
+    with language(lang):
+        controls = {"temperature": widgets.FloatSlider(description=_("temperature T")),
+                    "top_k": widgets.IntSlider(description=_("top-k (0: off)")),
+                    "mode": widgets.Dropdown(options=["a"], description="<b>mode</b>:"),
+                    "top_p": widgets.FloatSlider()}
+        panel = panels.Panel(fig, controls, lambda **values: None, name="labels")
+    attnlab.set_language("en" if lang == "zh" else "zh")          # built earlier: its text stays in its language
+    assert panel._repr_mimebundle_()["text/plain"] == want
+    assert panels.panel.label_of(widgets.Text(description="  prompt ： "), "x") == "prompt"
+
+
+@pytest.mark.parametrize("lang, want", [
+    ("en", "Live panel 'training': train button (steps, model), progress bar, live curves: loss, accuracy"),
+    ("zh", "交互面板“training”：训练按钮（步数、模型）、进度条、实时曲线：损失、准确率"),
+])
+def test_a_trainers_text_names_its_steps_and_controls_by_their_labels(lang, want):
+    def run(steps, layers):
+        for i in range(steps):
+            yield {"loss": 1.0 / (i + 1), "accuracy": 0.5}
+
+    with language(lang):
+        trainer = Trainer(run, steps=10, min_steps=10, max_steps=20, step=10, curves=("loss", "accuracy"),
+                          controls={"layers": widgets.ToggleButtons(options=[1, 2], description=_("model"))})
+    attnlab.set_language("en" if lang == "zh" else "zh")
+    assert trainer._repr_mimebundle_()["text/plain"].split("\n")[0] == want

@@ -1000,3 +1000,109 @@ def test_a_full_draw_says_why_as_a_value_and_as_text():
     ax.title.set_text("changed")                                      # undeclared, marked stale
     assert blitter.draw() is False and blitter.reason is panels_blit.Full.UNDECLARED_CHANGE
     assert blitter.culprit is not None and blitter.why == f"undeclared change: {blitter.culprit!r}"
+
+
+def _two_part_panel(finished, draws=False):
+    """A line the slider moves at once; the text's second part (and with ``draws`` the line's colour)
+    comes from the Later's finish, which records the value it finished."""
+    fig, ax = panels.new_figure(figsize=(4, 3))
+    line, = ax.plot([0, 1], [0, 1], lw=3)
+    k = widgets.FloatSlider(value=0.5, min=0.0, max=1.0)
+
+    def update(k):
+        line.set_ydata([0, k])
+
+        def finish():
+            finished.append(k)
+            if draws:
+                line.set_color("red" if k > 0.5 else "blue")
+            return f"k = {k:.2f}: measured"
+        return panels.Later(f"k = {k:.2f}: measuring", finish, draws=draws)
+
+    return panels.Panel(fig, {"k": k}, update, moving=[line]), line
+
+
+def test_a_later_is_finished_at_once_without_an_event_loop(monkeypatch):
+    """Outside a kernel (a script, nbconvert's first draw, the tests) and on construction, the second part
+    runs before the move returns: the text is whole, the picture exact."""
+    def no_loop():
+        raise RuntimeError("no running event loop")
+
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", no_loop)
+    finished = []
+    panel, line = _two_part_panel(finished, draws=True)
+    assert finished == [0.5] and panel.summary == "k = 0.50: measured" and "measured" in panel.text.value
+    move(panel, "k", 0.8)
+    assert finished == [0.5, 0.8] and panel.summary == "k = 0.80: measured"
+    assert line.get_color() == "red" and panel.accessible_name == "k = 0.80: measured"
+
+
+def test_in_an_event_loop_a_later_finishes_after_the_picture_and_a_new_move_drops_it(monkeypatch):
+    """In a kernel, a move sends its picture and first text, and schedules the finish FINISH_DELAY later;
+    a move before that drops it (only the last of a run of moves finishes); refresh() finishes at once."""
+    finished = []
+    panel, line = _two_part_panel(finished)
+    loop = _FakeLoop()
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", lambda: loop)
+    move(panel, "k", 0.7)
+    first = bytes(panel.image.value)
+    assert panel.summary == "k = 0.70: measuring" and finished == [0.5]
+    assert [d for d, _ in loop.calls] == [panel_module.FINISH_DELAY]
+    move(panel, "k", 0.9)
+    assert loop.calls[0][1].cancelled and len(loop.calls) == 2 and bytes(panel.image.value) != first
+    loop.calls[1][1].callback()
+    assert finished == [0.5, 0.9] and panel.summary == "k = 0.90: measured" and panel._later is None
+    assert panel.accessible_name == "k = 0.90: measured"
+    panel.refresh()                                        # the public refresh: whole at once
+    assert finished == [0.5, 0.9, 0.9] and len(loop.calls) == 2
+
+
+def test_a_later_that_draws_sends_the_picture_again_and_stays_exact(monkeypatch):
+    finished = []
+    panel, line = _two_part_panel(finished, draws=True)
+    loop = _FakeLoop()
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", lambda: loop)
+    move(panel, "k", 0.2)
+    before = bytes(panel.image.value)
+    loop.calls[-1][1].callback()
+    assert line.get_color() == "blue" and finished[-1] == 0.2
+    move(panel, "k", 0.8)
+    middle = bytes(panel.image.value)
+    loop.calls[-1][1].callback()
+    assert line.get_color() == "red" and bytes(panel.image.value) not in (before, middle)
+    assert_exact(panel)
+
+
+def test_a_finish_that_fails_shows_its_error(monkeypatch):
+    fig, ax = panels.new_figure(figsize=(3, 2))
+
+    def update(k):
+        def finish():
+            raise RuntimeError("no measurement for this k")
+        return panels.Later("measuring", finish)
+
+    loop = _FakeLoop()
+    panel = panels.Panel(fig, {"k": widgets.FloatSlider(value=0.5)}, lambda k: None)
+    panel.update = update
+    monkeypatch.setattr(panel_module.asyncio, "get_running_loop", lambda: loop)
+    panel.controls["k"].value = 0.6
+    assert panel.summary == "measuring" and panel.error.value == ""
+    finish = [handle for delay, handle in loop.calls if delay == panel_module.FINISH_DELAY]
+    assert len(finish) == 1                        # (nothing declared: a plan ahead is scheduled too)
+    finish[0].callback()
+    assert "no measurement for this k" in panel.error.value
+
+
+def test_later_refuses_what_it_cannot_show():
+    with pytest.raises(TypeError, match="text"):
+        panels.Later(3, lambda: None)
+    with pytest.raises(TypeError, match="finish"):
+        panels.Later("a text", "not a function")
+    with pytest.raises(TypeError, match="draws"):
+        panels.Later("a text", lambda: None, draws="yes")
+
+
+def test_a_panel_names_itself_in_a_class_of_its_widget():
+    calls = []
+    panel, _ax = _heatmap_panel(calls)
+    assert "attnlab-panel" in panel.widget._dom_classes and "attnlab-panel-demo" in panel.widget._dom_classes

@@ -12,7 +12,7 @@ from matplotlib.patches import Rectangle
 
 from ...core import checks
 from ...core.attention import nadaraya_watson
-from ...i18n import gettext as _
+from ...i18n import gettext as _, pgettext
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, live_title, to_numpy, update_heatmap
 from ...ui.trainer import Trainer
@@ -98,7 +98,7 @@ class Explorer:
         top = weights[q].argsort(descending=True)[:4].tolist()
         err = ((y_hat - t.y_truth) ** 2).mean().item()
         err_avg = ((t.y_train.mean() - t.y_truth) ** 2).mean().item()
-        tops = ", ".join(_("key x={x:.2f} (y={y:.2f}) {weight:.3f}").format(
+        tops = pgettext("list separator", ", ").join(_("key x={x:.2f} (y={y:.2f}) {weight:.3f}").format(
             x=t.x_train[j].item(), y=t.y_train[j].item(), weight=weights[q, j].item()) for j in top)
         return _("σ = {sigma:.3g}  ⇒  temperature T = σ² = {T:.3g};  n = {n} training points\n"
                  "query x = {x:.1f}: prediction {y_hat:.3f}, truth {truth:.3f}, average pooling {mean:.3f}\n"

@@ -151,11 +151,14 @@ def word_sliders(vectors=None, *, low=-1.0, high=5.0):
     """Two sliders per word, "<word>_x" (state) and "<word>_y" (taste), starting at ``vectors``
     (default: seed 004's WORD_VECTORS): {name: FloatSlider}, ready to join the Play controls."""
     vectors = WORD_VECTORS if vectors is None else vectors
+    # translators: a word slider's label (notebook 05): x is the word's "state" feature, y its "taste"
+    names = {"x": N_("{word} x"), "y": N_("{word} y")}
     sliders = {}
     for w, point in vectors.items():
         for axis, v in zip("xy", point):
             if not low <= v <= high:
                 raise checks.error("vectors", f"entries in [{low}, {high}]", f"{w} {axis} = {v}")
-            sliders[f"{w}_{axis}"] = widgets.FloatSlider(value=v, min=low, max=high, step=0.1, description=f"{w} {axis}",
-                                                         style={"description_width": "60px"}, layout={"width": "265px"})
+            sliders[f"{w}_{axis}"] = widgets.FloatSlider(value=v, min=low, max=high, step=0.1,
+                                                         description=_(names[axis]).format(word=w),
+                                                         style={"description_width": "76px"}, layout={"width": "265px"})
     return sliders
