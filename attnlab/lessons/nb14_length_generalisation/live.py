@@ -120,7 +120,8 @@ def play(*, encoding="nope", task="copy", length=2 * TRAIN_LENGTH, layer=1) -> P
     controls = {"encoding": _encoding_menu(encoding), "task": _task_menu(task),
                 "length": widgets.IntSlider(value=length, min=MIN_LENGTH, max=MAX_LENGTH, description=_("test length n"),
                                             style={"description_width": "initial"}, layout=widgets.Layout(width="480px")),
-                "layer": widgets.IntSlider(value=layer, min=1, max=MODEL["layers"], description=_("layer"))}
+                "layer": widgets.IntSlider(value=layer, min=1, max=MODEL["layers"], description=_("layer"),
+                                           layout=widgets.Layout(width="300px"))}
     view = PatternView()
     return Panel(view.figure, controls, view.update, moving=[*view.head_axes, view.count_ax], name="14-patterns",
                  columns=2)
