@@ -35,8 +35,15 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parents[2]
+
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from dashboard_helpers import LearnerAccounts, free_port, http_status
+
+
+def in_repo(text):
+    """``text`` with this checkout's path dropped: what is stored names files as the repository does."""
+    return text.replace(f"{ROOT}/", "")
+
 
 RESULTS = ROOT / "bench" / "results" / "load"
 MIN_AVAILABLE_MB = 1500           # below this much free memory on the machine a run stops its server
@@ -195,12 +202,12 @@ def run_one(a, learners, rate):
     else:
         locust_cmd += ["--headless", "-u", str(learners), "-r", str(rate_n), "--csv", str(out / "locust"),
                        "--html", str(out / "locust_report.html"), "--only-summary", "-t", "3600s", "--stop-timeout", "120"]
-    (out / "command.txt").write_text(
+    (out / "command.txt").write_text(in_repo(
         f"{' '.join(shlex.quote(x) for x in [sys.executable, *sys.argv])}\n"
         f"# this run: learners={learners} spawn rate={rate} ({rate_n}/s)\n"
         f"# server: {' '.join(shlex.quote(x) for x in [*a.hub_env, *server_cmd])}\n# locust: {' '.join(shlex.quote(x) for x in locust_cmd)}\n"
         f"# commit: {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()}"
-        f"{' (uncommitted changes)' if subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=ROOT, capture_output=True, text=True).stdout.strip() else ''}\n")
+        f"{' (uncommitted changes)' if subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=ROOT, capture_output=True, text=True).stdout.strip() else ''}\n"))
     summary = {"mode": a.mode, "learners": learners, "spawn_rate": rate, "notebook": a.notebook, "work_s": a.work,
                "label": a.label, "date": datetime.now().isoformat(timespec="seconds"), "cores": psutil.cpu_count(),
                "loadavg_before": os.getloadavg()}
@@ -267,7 +274,7 @@ def run_one(a, learners, rate):
         stop_tree(server)
         log.close()
         lines = (out / "server.log").read_text(errors="replace").splitlines()
-        (out / "server.log.tail").write_text("\n".join(lines[-300:]) + "\n")    # the whole log is not kept
+        (out / "server.log.tail").write_text(in_repo("\n".join(lines[-300:]) + "\n"))    # the whole log is not kept
         if accounts is not None:
             accounts.remove()
     marks = sampler.marks
