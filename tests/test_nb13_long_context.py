@@ -234,7 +234,7 @@ def test_windowed_logits_names_the_bad_argument(gpt12):
         lesson.windowed_logits(gpt12, torch.tensor([[0, 5000]]), window=4)
     with pytest.raises(ValueError, match="tokens: expected a 2-D tensor"):
         lesson.windowed_logits(gpt12, torch.tensor([0, 1]), window=4)
-    with pytest.raises(TypeError, match="tokens: expected an integer dtype"):
+    with pytest.raises(TypeError, match="tokens: expected an integer tensor, got dtype torch.float32"):
         lesson.windowed_logits(gpt12, torch.zeros(1, 3), window=4)
 
 
@@ -459,3 +459,52 @@ def test_the_window_module_keeps_its_promise_of_a_fixed_slot_formula():
     for n in range(40):
         assert window.ring_slot(n, 7, 2) == (n if n < 2 else 2 + (n - 2) % 5)
     assert math.isclose(mla.LatentAttention(128, 4, 8).rope_base, 100.0)
+
+
+# ------------------------------------------------------------------------------------------ Play panels
+
+def test_the_receptive_field_panel_says_how_far_the_last_position_hears():
+    p = lesson.play(window=4, layers=3)
+    assert "position 39 hears from position 30 on after 3 layers" in p.summary
+    p.controls["window"].value = 12
+    p.controls["layers"].value = 4
+    assert "position 39 hears from position 0 on after 4 layers" in p.summary
+
+
+def test_the_sinks_panel_measures_what_window_losses_measures(sink12):
+    p = lesson.play_sinks(window=16, sinks=0)
+    b = lesson.sink_batch(512, seed=lesson.measured()["sinks"]["streaming"]["seed"])
+    rows = sinks.window_losses(sink12, b, window=16, kept=(1,))
+    past = slice(16, None)
+    evicted = rows.evicted[past].mean().item()
+    assert f"first token evicted {evicted:.3f}" in p.summary
+    p.controls["sinks_kept"].value = 1
+    assert f"keeping the first 1: {rows.kept[1][past].mean().item():.3f}" in p.summary
+
+
+def test_the_latent_panel_rings_each_shipped_size():
+    p = lesson.play_latent(latent=32)
+    stored = lesson.measured()["latent"]["latent models"]
+    for d_c in lesson.LATENT_SIZES:
+        p.controls["latent"].value = d_c
+        assert f"d_c = {d_c}: {stored[str(d_c)]['cache bytes per token']:,} bytes per position" in p.summary
+
+
+def test_the_trainer_trains_a_sink_model_behind_its_button():
+    t = lesson.play_trainer(steps=100)
+    model = t.train()
+    assert isinstance(model, GPT) and len(t.history["first-token weight"]) == 100
+    assert "Done: 100 steps" in t.status.value
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: lesson.play(window=0), r"window: expected an int >= 1"),
+    (lambda: lesson.play(layers=7), r"layers: expected an int <= 6 \(the slider's range\)"),
+    (lambda: lesson.play_sinks(window=2), r"window: expected an int >= 4"),
+    (lambda: lesson.play_sinks(sinks=5), r"sinks: expected an int <= 4"),
+    (lambda: lesson.play_latent(latent=12), r"latent: expected one of \[16, 32, 64, 128\], got 12"),
+    (lambda: lesson.play_trainer(steps=50), r"steps: expected an int >= 100"),
+])
+def test_the_play_functions_name_the_bad_argument(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
