@@ -132,7 +132,7 @@ def draw_sink_patterns(axes, weights, trigger, mask=None):
     return images
 
 
-@checks.arguments(weights=checks.Array(3), trigger=checks.Array(1))
+@checks.arguments(weights=checks.Array(3), trigger=checks.Tensor(dims=1, floating=False))
 def sink_figure(weights, trigger, axes=None):
     """The sink model's heads on one sequence (``weights`` (H, T, T), ``trigger`` (T,) True at triggers)."""
     w = np.asarray(weights, dtype=float)
