@@ -30,7 +30,7 @@ from .mla import cache_bytes_per_token, convert
 from .shipped import LATENT_SIZES, sink_model
 from .window import windowed_logits_unchecked
 
-__all__ = ["FINE_TUNE", "SINK_MEASURE", "WINDOWS", "fine_tune", "main", "measure_latent", "measure_sinks",
+__all__ = ["FINE_TUNE", "FROM", "SINK_MEASURE", "WINDOWS", "fine_tune", "main", "measure_latent", "measure_sinks",
            "windowed_bits"]
 
 FINE_TUNE = dict(steps=200, batch_size=16, lr=1e-3, warmup=10, weight_decay=0.1, betas=(0.9, 0.95))
