@@ -508,3 +508,61 @@ def test_the_trainer_trains_a_sink_model_behind_its_button():
 def test_the_play_functions_name_the_bad_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ------------------------------------------------------------------------------------------ issue 53's checks
+
+@pytest.mark.parametrize("args, error, match", [
+    ((0, 2, 8), ValueError, "window: expected an int >= 1, got 0"),
+    ((3, 0, 8), ValueError, "layers: expected an int >= 1, got 0"),
+    ((3, 2, 0), ValueError, "length: expected an int >= 1, got 0"),
+    ((3, 2, 4096), ValueError, "length: expected an int <= 2048"),
+    ((3.0, 2, 8), TypeError, "window: expected an int, got float"),
+])
+def test_receptive_field_names_the_bad_argument(args, error, match):
+    with pytest.raises(error, match=match):
+        lesson.receptive_field(*args)
+
+
+def test_a_ring_buffer_for_notebook_12s_model_holds_cache_bytes_per_token_times_window(gpt12):
+    """Issue 53: the ring buffer's bytes = cache_bytes_per_token x window, before, during and after filling."""
+    cfg = gpt12.config
+    kv = cfg.get("kv_heads") or cfg["heads"]
+    c = lesson.RollingCache(64, cfg["layers"], kv, cfg["d_model"] // cfg["heads"], sinks=4)
+    expected = lesson.cache_bytes_per_token(gpt12) * 64
+    assert c.nbytes == expected
+    for n in range(200):
+        for layer in range(cfg["layers"]):
+            c.append(layer, torch.randn(kv, cfg["d_model"] // cfg["heads"]), torch.randn(kv, cfg["d_model"] // cfg["heads"]))
+        if n in (0, 63, 199):
+            assert c.nbytes == expected
+    assert c.keys(0).shape == (kv, 64, cfg["d_model"] // cfg["heads"])
+
+
+def test_train_sink_model_names_the_bad_seed():
+    with pytest.raises(TypeError, match="seed: expected an int, got str"):
+        lesson.train_sink_model(10, seed="0")
+    with pytest.raises(ValueError, match="seed: expected an int >= 0, got -1"):
+        lesson.train_sink_model(10, seed=-1)
+
+
+def test_the_stored_measurements_say_what_the_notebook_says():
+    """The shipped results.json (the training commands' record): sinks >= 0.5, eviction hurts and 1 sink restores,
+    the latent models against MHA, GQA, MQA and the control, the training commands within 15 CPU-minutes."""
+    r = lesson.measured()
+    s = r["sinks"]
+    assert all(w >= 0.5 for row in s["scores"]["first-token weight"] for w in row)
+    past = s["streaming"]["past the window"]
+    assert past["evicted"] > past["full"] + 0.02
+    for k in (1, 2, 4):
+        assert abs(past[f"kept {k}"] - past["full"]) < 1e-3
+    assert past["best"] < past["full"]
+    assert max(max(row) for row in s["course gpt"]["first-token weight"]) < 0.05
+    lat = r["latent"]
+    kv = lat["course models"]
+    assert kv["kv4"]["cache bytes per token"] == 2 * kv["kv2"]["cache bytes per token"] == 4 * kv["kv1"]["cache bytes per token"]
+    m64, m32 = lat["latent models"]["64"], lat["latent models"]["32"]
+    assert m64["cache bytes per token"] < kv["kv2"]["cache bytes per token"] and m64["heldout bits"] < kv["kv2"]["heldout bits"]
+    assert m32["cache bytes per token"] < kv["kv1"]["cache bytes per token"] and m32["heldout bits"] < kv["kv1"]["heldout bits"]
+    assert lat["control"]["heldout bits"] < min(m["heldout bits"] for m in lat["latent models"].values())
+    assert s["total cpu seconds"] <= 15 * 60 and lat["total cpu seconds"] <= 15 * 60
