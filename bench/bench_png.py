@@ -24,12 +24,12 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from attnlab import panels
 from attnlab.lessons import (
     nb02_scoring_functions as nb02,
     nb06_positional_encoding as nb06,
     nb07_masks_and_efficient_attention as nb07,
 )
+from attnlab.ui import panels
 from bench_panel import median_ms  # one timing rule for the panel benches
 
 
@@ -41,10 +41,10 @@ def pil_png(rgba, level):
 
 def figures():
     """(name, figure) of four Play panels at their notebook's starting values."""
-    yield "02 scoring", nb02.play().panel.figure
-    yield "06 positional", nb06.play(n=60).panel.figure
-    yield "07 masks", nb07.play().panel.figure
-    yield "07 tiles", nb07.play_tiles(**dict(zip(("queries", "keys", "values"), nb07.toy_problem()))).panel.figure
+    yield "02 scoring", nb02.play().figure
+    yield "06 positional", nb06.play(n=60).figure
+    yield "07 masks", nb07.play().figure
+    yield "07 tiles", nb07.play_tiles(**dict(zip(("queries", "keys", "values"), nb07.toy_problem()))).figure
 
 
 def main():

@@ -5,7 +5,7 @@
 
 Groups are FOUND, not listed, so new notebooks and test files land in one without editing this file:
   check      the files of `make check` (the Makefile's CHECK_TESTS, read from `make -pn check`)
-  unit       every other tests/test_*.py (in-process: lessons, panels, i18n, packaging, site ...)
+  unit       every other tests/<folder>/test_*.py but the browser's (in-process: lessons, panels, i18n, packaging ...)
   nbval-en   nbval on notebooks/[0-9][0-9]_*.ipynb (each notebook executed once, outputs compared)
   nbval-zh   nbval on notebooks/zh/[0-9][0-9]_*.ipynb
   browser    one row per tests/browser/test_*.py (fuzz deselected, as in make test)
@@ -42,8 +42,8 @@ def runs(groups):
         if group == "check":
             yield "check", ["--hypothesis-profile=check", *checks]
         elif group == "unit":
-            rest = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "tests").glob("test_*.py"))
-                    if str(p.relative_to(ROOT)) not in checks]
+            rest = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "tests").glob("*/test_*.py"))
+                    if p.parent.name != "browser" and str(p.relative_to(ROOT)) not in checks]
             yield "unit (not in check)", rest
         elif group in ("nbval-en", "nbval-zh"):
             folder = ROOT / "notebooks" / ("zh" if group.endswith("zh") else "")

@@ -36,7 +36,10 @@ import numpy as np
 import torch
 
 import attnlab as al
-from attnlab import data, plotting, selfcheck
+from attnlab.lessons.nb01_kernel_regression import data as _nb01_data
+from attnlab.lessons.nb04_self_attention_walkthrough import data as _nb04_data
+from attnlab.lessons.nb05_cat_milk_it import data as _nb05_data
+from attnlab.ui import plotting, selfcheck
 
 try:   # helpers that moved from plotting into their lessons (issue 10): probed where they live
     from attnlab.lessons import nb01_kernel_regression as _nb01, nb06_positional_encoding as _nb06
@@ -307,33 +310,33 @@ def _elu_grad():
 
 case(C, "linear_attention q=-20 gradient", "finite", "queries", _elu_grad, lambda g: finite(g) and g.abs().max() < 1)
 
-case(C, "kernel_regression_data n_train=0", "raise", "n_train", lambda: data.kernel_regression_data(0))
-case(C, "kernel_regression_data noise=-1", "raise", "noise", lambda: data.kernel_regression_data(noise=-1))
-case(C, "kernel_regression_data seed=-1", "raise", "seed", lambda: data.kernel_regression_data(seed=-1))
-case(C, "kernel_regression_data seed=1.5", "raise", "seed", lambda: data.kernel_regression_data(seed=1.5))
-case(C, "kernel_regression_data dtype=bool", "raise", "dtype", lambda: data.kernel_regression_data(dtype=torch.bool))
-case(C, "kernel_regression_data dtype=int64", "raise", "dtype", lambda: data.kernel_regression_data(dtype=torch.int64))
-case(C, "kernel_regression_data dtype='float64'", "raise", "dtype", lambda: data.kernel_regression_data(dtype="float64"))
-case(C, "kernel_regression_data n_train=10**10", "bounded", "n_train", lambda: data.kernel_regression_data(10**10))
-case(C, "kernel_regression_target 'a'", "raise", "x", lambda: data.kernel_regression_target("a"))
-case(C, "kernel_regression_target list", "raise", "x", lambda: data.kernel_regression_target([1.0]))
-case(C, "cat_milk_it sentence='x'", "raise", "sentence", lambda: data.cat_milk_it("x"))
-case(C, "cat_milk_it vectors list", "raise", "vectors", lambda: data.cat_milk_it(vectors=[1, 2]))
-case(C, "cat_milk_it vectors cat=(1,)", "raise", "vectors", lambda: data.cat_milk_it(vectors={"cat": (1.0,)}))
-case(C, "cat_milk_it vectors cat='ab'", "raise", "vectors", lambda: data.cat_milk_it(vectors={"cat": "ab"}))
-case(C, "cat_milk_it vectors cat=(nan, 1)", "raise", "vectors", lambda: data.cat_milk_it(vectors={"cat": (float("nan"), 1.0)}))
-case(C, "cat_milk_it dtype=bool", "raise", "dtype", lambda: data.cat_milk_it(dtype=torch.bool))
-for fn in (data.thinking_machines, data.toy_sentence, data.translation_pair):
+case(C, "kernel_regression_data n_train=0", "raise", "n_train", lambda: _nb01_data.kernel_regression_data(0))
+case(C, "kernel_regression_data noise=-1", "raise", "noise", lambda: _nb01_data.kernel_regression_data(noise=-1))
+case(C, "kernel_regression_data seed=-1", "raise", "seed", lambda: _nb01_data.kernel_regression_data(seed=-1))
+case(C, "kernel_regression_data seed=1.5", "raise", "seed", lambda: _nb01_data.kernel_regression_data(seed=1.5))
+case(C, "kernel_regression_data dtype=bool", "raise", "dtype", lambda: _nb01_data.kernel_regression_data(dtype=torch.bool))
+case(C, "kernel_regression_data dtype=int64", "raise", "dtype", lambda: _nb01_data.kernel_regression_data(dtype=torch.int64))
+case(C, "kernel_regression_data dtype='float64'", "raise", "dtype", lambda: _nb01_data.kernel_regression_data(dtype="float64"))
+case(C, "kernel_regression_data n_train=10**10", "bounded", "n_train", lambda: _nb01_data.kernel_regression_data(10**10))
+case(C, "kernel_regression_target 'a'", "raise", "x", lambda: _nb01_data.kernel_regression_target("a"))
+case(C, "kernel_regression_target list", "raise", "x", lambda: _nb01_data.kernel_regression_target([1.0]))
+case(C, "cat_milk_it sentence='x'", "raise", "sentence", lambda: _nb05_data.cat_milk_it("x"))
+case(C, "cat_milk_it vectors list", "raise", "vectors", lambda: _nb05_data.cat_milk_it(vectors=[1, 2]))
+case(C, "cat_milk_it vectors cat=(1,)", "raise", "vectors", lambda: _nb05_data.cat_milk_it(vectors={"cat": (1.0,)}))
+case(C, "cat_milk_it vectors cat='ab'", "raise", "vectors", lambda: _nb05_data.cat_milk_it(vectors={"cat": "ab"}))
+case(C, "cat_milk_it vectors cat=(nan, 1)", "raise", "vectors", lambda: _nb05_data.cat_milk_it(vectors={"cat": (float("nan"), 1.0)}))
+case(C, "cat_milk_it dtype=bool", "raise", "dtype", lambda: _nb05_data.cat_milk_it(dtype=torch.bool))
+for fn in (_nb04_data.thinking_machines, _nb04_data.toy_sentence, _nb04_data.translation_pair):
     n = fn.__name__
     case(C, f"{n} d_model=0", "raise", "d_model", lambda fn=fn: fn(d_model=0))
     case(C, f"{n} d_k=-1", "raise", "d_k", lambda fn=fn: fn(d_k=-1))
     case(C, f"{n} dtype=int64", "raise", "dtype", lambda fn=fn: fn(dtype=torch.int64))
     case(C, f"{n} dtype='float32'", "raise", "dtype", lambda fn=fn: fn(dtype="float32"))
     case(C, f"{n} d_model=d_k=10**6", "bounded", "d_model", lambda fn=fn: fn(d_model=10**6, d_k=10**6))
-case(C, "toy_sentence words='abc'", "raise", "words", lambda: data.toy_sentence("abc"))
-case(C, "toy_sentence words=[1, 2]", "raise", "words", lambda: data.toy_sentence([1, 2]))
-case(C, "toy_sentence words=()", "raise", "words", lambda: data.toy_sentence(()))
-case(C, "translation_pair noise=-1", "raise", "noise", lambda: data.translation_pair(noise=-1))
+case(C, "toy_sentence words='abc'", "raise", "words", lambda: _nb04_data.toy_sentence("abc"))
+case(C, "toy_sentence words=[1, 2]", "raise", "words", lambda: _nb04_data.toy_sentence([1, 2]))
+case(C, "toy_sentence words=()", "raise", "words", lambda: _nb04_data.toy_sentence(()))
+case(C, "translation_pair noise=-1", "raise", "noise", lambda: _nb04_data.translation_pair(noise=-1))
 
 # ---------------------------------------------------------------- plotting
 P = "plotting"

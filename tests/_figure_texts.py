@@ -1,5 +1,5 @@
 """The texts a matplotlib figure draws, and which of them are English in a figure drawn in Chinese
-(shared by tests/test_nb00_index.py, for the stored thumbnails, and tests/test_zh_figures.py, for every
+(shared by tests/lessons/test_nb00_index.py, for the stored thumbnails, and tests/notebooks/test_zh_figures.py, for every
 lesson figure)."""
 import re
 import sys

@@ -1,5 +1,5 @@
 """The lessons' public callables, one good call each, and the bad variants made from a good call by
-replacing one argument (shared by tests/test_lesson_bad_inputs.py and bench/probe_lessons.py).
+replacing one argument (shared by tests/lessons/test_lesson_bad_inputs.py and bench/probe_lessons.py).
 
     GOOD = [(lesson, name, fn, args, kwargs)]      a call that works (its inputs are not modified)
     call(fn, args, kwargs)                          runs it (Lazy values built first; a generator's first step)
@@ -18,7 +18,6 @@ matplotlib.use("Agg")
 import torch
 from matplotlib.figure import Figure
 
-from attnlab import plotting
 from attnlab.lessons import (
     nb00_index as nb00,
     nb01_kernel_regression as nb01,
@@ -32,6 +31,7 @@ from attnlab.lessons import (
     nb09_transformer_block as nb09,
     nb10_encoder_decoder as nb10,
 )
+from attnlab.ui import plotting
 
 
 def every_name(lesson):
@@ -307,9 +307,9 @@ GOOD = [
     ("nb09", "row_labels", nb09_figures.row_labels, (2, 4), {}),
     ("nb09", "describe", nb09.describe, (_RES09,), {}),
     ("nb09", "known_words", nb09_live.known_words, (110,), {}),
-    ("nb09", "Explorer", nb09.Explorer, (Lazy(lambda: {"a": nb09.pretrained()}),), {"text": nb09_live.EXAMPLE}),
+    ("nb09", "Explorer", nb09_live.Explorer, (Lazy(lambda: {"a": nb09.pretrained()}),), {"text": nb09_live.EXAMPLE}),
     ("nb09", "play_trainer", nb09.play_trainer, (), {"explorer": None, "steps": 300, "sentence": nb09_live.EXAMPLE}),
-    ("nb09", "play", nb09.play, (), {"explorer": Lazy(lambda: nb09.Explorer()), "text": nb09_live.EXAMPLE}),
+    ("nb09", "play", nb09.play, (), {"text": nb09_live.EXAMPLE}),
     ("nb09", "thumbnail", nb09.thumbnail, (Lazy(ax),), {}),
     ("nb10", "random_dates", nb10.random_dates, (3,), {"seed": 0}),
     ("nb10", "training_dates", nb10_data.training_dates, (3, 0), {"formats": ("d mon yyyy",)}),

@@ -5,19 +5,20 @@
 
 ``play_panels`` does NOT execute the notebook: it finds its Play cells (the code cells whose stored
 output is a live panel, or that call ``lesson.play...``), and calls the lesson's Play function of each
-with that cell's own arguments: literal arguments evaluated directly (``ast.literal_eval``), the
-others evaluated in a namespace built by running only the earlier cells that define the names the
-Play cells use, transitively (the imports cell; 08's pretrained models, 07's q, k, v, 01's explorer).
-A Play cell's other statements (a widget dict built in the notebook, the old form of 03, 04, 05) run
-as written. Both the old forms (``lesson.play("explorer", ...)``, ``lesson.play(controls)``) and the
-new ones (``lesson.play(sigma=0.3, ...)``, ``lesson.play_trainer(explorer=explorer)``) work, since
-the call is the cell's. ``last_plan`` says which cells ran and which calls were made.
+with that cell's own keyword arguments (the one Play contract, docs/architecture.md: ``lesson.play(*,
+<starting values>)``; a positional argument is an error): literal values evaluated directly
+(``ast.literal_eval``), the others in a namespace built by running only the earlier cells that define
+the names the Play cells use, transitively (the imports cell; 08's pretrained models, 07's q, k, v, 01's
+explorer). Each call must return an ``attnlab.ui.panels.Panel`` (a TypeError otherwise). A Play cell's
+other statements (10's and 11's printed measurements before their trainer, a name that shows a panel made
+earlier) run as written. ``last_plan`` says which cells ran and which calls were made, and holds what
+each call returned (``results``: the panels the cells display).
 
 ``notebook_panels`` runs the whole notebook in this process (every cell) and is counted as a notebook
 execution (tests/notebook_runs.py); the benches use it.
 
 The cells run in an IPython shell (magics work) with the notebook's folder as working directory;
-every ``attnlab.panels.Panel`` built on the way is collected.
+every ``attnlab.ui.panels.Panel`` built on the way is collected.
 """
 import ast
 import builtins
@@ -33,7 +34,8 @@ from IPython.core.inputtransformer2 import TransformerManager
 from IPython.core.interactiveshell import InteractiveShell
 
 import notebook_runs
-from attnlab import panels
+from attnlab.ui import panels
+from attnlab.ui.panels import Panel
 
 LESSON = "lesson"
 last_plan = {}
@@ -162,7 +164,7 @@ def play_panels(path):
     made, original, collecting = _collecting()
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
-    calls = []
+    calls, results = [], []
     with _in_folder(path, original, collecting):
         for i in cells:
             source = _python(nb.cells[i].source)
@@ -175,15 +177,21 @@ def play_panels(path):
                     _run(shell, path, ast.unparse(node))
                     continue
                 ns = shell.user_ns
-                args = [_argument(a, ns) for a in call.args]
+                if call.args or any(k.arg is None for k in call.keywords):
+                    raise ValueError(f"{path.name}: cell {i}: {ast.unparse(call)}: a Play function takes its "
+                                     "starting values by keyword only")
                 kwargs = {k.arg: _argument(k.value, ns) for k in call.keywords}
-                result = getattr(ns[LESSON], call.func.attr)(*args, **kwargs)
+                result = getattr(ns[LESSON], call.func.attr)(**kwargs)
+                if not isinstance(result, Panel):
+                    raise TypeError(f"{path.name}: cell {i}: {LESSON}.{call.func.attr}(...) returned "
+                                    f"{type(result).__name__}, expected an attnlab.ui.panels.Panel")
+                results.append(result)
                 calls.append(f"cell {i}: {LESSON}.{call.func.attr}({ast.unparse(call)[len(LESSON) + len(call.func.attr) + 2:]}")
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         shell.user_ns[target.id] = result
     last_plan.clear()
-    last_plan.update(notebook=path.name, cells=cells, plays=plays, calls=calls)
+    last_plan.update(notebook=path.name, cells=cells, plays=plays, calls=calls, results=results)
     return made
 
 

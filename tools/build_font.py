@@ -10,7 +10,7 @@ DejaVu Sans exactly as before.
 What it covers: every Han character and CJK punctuation mark in the catalog (attnlab/locale/*/*.po),
 the Chinese notebooks (notebooks/zh/*.ipynb, prose and outputs) and docs/glossary.md, plus the 3,755
 characters of GB 2312 level 1 (the common characters of written Chinese), so a new string rarely
-needs a rebuild; tests/test_i18n.py fails when a character the catalog or a notebook uses is missing.
+needs a rebuild; tests/ui/test_i18n.py fails when a character the catalog or a notebook uses is missing.
 A bold face (Noto Sans CJK SC Bold) covers the characters in use, for bold figure titles.
 Layout features, hinting and glyph names are dropped (matplotlib lays Chinese out glyph by glyph);
 the name table is kept whole except the family names, which say it is a subset (the licence,

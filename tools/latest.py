@@ -28,12 +28,12 @@ NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/sanit
 # workflows' own checks, which no release changes); "panels" the pixel
 # exactness of every panel; "notebooks" nbval over every stored notebook (English and Chinese).
 GROUPS = {
-    "unit": ["tests", "--ignore=tests/browser", "--ignore=tests/test_panels.py",
-             "--ignore=tests/test_panel_blit_notebooks.py", "--ignore=tests/test_widget_bundles.py",
-             "--ignore=tests/test_requirements_sync.py", "--ignore=tests/test_workflows.py",
-             "--ignore=tests/test_provenance.py",
+    "unit": ["tests", "--ignore=tests/browser", "--ignore=tests/ui/test_panels.py",
+             "--ignore=tests/notebooks/test_panel_blit_notebooks.py", "--ignore=tests/ui/test_widget_bundles.py",
+             "--ignore=tests/project/test_requirements_sync.py", "--ignore=tests/project/test_workflows.py",
+             "--ignore=tests/project/test_provenance.py",
              "-m", "not fuzz and not install and not site"],
-    "panels": ["tests/test_panels.py", "tests/test_panel_blit_notebooks.py", "tests/test_widget_bundles.py"],
+    "panels": ["tests/ui/test_panels.py", "tests/notebooks/test_panel_blit_notebooks.py", "tests/ui/test_widget_bundles.py"],
     "notebooks": NBVAL + ["notebooks"],
 }
 

@@ -4,7 +4,7 @@
                                              # and thumbnails/zh/*.png (Chinese)
     python tools/make_thumbnails.py 05_cat_milk_it      # one notebook's, in every language
 
-Run it after changing a lesson's ``thumbnail(ax)`` or a string it draws; tests/test_nb00_index.py fails
+Run it after changing a lesson's ``thumbnail(ax)`` or a string it draws; tests/lessons/test_nb00_index.py fails
 until you do.
 """
 import importlib

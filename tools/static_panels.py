@@ -8,7 +8,7 @@ built on nbconvert (nbviewer) then shows a widget output as a widget, drawn by J
 (nothing at all offline or where scripts are blocked), and never looks at the output's picture: it
 falls back to the other representations only when the view's model is NOT in the stored state. So
 this drops, for every output that carries a picture beside its widget view (a panel, a trainer: see
-attnlab.panels.widget_bundle), that view's own model from the stored state. Viewers then show the
+attnlab.ui.panels.widget_bundle), that view's own model from the stored state. Viewers then show the
 output's text/html: the panel's picture and its text summary. Self-checks (no picture) keep their
 state (the static site draws them from it). Running live (Lab, Voila) is unchanged: a live kernel
 sends its widgets anew. Opened in JupyterLab WITHOUT running, such a panel reads "Error displaying

@@ -36,8 +36,7 @@ def check_qkv(queries, keys, values):
     checks.tensor(values, "values", min_dim=2)
     checks.same_kind(queries, "queries", values, "values")
     if values.shape[-2] != keys.shape[-2]:
-        raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
-                         f"got {values.shape[-2]}")
+        raise checks.error("values", f"{keys.shape[-2]} rows to match keys (dim -2)", values.shape[-2])
     batch = checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
     return batch + (queries.shape[-2], keys.shape[-2])
 
@@ -54,12 +53,12 @@ def combine_masks(shape, device, mask=None, valid_lens=None, causal=False):
         combined = checks.bool_mask(mask, "mask", shape).to(device)
     if valid_lens is not None:
         if len(shape) < 3:
-            raise ValueError(f"valid_lens: expected batched inputs (B, T, d), got weights of shape {tuple(shape)}")
+            raise checks.error("valid_lens", "batched inputs (B, T, d)", f"weights of shape {tuple(shape)}")
         if isinstance(valid_lens, torch.Tensor) and valid_lens.dim() >= 1 and valid_lens.shape[0] != shape[0]:
-            raise ValueError(f"valid_lens: expected first dim {shape[0]} (the batch), got {tuple(valid_lens.shape)}")
+            raise checks.error("valid_lens", f"first dim {shape[0]} (the batch)", tuple(valid_lens.shape))
         if isinstance(valid_lens, torch.Tensor) and valid_lens.dim() == 2 and valid_lens.shape[1] != Tq:
-            raise ValueError(f"valid_lens: expected shape ({shape[0]}, {Tq}) for per-query lengths, "
-                             f"got {tuple(valid_lens.shape)}")
+            raise checks.error("valid_lens", f"shape ({shape[0]}, {Tq}) for per-query lengths",
+                               tuple(valid_lens.shape))
         pad = sequence_mask(valid_lens, Tk).to(device)                           # (B, 1|Tq, Tk)
         pad = pad.reshape(pad.shape[:1] + (1,) * (len(shape) - 3) + pad.shape[1:])  # (B, 1.., 1|Tq, Tk)
         combined = pad if combined is None else combined & pad
@@ -175,20 +174,20 @@ def nadaraya_watson(x_queries, x_keys, y_values, sigma=1.0):
     checks.tensor(y_values, "y_values", min_dim=1)
     checks.tensor(x_keys, "x_keys", min_dim=1)
     if y_values.dim() > 2:
-        raise ValueError(f"y_values: expected shape (Tk,) or (Tk, dv), got {tuple(y_values.shape)}")
+        raise checks.error("y_values", "shape (Tk,) or (Tk, dv)", tuple(y_values.shape))
     if y_values.shape[0] != x_keys.shape[0]:
-        raise ValueError(f"y_values: expected {x_keys.shape[0]} rows to match x_keys, got {y_values.shape[0]}")
+        raise checks.error("y_values", f"{x_keys.shape[0]} rows to match x_keys", y_values.shape[0])
     checks.tensor(x_queries, "x_queries", min_dim=1)
     if x_queries.dim() > 2 or x_keys.dim() > 2:
-        raise ValueError(f"x_queries, x_keys: expected (T,) or (T, d), got {tuple(x_queries.shape)} "
-                         f"and {tuple(x_keys.shape)}")
+        raise checks.error("x_queries, x_keys", "(T,) or (T, d)",
+                           f"{tuple(x_queries.shape)} and {tuple(x_keys.shape)}")
     checks.same_kind(x_keys, "x_keys", y_values, "y_values")
     checks.same_kind(x_keys, "x_keys", x_queries, "x_queries")
     if x_queries.shape[1:] != x_keys.shape[1:]:
-        raise ValueError(f"x_queries: expected rows shaped like x_keys' {tuple(x_keys.shape[1:])}, "
-                         f"got {tuple(x_queries.shape[1:])}")
+        raise checks.error("x_queries", f"rows shaped like x_keys' {tuple(x_keys.shape[1:])}",
+                           tuple(x_queries.shape[1:]))
     if x_queries.dim() == 2 and x_queries.shape[1] == 0:
-        raise ValueError(f"x_queries: expected at least one feature (d >= 1), got shape {tuple(x_queries.shape)}")
+        raise checks.error("x_queries", "at least one feature (d >= 1)", f"shape {tuple(x_queries.shape)}")
     sigma = checks.real(sigma, "sigma", positive=True)
     checks.fits((x_queries.shape[0], x_keys.shape[0]), 8, "x_queries, x_keys", "weights (Tq, Tk)")
     q = x_queries[:, None] if x_queries.dim() == 1 else x_queries                   # (Tq, d)
@@ -250,8 +249,7 @@ class AdditiveAttention(nn.Module):
         checks.same_kind(queries, "queries", values, "values")
         checks.module_kind(self, queries, "queries")
         if values.shape[-2] != keys.shape[-2]:
-            raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
-                             f"got {values.shape[-2]}")
+            raise checks.error("values", f"{keys.shape[-2]} rows to match keys (dim -2)", values.shape[-2])
         batch = checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
         shape = batch + (queries.shape[-2], keys.shape[-2])                       # (B, Tq, Tk)
         mask = combine_masks(shape, queries.device, valid_lens=valid_lens)       # checked before any matmul

@@ -30,9 +30,10 @@ FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 _DTYPE_NAMES = "torch.float16, torch.bfloat16, torch.float32 or torch.float64"
 
 
-def tensor(x, name, *, dims=None, min_dim=0, floating=True, integer=False):
+def tensor(x, name, *, dims=None, min_dim=0, floating=True, integer=False, what="tensor"):
     """Check that ``x`` is a tensor with ``dims`` dims (an int or a tuple of allowed) or at least
-    ``min_dim``; a supported float dtype when ``floating``, an integer one when ``integer``."""
+    ``min_dim``; a supported float dtype when ``floating``, an integer one when ``integer``. ``what`` names it
+    in the dims message ("x: expected a 1-D <what>, got shape ...", e.g. "tensor of positions (n,)")."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name}: expected a torch.Tensor, got {type(x).__name__}")
     if x.dim() < min_dim:
@@ -44,7 +45,7 @@ def tensor(x, name, *, dims=None, min_dim=0, floating=True, integer=False):
         raise TypeError(f"{name}: expected a floating-point tensor, got dtype {x.dtype}")
     elif floating and x.dtype not in FLOAT_DTYPES:
         raise TypeError(f"{name}: expected dtype {_DTYPE_NAMES}, got {x.dtype}")
-    _dims(dims, x.shape, name, "tensor")
+    _dims(dims, x.shape, name, what)
     return x
 
 
@@ -318,6 +319,31 @@ def bool_mask(mask, name, target_shape):
     return mask
 
 
+_NOTHING = object()
+
+
+def error(name, expected, got=_NOTHING, *, kind=ValueError):
+    """The exception for a check only one function needs (a shape that must match another argument's, a bound
+    another argument sets), in the vocabulary's one wording: ``kind`` (ValueError; TypeError when the type is
+    wrong) "name: expected <expected>, got <got>" (no ", got" part when ``got`` is not given). Raised by the
+    caller after its own test, so the flow reads as a raise::
+
+        if W.shape[0] != X.shape[1]:
+            raise checks.error("W", f"shape ({X.shape[1]}, size) to match X", tuple(W.shape))
+
+    ``got`` is shown as ``format`` shows it (``repr(x)`` for a str in quotes)."""
+    if kind not in (ValueError, TypeError):
+        raise TypeError(f"kind: expected ValueError or TypeError, got {kind!r}")
+    return kind(f"{name}: expected {expected}" + ("" if got is _NOTHING else f", got {got}"))
+
+
+def same_shape(ref, ref_name, x, name):
+    """Check that the tensor ``x`` has the shape of the tensor ``ref`` (e.g. y_train of x_train)."""
+    if x.shape != ref.shape:
+        raise error(name, f"shape {tuple(ref.shape)} to match {ref_name}", tuple(x.shape))
+    return x
+
+
 # ---------------------------------------------------------------- argument specs (the lessons' boundary)
 # ``@arguments(name=spec, ...)`` checks a public function's arguments before its body runs (for a
 # generator function: when it is called, not at the first ``next``). A spec is a function
@@ -377,16 +403,16 @@ def Real(positive=False, low=None, high=None, below=None, why=None):
     return _spec(real, positive=positive, low=low, high=high, below=below, why=why)
 
 
-def Tensor(dims=None, min_dim=0, floating=True, integer=False):
+def Tensor(dims=None, min_dim=0, floating=True, integer=False, what="tensor"):
     """``tensor``: a torch.Tensor with ``dims`` (an int or a tuple of allowed) or at least ``min_dim``
     dims; a supported float dtype when ``floating``, an integer one when ``integer``."""
-    return _spec(tensor, dims=dims, min_dim=min_dim, floating=floating, integer=integer)
+    return _spec(tensor, dims=dims, min_dim=min_dim, floating=floating, integer=integer, what=what)
 
 
-def Choice(options):
+def Choice(options, expected=None):
     """``choice``: one of ``options`` (a TypeError for another kind of value, a ValueError for a
-    value of the right kind that is not among them)."""
-    return _spec(choice, options=tuple(options))
+    value of the right kind that is not among them); ``expected`` as in ``choice``."""
+    return _spec(choice, options=tuple(options), expected=expected)
 
 
 def Text(max_len=None):

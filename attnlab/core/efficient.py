@@ -38,7 +38,7 @@ def tiled_attention(queries, keys, values, mask=None, *, causal=False, block_siz
         message = (f"block_size={block} with Tq={Tq}, Tk={Tk} makes {tiles} tiles, one Python step each; "
                    f"block_size >= {need} makes at most {-(-Tq // need) * -(-Tk // need)}")
         if tiles > MAX_TILES:
-            raise ValueError(f"block_size: expected at most {MAX_TILES} tiles, got {message}")
+            raise checks.error("block_size", f"at most {MAX_TILES} tiles", message)
         warnings.warn(f"tiled_attention is slow here: {message}", stacklevel=2)
     if mask is not None:
         checks.bool_mask(mask, "mask", shape)
@@ -102,14 +102,15 @@ def linear_attention(queries, keys, values, *, feature_map="elu"):
     elif callable(feature_map) and not isinstance(feature_map, str):
         phi = feature_map
     else:
-        raise ValueError(f"feature_map: expected 'elu' or a callable, got {feature_map!r}")
+        raise checks.error("feature_map", "'elu' or a callable", repr(feature_map))
     dtype = compute_dtype(queries.dtype)
     fq, fk = phi(queries.to(dtype)), phi(keys.to(dtype))                          # (..., T, d')
     for name, f, x in (("queries", fq, queries), ("keys", fk, keys)):
         if not isinstance(f, torch.Tensor) or f.shape[:-1] != x.shape[:-1] or f.shape[-1] != fq.shape[-1]:
             got = tuple(f.shape) if isinstance(f, torch.Tensor) else type(f).__name__
-            raise ValueError(f"feature_map: expected a tensor shaped like {name} {tuple(x.shape[:-1])} + (d',) "
-                             f"with one d' for queries and keys, got {got} for {name}")
+            raise checks.error("feature_map",
+                               f"a tensor shaped like {name} {tuple(x.shape[:-1])} + (d',) with one d' for queries "
+                               "and keys", f"{got} for {name}")
     kv = fk.transpose(-2, -1) @ values.to(fk.dtype)                               # (..., d', dv)
     norm = fq @ fk.sum(dim=-2, keepdim=True).transpose(-2, -1)                    # (..., Tq, 1)
     return ((fq @ kv) / norm.clamp_min(torch.finfo(norm.dtype).tiny)).to(values.dtype)

@@ -55,9 +55,9 @@ def sequence_mask(valid_lens, num_keys):
     num_keys = checks.count(num_keys, "num_keys")
     checks.tensor(valid_lens, "valid_lens", integer=True)
     if valid_lens.dim() not in (1, 2):
-        raise ValueError(f"valid_lens: expected shape (B,) or (B, Tq), got {tuple(valid_lens.shape)}")
+        raise checks.error("valid_lens", "shape (B,) or (B, Tq)", tuple(valid_lens.shape))
     if valid_lens.numel() and int(valid_lens.min()) < 0:
-        raise ValueError(f"valid_lens: expected lengths >= 0, got {int(valid_lens.min())}")
+        raise checks.error("valid_lens", "lengths >= 0", int(valid_lens.min()))
     checks.fits(tuple(valid_lens.shape) + (num_keys,), 1, "num_keys", "a bool mask (valid_lens.shape + (num_keys,))")
     return sequence_mask_unchecked(valid_lens, num_keys)
 

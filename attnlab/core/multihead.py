@@ -16,7 +16,7 @@ def split_heads(X, num_heads):
     checks.tensor(X, "X", min_dim=2, floating=False)
     num_heads = checks.count(num_heads, "num_heads", low=1)
     if X.shape[-1] % num_heads:
-        raise ValueError(f"X: expected last dim divisible by num_heads={num_heads}, got {X.shape[-1]}")
+        raise checks.error("X", f"last dim divisible by num_heads={num_heads}", X.shape[-1])
     return split_unchecked(X, num_heads)
 
 
@@ -59,7 +59,7 @@ class MultiHeadAttention(nn.Module):
         num_hiddens = checks.count(num_hiddens, "num_hiddens", low=1)
         self.num_heads = checks.count(num_heads, "num_heads", low=1)
         if num_hiddens % self.num_heads:
-            raise ValueError(f"num_hiddens: expected a multiple of num_heads={self.num_heads}, got {num_hiddens}")
+            raise checks.error("num_hiddens", f"a multiple of num_heads={self.num_heads}", num_hiddens)
         checks.flag(bias, "bias")
         self.dropout = checks.real(dropout, "dropout", low=0.0, below=1.0)
         sizes = {n: checks.count(v, n, low=1) for n, v in
@@ -76,11 +76,10 @@ class MultiHeadAttention(nn.Module):
                               ("values", values, "value_size")):
             checks.tensor(x, name, min_dim=3)
             if x.shape[-1] != self.sizes[size]:
-                raise ValueError(f"{name}: expected last dim {size}={self.sizes[size]}, got {x.shape[-1]}")
+                raise checks.error(name, f"last dim {size}={self.sizes[size]}", x.shape[-1])
             checks.module_kind(self, x, name)
         if values.shape[-2] != keys.shape[-2]:
-            raise ValueError(f"values: expected {keys.shape[-2]} rows to match keys (dim -2), "
-                             f"got {values.shape[-2]}")
+            raise checks.error("values", f"{keys.shape[-2]} rows to match keys (dim -2)", values.shape[-2])
         batch = checks.batch_shape(("queries", queries), ("keys", keys), ("values", values))
         temperature = checks.real(temperature, "temperature", positive=True)
         if isinstance(mask, torch.Tensor) and mask.dim() == 3:

@@ -50,9 +50,9 @@ class PositionalEncoding(nn.Module):
         checks.tensor(X, "X", min_dim=2)
         T, D = X.shape[-2:]
         if D != self.num_hiddens:
-            raise ValueError(f"X: expected last dim num_hiddens={self.num_hiddens}, got {D}")
+            raise checks.error("X", f"last dim num_hiddens={self.num_hiddens}", D)
         if T > self.max_len:
-            raise ValueError(f"X: expected at most max_len={self.max_len} positions, got {T}")
+            raise checks.error("X", f"at most max_len={self.max_len} positions", T)
         return self.dropout(X + self.P[0, :T].to(device=X.device, dtype=X.dtype))
 
 
@@ -68,7 +68,7 @@ def rope(x, positions=None, base=10000.0):
     checks.tensor(x, "x", min_dim=2)
     n, d = x.shape[-2], x.shape[-1]
     if d % 2:
-        raise ValueError(f"x: expected an even last dim (pairs of columns), got {d}")
+        raise checks.error("x", "an even last dim (pairs of columns)", d)
     if positions is None:
         positions = torch.arange(n, dtype=torch.float64)
     elif isinstance(positions, torch.Tensor):
@@ -77,7 +77,7 @@ def rope(x, positions=None, base=10000.0):
         checks.array(positions, "positions", dims=1)
     positions = torch.as_tensor(positions, dtype=torch.float64)
     if positions.shape != (n,):
-        raise ValueError(f"positions: expected shape ({n},), one per row of x, got {tuple(positions.shape)}")
+        raise checks.error("positions", f"shape ({n},), one per row of x", tuple(positions.shape))
     return rope_unchecked(x, positions, checks.real(base, "base", positive=True))
 
 

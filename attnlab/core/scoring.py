@@ -20,11 +20,9 @@ def check_pair(queries, keys):
     checks.tensor(keys, "keys", min_dim=2)
     checks.same_kind(queries, "queries", keys, "keys")
     if keys.shape[-1] != queries.shape[-1]:
-        raise ValueError(f"keys: expected last dim {queries.shape[-1]} to match queries, "
-                         f"got {keys.shape[-1]}")
+        raise checks.error("keys", f"last dim {queries.shape[-1]} to match queries", keys.shape[-1])
     if queries.shape[-1] == 0:
-        raise ValueError(f"queries: expected at least one feature (last dim d >= 1), got shape "
-                         f"{tuple(queries.shape)}")
+        raise checks.error("queries", "at least one feature (last dim d >= 1)", f"shape {tuple(queries.shape)}")
     checks.batch_shape(("queries", queries), ("keys", keys))
 
 
@@ -72,8 +70,7 @@ def gaussian_scores(queries, keys, sigma=1.0):
     checks.tensor(queries, "queries", min_dim=1)
     checks.tensor(keys, "keys", min_dim=1)
     if (queries.dim() == 1) != (keys.dim() == 1):
-        raise ValueError(f"keys: expected 1-D like queries {tuple(queries.shape)} or both >= 2-D, "
-                         f"got {tuple(keys.shape)}")
+        raise checks.error("keys", f"1-D like queries {tuple(queries.shape)} or both >= 2-D", tuple(keys.shape))
     if queries.dim() == 1:
         queries, keys = queries[:, None], keys[:, None]           # (Tq, 1), (Tk, 1)
     check_pair(queries, keys)
@@ -123,9 +120,9 @@ def check_additive_inputs(queries, keys, query_size, key_size):
     checks.tensor(keys, "keys", min_dim=2)
     checks.same_kind(queries, "queries", keys, "keys")
     if queries.shape[-1] != query_size:
-        raise ValueError(f"queries: expected last dim query_size={query_size}, got {queries.shape[-1]}")
+        raise checks.error("queries", f"last dim query_size={query_size}", queries.shape[-1])
     if keys.shape[-1] != key_size:
-        raise ValueError(f"keys: expected last dim key_size={key_size}, got {keys.shape[-1]}")
+        raise checks.error("keys", f"last dim key_size={key_size}", keys.shape[-1])
     checks.batch_shape(("queries", queries), ("keys", keys))
 
 

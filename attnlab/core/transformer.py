@@ -117,14 +117,15 @@ class DecoderLayer(nn.Module):
         self.ffn = _ffn(num_hiddens, ffn_hiddens)
         self.dropout = nn.Dropout(dropout)
 
-    def _check(self, Y, memory, name="Y"):
+    def _inputs_fit(self, Y, memory, name="Y"):
+        """Y (or y) and memory: (B, T, num_hiddens) tensors of one batch."""
         D = self.norm1.normalized_shape[0]
         for n, x in ((name, Y), ("memory", memory)):
             checks.tensor(x, n, min_dim=3)
             if x.shape[-1] != D:
-                raise ValueError(f"{n}: expected last dim num_hiddens={D}, got {x.shape[-1]}")
+                raise checks.error(n, f"last dim num_hiddens={D}", x.shape[-1])
         if memory.shape[0] != Y.shape[0]:
-            raise ValueError(f"memory: expected batch {Y.shape[0]} like {name}, got {memory.shape[0]}")
+            raise checks.error("memory", f"batch {Y.shape[0]} like {name}", memory.shape[0])
 
     def _blocks(self, Y, self_attend, cross_attend):
         if self.norm_first:
@@ -137,7 +138,7 @@ class DecoderLayer(nn.Module):
 
     def forward(self, Y, memory, memory_valid_lens=None):
         """Y (B, T, D) targets so far, memory (B, S, D) the encoder's output -> (B, T, D)."""
-        self._check(Y, memory)
+        self._inputs_fit(Y, memory)
         return self._blocks(
             Y, lambda x: self.self_attention(x, x, x, causal=True),
             lambda x: self.cross_attention(x, memory, memory, memory_valid_lens))
@@ -145,9 +146,9 @@ class DecoderLayer(nn.Module):
     def step(self, y, memory, cache, memory_valid_lens=None):
         """One new target position: y (B, 1, D), memory (B, S, D), cache a KVCache (updated in place)
         -> (B, 1, D). Equal (to round-off) to the last row of ``forward`` over all positions so far."""
-        self._check(y, memory, "y")
+        self._inputs_fit(y, memory, "y")
         if y.shape[-2] != 1:
-            raise ValueError(f"y: expected one new position (B, 1, D), got {tuple(y.shape)}")
+            raise checks.error("y", "one new position (B, 1, D)", tuple(y.shape))
         checks.instance(cache, "cache", KVCache, "a KVCache")
         return self._blocks(y, lambda x: self._cached_self(x, cache),
                             lambda x: self._cached_cross(x, memory, cache, memory_valid_lens))
@@ -193,8 +194,9 @@ def torch_encoder_layer(layer):
     """``torch.nn.TransformerEncoderLayer`` with ``layer``'s weights copied in (batch-first, ReLU, same
     norm placement, dropout 0), in eval mode. Needs a full layer (residual, FFN) with biases."""
     if not (layer.residual and layer.use_ffn and layer.attention.W_q.bias is not None):
-        raise ValueError("layer: expected a full layer with biases (residual=True, ffn=True, bias=True), "
-                         "torch's layer has no ablations")
+        raise checks.error("layer",
+                           "a full layer with biases (residual=True, ffn=True, bias=True), torch's layer has no "
+                           "ablations")
     att, (lin1, _, lin2) = layer.attention, layer.ffn
     param = att.W_q.weight
     ref = nn.TransformerEncoderLayer(param.shape[0], att.num_heads, lin1.out_features, dropout=0.0,
@@ -212,7 +214,7 @@ def torch_decoder_layer(layer):
     norm placement, dropout 0), in eval mode. Needs a layer with biases. Call it with
     ``tgt_mask=~attnlab.causal_mask(T, T)`` (torch's bool masks say True = may NOT attend)."""
     if layer.self_attention.W_q.bias is None:
-        raise ValueError("layer: expected a layer with biases (bias=True), like torch's")
+        raise checks.error("layer", "a layer with biases (bias=True), like torch's")
     (lin1, _, lin2) = layer.ffn
     param = layer.self_attention.W_q.weight
     ref = nn.TransformerDecoderLayer(param.shape[0], layer.self_attention.num_heads, lin1.out_features,

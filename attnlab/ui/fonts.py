@@ -5,7 +5,7 @@
 Chinese notebooks and GB 2312 level 1, and no Latin glyph. Importing this module (the drawing
 modules do) adds it to matplotlib's font manager and appends its family to ``rcParams["font.family"]``.
 Matplotlib looks a glyph up in each family of that list in turn, so Latin text is drawn by the default
-font (DejaVu Sans) exactly as before (tests/test_i18n.py compares the pixels) and only characters the
+font (DejaVu Sans) exactly as before (tests/ui/test_i18n.py compares the pixels) and only characters the
 default font lacks come from this one: the same under pip, conda, Binder, Colab and the static site,
 with no system font needed.
 """

@@ -35,7 +35,7 @@ WEIGHT_CMAP = "viridis"
 # green and red run together under protanopia and deuteranopia: Okabe & Ito's colour-universal palette
 # (blue, orange, bluish green, vermillion, reddish purple, sky blue, yellow, black). Its first five, the
 # ones the lessons use together, stay >= 10 CAM02-UCS ΔE' apart under all three dichromacies
-# (tests/test_colour_vision.py). Figures name them explicitly (``SERIES_COLORS[1]``); matplotlib's
+# (tests/ui/test_colour_vision.py). Figures name them explicitly (``SERIES_COLORS[1]``); matplotlib's
 # rcParams are left alone.
 SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 MAX_FIGSIZE = (14.0, 12.0)     # inches (1400 x 1200 px at 100 dpi) for figures made without ax
@@ -66,7 +66,7 @@ def heatmap_state(ax):
     try:
         return _HEATMAPS[ax]
     except (KeyError, TypeError):
-        raise ValueError(f"ax: expected an Axes drawn by attnlab.plotting.heatmap, got {ax!r}") from None
+        raise checks.error("ax", "an Axes drawn by attnlab.ui.plotting.heatmap", repr(ax)) from None
 
 
 def to_numpy(x, name="x"):
@@ -74,21 +74,21 @@ def to_numpy(x, name="x"):
     TypeError naming ``name``."""
     if isinstance(x, torch.Tensor):
         if x.is_complex():
-            raise TypeError(f"{name}: expected real numbers, got a complex tensor ({x.dtype})")
+            raise checks.error(name, "real numbers", f"a complex tensor ({x.dtype})", kind=TypeError)
         return x.detach().cpu().double().numpy()
     if isinstance(x, (str, bytes)) or x is None:
-        raise TypeError(f"{name}: expected a tensor or an array of numbers, got {type(x).__name__} {x!r}")
+        raise checks.error(name, "a tensor or an array of numbers", f"{type(x).__name__} {x!r}", kind=TypeError)
     try:
         return np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a tensor or a rectangular array of numbers, "
-                        f"got {type(x).__name__} that is neither") from None
+        raise checks.error(name, "a tensor or a rectangular array of numbers",
+                           f"{type(x).__name__} that is neither", kind=TypeError) from None
 
 
 def _array(x, name, ndim, what):
     a = to_numpy(x, name)
     if a.ndim != ndim:
-        raise ValueError(f"{name}: expected {what}, got shape {a.shape}")
+        raise checks.error(name, f"{what}", f"shape {a.shape}")
     return a
 
 
@@ -96,9 +96,9 @@ def _labels(labels, n, name, what):
     if labels is None:
         return None
     if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, np.ndarray, torch.Tensor)):
-        raise TypeError(f"{name}: expected a sequence of {n} labels (one per {what}), got {type(labels).__name__}")
+        raise checks.error(name, f"a sequence of {n} labels (one per {what})", type(labels).__name__, kind=TypeError)
     if len(labels) != n:
-        raise ValueError(f"{name}: expected {n} labels (one per {what}), got {len(labels)}")
+        raise checks.error(name, f"{n} labels (one per {what})", len(labels))
     return labels
 
 
@@ -106,7 +106,7 @@ def _cmap(cmap, name="cmap"):
     if isinstance(cmap, Colormap):
         return cmap
     if not isinstance(cmap, str) or cmap not in matplotlib.colormaps:
-        raise ValueError(f"{name}: expected a matplotlib colormap name such as 'viridis', got {cmap!r}")
+        raise checks.error(name, "a matplotlib colormap name such as 'viridis'", repr(cmap))
     return cmap
 
 
@@ -115,8 +115,7 @@ def _fmt(fmt):
     try:
         fmt.format(0.5)
     except (ValueError, IndexError, KeyError) as exc:
-        raise ValueError(f"fmt: expected a format string for one float such as '{{:.2f}}', got {fmt!r} "
-                         f"({exc})") from None
+        raise checks.error("fmt", "a format string for one float such as '{:.2f}'", f"{fmt!r} ({exc})") from None
     return fmt
 
 
@@ -140,10 +139,20 @@ def _luminance(rgb):
 def _text_color(value, vmin, vmax, cmap=WEIGHT_CMAP):
     """Black or white, whichever has the higher WCAG contrast ratio against the cell's colour (one of
     them is always >= 4.58:1, so every cell number meets WCAG AA's 4.5:1)."""
+    return _text_colors(np.array([value], dtype=float), vmin, vmax, cmap)[0]
+
+
+def _text_colors(values, vmin, vmax, cmap=WEIGHT_CMAP):
+    """``_text_color`` of every value of a float array at once (a live heatmap's cells on every move: one
+    colormap lookup for all of them, not one per cell; issue 51)."""
     cmap = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
-    x = (value - vmin) / ((vmax - vmin) or 1.0)
-    lum = _luminance(cmap(float(np.clip(x, 0.0, 1.0)) if np.isfinite(x) else 0.0))
-    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = (np.asarray(values, dtype=float) - vmin) / ((vmax - vmin) or 1.0)
+    x = np.where(np.isfinite(x), np.clip(x, 0.0, 1.0), 0.0)
+    c = np.asarray(cmap(x), dtype=float)[..., :3]
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    lum = 0.2126 * c[..., 0] + 0.7152 * c[..., 1] + 0.0722 * c[..., 2]
+    return np.where((lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05), "black", "white").tolist()
 
 
 MIN_TEXT_CONTRAST = 4.5        # WCAG 2.1 AA (1.4.3) for text, against white
@@ -185,7 +194,7 @@ def text_color(color):
     try:
         rgb = matplotlib.colors.to_rgb(color)
     except (TypeError, ValueError):
-        raise ValueError(f"color: expected a matplotlib colour such as '#E69F00' or 'C1', got {color!r}") from None
+        raise checks.error("color", "a matplotlib colour such as '#E69F00' or 'C1'", repr(color)) from None
     return _text_color_of(matplotlib.colors.to_hex(rgb))
 
 
@@ -228,7 +237,7 @@ def heatmap(weights, *, x_labels=None, y_labels=None, ax=None, title=None, xlabe
     checks.axes(ax, "ax", optional=True)
     vmin, vmax = checks.real(vmin, "vmin"), checks.real(vmax, "vmax")
     if not vmin < vmax:
-        raise ValueError(f"vmin: expected a number below vmax={vmax:g}, got {vmin:g}")
+        raise checks.error("vmin", f"a number below vmax={vmax:g}", f"{vmin:g}")
     _cmap(cmap)
     checks.flag(annotate, "annotate", allow_none=True)
     _fmt(fmt)
@@ -308,9 +317,10 @@ def _set_ticks_and_text(ax, state, w, stacklevel=3):
             t.remove()
         state.cells = [ax.text(j, i, "", ha="center", va="center", fontsize=8)
                        for i in range(rows) for j in range(cols)] if annotate else []
-    for t, value in zip(state.cells, w.ravel()):
+    colors = _text_colors(w.ravel(), state.vmin, state.vmax, state.image.cmap) if state.cells else []
+    for t, value, color in zip(state.cells, w.ravel(), colors):
         t.set_text("" if np.isnan(value) else state.fmt.format(value))      # NaN cells are left blank
-        t.set_color(_text_color(value, state.vmin, state.vmax, state.image.cmap))
+        t.set_color(color)
 
 
 def live_title(ax, text="", **text_kw):
@@ -336,7 +346,7 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
     w = _array(weights, "weights", 3, "(H, Tq, Tk)")
     H = w.shape[0]
     if H == 0:
-        raise ValueError(f"weights: expected at least one head, got shape {w.shape}")
+        raise checks.error("weights", "at least one head", f"shape {w.shape}")
     if titles is not None:
         _labels(titles, H, "titles", "head")
     checks.flag(annotate, "annotate", allow_none=True)
@@ -350,7 +360,7 @@ def heads_grid(weights, *, x_labels=None, y_labels=None, axes=None, titles=None,
         for i, a in enumerate(flat):
             checks.axes(a, f"axes[{i}]")
         if len(flat) < H:
-            raise ValueError(f"axes: expected at least {H} Axes (one per head), got {len(flat)}")
+            raise checks.error("axes", f"at least {H} Axes (one per head)", len(flat))
     axes = np.asarray(axes).ravel()
     for h, ax in enumerate(axes):
         if h >= H:

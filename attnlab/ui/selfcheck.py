@@ -71,13 +71,13 @@ class _Check:
 class MultipleChoice(_Check):
     def __init__(self, question, options, answer, solution=""):
         if not isinstance(options, Mapping):
-            raise TypeError(f"options: expected a non-empty dict {{option: feedback}}, got "
-                            f"{type(options).__name__} {options!r}")
+            raise checks.error("options", "a non-empty dict {option: feedback}",
+                               f"{type(options).__name__} {options!r}", kind=TypeError)
         if not options:
-            raise ValueError("options: expected a non-empty dict {option: feedback}, got {}")
+            raise checks.error("options", "a non-empty dict {option: feedback}", "{}")
         if not all(isinstance(o, str) and isinstance(f, str) for o, f in options.items()):
-            raise TypeError("options: expected str options mapped to str feedback, got "
-                            f"{[(type(o).__name__, type(f).__name__) for o, f in options.items()]}")
+            raise checks.error("options", "str options mapped to str feedback",
+                               [(type(o).__name__, type(f).__name__) for o, f in options.items()], kind=TypeError)
         checks.choice(answer, "answer", options, expected=f"one of the options {list(options)}")
         self.options, self.answer = dict(options), answer
         control = widgets.RadioButtons(options=list(self.options), value=None,
@@ -87,9 +87,9 @@ class MultipleChoice(_Check):
     def check(self, choice=None):
         """Check ``choice`` (default: the selected option); returns True when right."""
         with language(self.language):
-            return self._check(choice)
+            return self._judge(choice)
 
-    def _check(self, choice):
+    def _judge(self, choice):
         if choice is not None:
             if choice not in self.options:
                 self.feedback.value = _no(_("{choice} is not one of the options: pick one of them.").format(
@@ -118,9 +118,9 @@ class Numeric(_Check):
         A value that is not a number gets feedback saying so (never an exception). A wrong value
         within the tolerance of a known mistake gets that mistake's message instead of the hint."""
         with language(self.language):
-            return self._check(value)
+            return self._judge(value)
 
-    def _check(self, value):
+    def _judge(self, value):
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 self.feedback.value = _no(_("{value} is not a number: type a number. {hint}").format(
@@ -162,10 +162,10 @@ def _mistakes(mistakes, answer, tolerance):
         pairs = list(mistakes)
         for pair in pairs:
             if not (isinstance(pair, tuple) and len(pair) == 2):
-                raise TypeError(f"mistakes: expected (wrong value, message) pairs, got {pair!r}")
+                raise checks.error("mistakes", "(wrong value, message) pairs", repr(pair), kind=TypeError)
     else:
-        raise TypeError(f"mistakes: expected a dict {{wrong value: message}} or a list of (value, message) pairs, "
-                        f"got {type(mistakes).__name__}")
+        raise checks.error("mistakes", "a dict {wrong value: message} or a list of (value, message) pairs",
+                           type(mistakes).__name__, kind=TypeError)
     checked = []
     for wrong, message in pairs:
         wrong = checks.real(wrong, "mistakes: a wrong value")
@@ -351,8 +351,8 @@ def _author_arguments(reference, cases, atol, rtol, hints):
     checks.Items(min_len=1)(cases, "cases")
     for i, args in enumerate(cases, 1):
         if not isinstance(args, tuple):
-            raise TypeError(f"cases: expected each case to be a tuple of arguments, got "
-                            f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)")
+            raise checks.error("cases", "each case to be a tuple of arguments",
+                               f"{type(args).__name__} for case {i} (write ({args!r},) for one argument)", kind=TypeError)
     _tolerances(atol, rtol)
     checks.Items()(hints, "hints")
     return [_as_hint(h) for h in hints]
@@ -363,7 +363,7 @@ def _as_hint(h):
         return h
     if isinstance(h, tuple) and len(h) == 2 and callable(h[0]) and isinstance(h[1], str):
         return mistake(*h)
-    raise TypeError(f"hints: expected a Hint or a (function, message) pair, got {h!r}")
+    raise checks.error("hints", "a Hint or a (function, message) pair", repr(h), kind=TypeError)
 
 
 def _reference_outputs(reference, cases):
@@ -371,8 +371,8 @@ def _reference_outputs(reference, cases):
     wants = [reference(*_copy(args)) for args in cases]
     for i, want in enumerate(wants, 1):
         if _as_tensor(want)[0] is None:
-            raise TypeError(f"reference: expected a tensor (or numbers) for every case, got "
-                            f"{type(want).__name__} for case {i}")
+            raise checks.error("reference", "a tensor (or numbers) for every case",
+                               f"{type(want).__name__} for case {i}", kind=TypeError)
     return wants
 
 

@@ -51,7 +51,7 @@ def ljust(text, width, fillchar=" "):
     checks.string(text, "text")
     checks.count(width, "width")
     if not isinstance(fillchar, str) or len(fillchar) != 1 or is_wide(fillchar):
-        raise ValueError(f"fillchar: expected one narrow character, got {fillchar!r}")
+        raise checks.error("fillchar", "one narrow character", repr(fillchar))
     return text + fillchar * max(width - _width(text), 0)
 
 
@@ -69,7 +69,7 @@ def fill(text, width, *, initial_indent="", subsequent_indent=""):
     checks.string(subsequent_indent, "subsequent_indent")
     indents = max(_width(initial_indent), _width(subsequent_indent))
     if width <= indents:                     # no room for text (textwrap would loop for ever on some)
-        raise ValueError(f"width: expected more columns than the indents take ({indents}), got {width}")
+        raise checks.error("width", f"more columns than the indents take ({indents})", width)
     if not any(map(is_wide, text)):
         return textwrap.fill(text, width, initial_indent=initial_indent, subsequent_indent=subsequent_indent)
     lines, line, used, indent = [], [], 0, initial_indent
@@ -144,7 +144,7 @@ def pad(text, room, align="<"):
     monospaced columns wide (padding by display width, as ``ljust`` does, lines up only in a
     terminal)."""
     if align not in ("<", ">"):
-        raise ValueError(f"align: expected '<' or '>', got {align!r}")
+        raise checks.error("align", "'<' or '>'", repr(align))
     wide, narrow = _counts(text)
     filling = "\u3000" * max(room[0] - wide, 0) + " " * max(room[1] - narrow, 0)
     return filling[::-1] + text if align == ">" else text + filling
@@ -169,6 +169,6 @@ def table(rows, align="<", gap="  "):
     n = max(map(len, rows), default=0)
     aligns = align * n if isinstance(align, str) and len(align) == 1 else align
     if not isinstance(aligns, str) or len(aligns) != n or set(aligns) - set("<>"):
-        raise ValueError(f"align: expected '<' or '>', once or once per column ({n}), got {align!r}")
+        raise checks.error("align", f"'<' or '>', once or once per column ({n})", repr(align))
     rooms = [room([row[c] for row in rows if c < len(row)]) for c in range(n)]
     return "\n".join(gap.join(pad(cell, rooms[c], aligns[c]) for c, cell in enumerate(row)).rstrip() for row in rows)

@@ -16,6 +16,11 @@ training step per ``next()`` and yields a dict: a float for each name in ``curve
     trainer = Trainer(run, controls={"scoring": widgets.ToggleButtons(options=["additive", "dot"])})
     trainer            # displays; trainer.train() runs it from code; trainer.result is the model
 
+A Trainer is a live ``Panel`` (attnlab/ui/panels/panel.py): its figure holds the curves (and the lesson's
+``extra`` picture), its ``controls`` are the lesson's settings, its ``update`` draws the history so far; above
+it sit the steps slider, the Train and Stop buttons, the progress bar and the status line. A lesson's
+``play_trainer`` returns one, as every ``play*`` returns a Panel.
+
 In a kernel (JupyterLab, Voila) a press trains in steps on the kernel's event loop, so the **Stop**
 button is heard between two steps: training ends there and ``result`` is the model as it is (the
 ``"model"`` of the last step's dict), what was learnt so far kept. ``train()`` called from code runs to
@@ -36,8 +41,9 @@ import ipywidgets as widgets
 import torch
 
 from ..core import checks
-from ..i18n import N_, get_language, gettext as _, language
+from ..i18n import N_, gettext as _, language, listed, pgettext
 from . import panels
+from .panels.panel import label_of
 from .plotting import SERIES_COLORS
 
 TRAIN = N_("Train a fresh model")          # the button's default label
@@ -79,8 +85,9 @@ def run_to_end(steps):
                 history.setdefault(k, []).append(v)
 
 
-class Trainer:
-    """Train behind a button, with live curves (see the module docstring).
+class Trainer(panels.Panel):
+    """Train behind a button, with live curves (see the module docstring): a Panel whose controls are the
+    lesson's settings, with the steps slider, the Train and Stop buttons, a progress bar and a status line above.
 
     Args:
         run: generator function ``run(steps, **values)`` (values of ``controls``), see above.
@@ -108,14 +115,13 @@ class Trainer:
                            ("redraws", redraws)):
             checks.count(value, arg, low=1)
         if not min_steps <= steps <= max_steps:
-            raise ValueError(f"steps: expected a value in [{min_steps}, {max_steps}], got {steps}")
+            raise checks.error("steps", f"a value in [{min_steps}, {max_steps}]", steps)
         self.run, self.extra, self.done = run, extra, done
         self.curves, self.redraws, self.seconds_per_step = tuple(curves), redraws, seconds_per_step
-        self.controls = dict(controls or {})
+        controls = dict(controls or {})
         self.history = {c: [] for c in self.curves}
         self.latest, self.result, self.total = None, None, steps
         self._extra_text = None                 # the text of the lesson's extra picture, at the last draw
-        self.language = get_language()         # its callbacks and texts stay in the language it was built in
         self.steps = widgets.IntSlider(value=steps, min=min_steps, max=max_steps, step=step, description=_("steps"),
                                        continuous_update=False)
         self.button = widgets.Button(description=_(button), button_style="primary", icon="play",
@@ -142,15 +148,13 @@ class Trainer:
         # What a redraw changes: the curves (their axes keep their limits while a run lasts) and the
         # lesson's extra picture, whatever it draws there (that axes is redrawn whole).
         moving = list(self.lines.values()) + ([self.extra_ax] if self.extra_ax is not None else [])
-        self.panel = panels.Panel(fig, self.controls, self._draw, moving=moving, name=name, describe=self._describe)
+        super().__init__(fig, controls, self.update, moving=moving, name=name, describe=self._describe)
         self.button.on_click(self._pressed)
         self.stop.on_click(self._stop_pressed)
         self.steps.observe(self._steps_changed, names="value")
+        # the figure's box (its controls, picture, text and downloads) under the training controls
         self.widget = widgets.VBox([widgets.HBox([self.steps, self.button, self.stop]),
-                                    widgets.HBox([self.progress, self.status]), self.panel.widget])
-
-    def values(self):
-        return {name: control.value for name, control in self.controls.items()}
+                                    widgets.HBox([self.progress, self.status]), self.widget])
 
     def _steps_changed(self, change):
         with language(self.language):
@@ -160,7 +164,7 @@ class Trainer:
             else:
                 self.status.value = _("{steps} steps. Press the button.").format(steps=change["new"])
 
-    def _draw(self, **values):
+    def update(self, **values):
         """The panel's callback: curves from the history, then the lesson's extra picture."""
         for curve, line in self.lines.items():
             ys = self.history[curve]
@@ -171,7 +175,7 @@ class Trainer:
         self._extra_text = text
         if self.latest is None:
             return text
-        numbers = ", ".join(_("{curve} {value:.4f}").format(curve=_(c), value=self.history[c][-1])
+        numbers = pgettext("list separator", ", ").join(_("{curve} {value:.4f}").format(curve=_(c), value=self.history[c][-1])
                             for c in self.curves if self.history[c])
         line = _("step {step} of {total}: {numbers}").format(step=len(self.history[self.curves[0]]), total=self.total,
                                                              numbers=numbers)
@@ -183,7 +187,7 @@ class Trainer:
         training, None: the panel's text."""
         if self.latest is not None:
             return None
-        settings = ", ".join(f"{(c.description or name).rstrip(':： ')} = {getattr(c, 'label', None) or c.value}"
+        settings = pgettext("list separator", ", ").join(f"{(c.description or name).rstrip(':： ')} = {getattr(c, 'label', None) or c.value}"
                              for name, c in self.controls.items())
         name = "; ".join(_(c) for c in self.curves) + ": " + _("Not trained yet.") + (f" ({settings})" if settings else "")
         return name + (f"\n{self._extra_text}" if self._extra_text else "")
@@ -253,11 +257,11 @@ class Trainer:
                 done += 1
                 self.progress.value = done
                 if done % every == 0 or done == steps:
-                    self.panel.refresh()
+                    self.refresh()
                 if done % STEPS_PER_YIELD == 0:
                     yield True
             if self._stop_requested and done < steps:
-                self.panel.refresh()
+                self.refresh()
             seconds = time.perf_counter() - t0
             message = self.done(self.result, self.history, **values) if self.done is not None else ""
             if self._stop_requested and done < steps:
@@ -275,23 +279,23 @@ class Trainer:
 
     def _record(self, item):
         if not isinstance(item, dict):
-            raise TypeError(f"run: expected each step to yield a dict with {list(self.curves)}, "
-                            f"got {type(item).__name__}")
+            raise checks.error("run", f"each step to yield a dict with {list(self.curves)}",
+                               type(item).__name__, kind=TypeError)
         for curve in self.curves:
             if curve not in item:
-                raise ValueError(f"run: expected each step's dict to hold {curve!r}, got keys {sorted(item)}")
+                raise checks.error("run", f"each step's dict to hold {curve!r}", f"keys {sorted(item)}")
             self.history[curve].append(float(item[curve]))
         self.latest = item
 
     def _repr_mimebundle_(self, **kwargs):
-        """The widget view, and for viewers without widgets the current figure and a text form."""
-        names = ", ".join(["steps"] + list(self.controls))
+        """The widget view, and for viewers without widgets the current figure and a text form: the
+        controls by their labels and the curves, in the trainer's language."""
         with language(self.language):
+            names = listed([label_of(self.steps, "steps")] + [label_of(c, k) for k, c in self.controls.items()])
             text = _("Live panel '{name}': train button ({controls}), progress bar, live curves: {curves}").format(
-                name=self.panel.name, controls=names, curves=", ".join(_(c) for c in self.curves))
+                name=self.name, controls=names, curves=listed(_(c) for c in self.curves))
         status = html.unescape(re.sub(r"<[^>]*>", "", self.status.value)).strip()
-        for line in (status, self.panel.summary):
+        for line in (status, self.summary):
             if line:
                 text += "\n" + line
-        return panels.widget_bundle(self.widget, text, bytes(self.panel.image.value) or None,
-                                    alt=self.panel.accessible_name)
+        return panels.widget_bundle(self.widget, text, bytes(self.image.value) or None, alt=self.accessible_name)

@@ -36,10 +36,13 @@ Pieces (all from their own projects; what is attnlab's is said):
 Environment (all optional): ATTNLAB_HUB_IP (127.0.0.1; 0.0.0.0 for the class network), ATTNLAB_HUB_PORT
 (8000), ATTNLAB_HUB_PASSWORD, ATTNLAB_HUB_MODE (dashboards|lab), ATTNLAB_HUB_SSL_CERT,
 ATTNLAB_HUB_SSL_KEY, ATTNLAB_HUB_TLS_PROXY, ATTNLAB_HUB_INSECURE, ATTNLAB_HUB_DIR (build/hub: database,
-cookie secret), ATTNLAB_HUB_HOMES (/home), ATTNLAB_HUB_GROUP (attnlab-learners), ATTNLAB_HUB_MEM (2G),
+cookie secret, password hashes; made mode 700, so nothing learners must read lives there: their Python is
+build/learners-python, tools/learners_python.py), ATTNLAB_HUB_HOMES (/home), ATTNLAB_HUB_GROUP (attnlab-learners), ATTNLAB_HUB_MEM (2G),
 ATTNLAB_HUB_CPU (1.0), ATTNLAB_HUB_CULL (1200), ATTNLAB_HUB_SPARE (page kernels each learner's server
 keeps started ahead, 1; 0 saves a kernel's memory per learner and costs ~3 s per page),
-ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_HUB_MAX_LEARNERS (servers at once), ATTNLAB_LANG (en|zh: the index a learner lands on),
+ATTNLAB_HUB_SPAWNER (auto|local|systemd), ATTNLAB_HUB_MAX_LEARNERS (servers at once), ATTNLAB_HUB_SPAWNS
+(servers starting at once; JupyterHub's 100), ATTNLAB_LANG (en|zh: the index a learner lands on),
+ATTNLAB_HUB_LESSON (a notebook learners land on instead of the index, e.g. 01_kernel_regression.ipynb),
 ATTNLAB_HUB_NOTEBOOKS (the folder copied to each learner as ~/attnlab/notebooks: this checkout's notebooks/;
 another absolute folder laid out the same way, with its 00_index.ipynb and zh/, e.g. a class's own edition),
 ATTNLAB_HUB_API_PORT and ATTNLAB_HUB_PROXY_API_PORT (internal ports, 8081 and 8001),
@@ -67,7 +70,7 @@ c = get_config()  # noqa: F821 - JupyterHub's config loader provides it
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from attnlab_classroom import is_loopback  # the classroom server's own test, one definition
-from learners_python import learners_python, runs_for_others, unreadable_for_learners
+from learners_python import learners_python, runs_for_others, unreadable_for_learners, why_others_cannot_run
 
 env = os.environ.get
 # The Python learners' servers run (they are other Unix users): tools/learners_python.py
@@ -272,6 +275,17 @@ def _default_max_learners():
 
 
 c.JupyterHub.active_server_limit = int(max_learners) if max_learners else _default_max_learners()
+# At most this many learners' servers starting at once (ATTNLAB_HUB_SPAWNS; default: JupyterHub's own, 100). A
+# learner past it gets templates/error.html: in the queue, and the page tries again by itself in 10-20 s.
+# Measured (bench/load, docs/benchmarks.md): 10 learners arriving together on 2 busy cores all got their figure
+# within 143 s without a limit, and the last only after 210 s with 4 at a time (the waves and the retries add
+# up): a limit is for a machine whose logins time out, not a default.
+spawns = (env("ATTNLAB_HUB_SPAWNS") or "").strip()
+if spawns and not spawns.isdigit():
+    _refuse(f"ATTNLAB_HUB_SPAWNS: expected a count of servers starting at once (0: no limit), got {spawns!r}")
+if spawns:
+    c.JupyterHub.concurrent_spawn_limit = int(spawns)
+c.JupyterHub.spawn_throttle_retry_range = (10, 20)
 c.Spawner.mem_limit = mem
 c.Spawner.cpu_limit = float(env("ATTNLAB_HUB_CPU") or 1.0)
 c.Spawner.start_timeout = 120
@@ -293,6 +307,16 @@ NOTEBOOKS = Path(env("ATTNLAB_HUB_NOTEBOOKS") or ROOT / "notebooks")
 if not NOTEBOOKS.is_absolute() or not (NOTEBOOKS / LANDING).is_file():
     _refuse(f"ATTNLAB_HUB_NOTEBOOKS: expected an absolute folder laid out as notebooks/ (with {LANDING}), "
             f"got {str(NOTEBOOKS)!r}")
+# ATTNLAB_HUB_LESSON (make hub NOTEBOOK=...): learners land on that lesson instead of the index. Each landing
+# page runs its notebook in the learner's own kernel: a class arriving together on a small machine then pays for
+# one notebook per learner, not two (bench/load: the index costs each learner ~15 s more on 2 busy cores).
+lesson = (env("ATTNLAB_HUB_LESSON") or "").strip()
+if lesson:
+    lesson = ("zh/" if lang == "zh" and not lesson.startswith("zh/") else "") + lesson
+    if not (NOTEBOOKS / lesson).is_file() or not lesson.endswith(".ipynb"):
+        _refuse(f"ATTNLAB_HUB_LESSON: expected a notebook of {NOTEBOOKS} such as 01_kernel_regression.ipynb, "
+                f"got {lesson!r}")
+    LANDING = lesson
 
 
 # Each learner's server: their copy of the notebooks (~/attnlab/notebooks), Voila as its extension with
@@ -468,14 +492,14 @@ elif os.geteuid() != 0:
     _refuse("the hub must run as root (sudo make hub): it creates a Unix user for each learner and starts their "
             "server as that user, so that learners cannot reach each other's files or the teacher's")
 elif (blocked := unreadable_for_learners(ROOT)):
-    _refuse(f"learners' servers run this checkout's notebooks and package, but other users cannot enter {blocked}: "
-            "put the checkout where they can read it (e.g. /srv/attnlab), or chmod o+x the folders on the way")
+    _refuse(f"learners' servers run this checkout's notebooks and package, but other users cannot enter {blocked}. "
+            f"Either clone the project where everyone can read it (`git clone {ROOT} /srv/attnlab`, then `make hub-setup "
+            f"&& make hub` there), or let them pass through that folder, `chmod o+x {blocked}` (they can then open any "
+            f"file under it that is readable by all and whose path they know)")
 elif (blocked := unreadable_for_learners(NOTEBOOKS)):
     _refuse(f"ATTNLAB_HUB_NOTEBOOKS: learners copy {NOTEBOOKS} as themselves, but other users cannot enter {blocked}: "
             "chmod o+rx it and o+x the folders on the way")
 elif runs_for_others(LEARNER_PYTHON) is False:
-    _refuse(f"other users cannot run {LEARNER_PYTHON} with attnlab, Voila and JupyterHub (its base interpreter is "
-            "in a private folder?): run `make hub-setup`, which makes a Python they can run when one is needed "
-            "(tools/learners_python.py), or set ATTNLAB_HUB_PYTHON")
+    _refuse(why_others_cannot_run(LEARNER_PYTHON, ROOT, state))
 else:
     banner()

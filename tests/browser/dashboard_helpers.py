@@ -207,6 +207,39 @@ def stop_hub(proc):
 HUB_CONFIG = ROOT / "deploy" / "jupyterhub" / "jupyterhub_config.py"
 HUB_PROXY = ROOT / "build" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 
+# Set by the Makefile's browser lines (make test): there a skipped test proves nothing, so what would skip fails.
+NO_SKIP_ENV = "ATTNLAB_NO_SKIP"
+
+
+def absent(what, fix):
+    """A test that cannot run here because ``what`` is missing: skipped when run by hand, a failure under
+    make test (NO_SKIP_ENV), whose machine must have it. ``fix`` is the step that brings it."""
+    import pytest
+    if os.environ.get(NO_SKIP_ENV):
+        pytest.fail(f"{what}: {fix} (make test runs this test; a skip would prove nothing)", pytrace=False)
+    pytest.skip(f"{what}: {fix}")
+
+
+def hub_prerequisites():
+    """Skip (by hand) or fail (make test) a test of the real hub where it cannot start: not root, no
+    configurable-http-proxy; fail, always, where other users cannot enter this checkout or run the learners'
+    Python, with the hub's own words for what to do (a checkout the hub refuses is a teacher's problem too)."""
+    import pytest
+    if os.geteuid() != 0:
+        absent("the hub creates a Unix user per learner", "run as root")
+    if not HUB_PROXY.exists():
+        absent("configurable-http-proxy is not installed in build/hub", "run `make hub-setup`")
+    sys.path.insert(0, str(ROOT / "tools"))
+    from learners_python import learners_python, runs_for_others, unreadable_for_learners, why_others_cannot_run
+    blocked = unreadable_for_learners(ROOT)
+    if blocked is not None:
+        pytest.fail(f"other users (the hub's learners) cannot enter {blocked}, on the way to this checkout: clone it "
+                    f"where everyone can read it (e.g. under /srv or /tmp, mode 755) or `chmod o+x {blocked}`",
+                    pytrace=False)
+    python = learners_python(ROOT)
+    if not runs_for_others(python):
+        pytest.fail(why_others_cannot_run(python, ROOT, ROOT / "build" / "hub"), pytrace=False)
+
 
 class LearnerAccounts:
     """The Unix group and the homes folder a hub started by a test or a bench gives its learners (the hub
@@ -315,10 +348,11 @@ def _wait_listening(proc, port, name, log_path, timeout=120):
 
 
 class VoilaServer:
-    """`voila notebook_dir` from the repo root; `port` to start again where a stopped one was,
-    `env` for more environment variables (e.g. JUPYTER_PATH, for the template of this tree)."""
+    """`voila notebook_dir` from the repo root (``cwd``: another checkout's root, whose voila.json then
+    applies); `port` to start again where a stopped one was, `env` for more environment variables
+    (e.g. JUPYTER_PATH, for the template of this tree)."""
 
-    def __init__(self, notebook_dir, log_path, extra_args=(), port=None, env=None):
+    def __init__(self, notebook_dir, log_path, extra_args=(), port=None, env=None, cwd=None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
@@ -326,7 +360,7 @@ class VoilaServer:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "voila", str(notebook_dir), "--no-browser", f"--port={self.port}",
              "--Voila.ip=127.0.0.1", *extra_args],
-            cwd=ROOT, env={**voila_env(), **(env or {})}, stdout=self._log, stderr=subprocess.STDOUT)
+            cwd=cwd or ROOT, env={**voila_env(), **(env or {})}, stdout=self._log, stderr=subprocess.STDOUT)
         _wait_listening(self.proc, self.port, "voila", log_path)
 
     def kernels(self):

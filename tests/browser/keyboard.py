@@ -5,8 +5,9 @@ test_dashboards.py's test_dashboard on the page it already has open (no page loa
   the keyboard alone: Tab walks its controls (menus, slider handles and their editable readouts, buttons,
   links) in reading order (DOM order), each showing a focus ring;
   arrow keys move a slider and a menu, Enter and Space press the download buttons; after each move the
-  figure, its accessible name (the image's alt, read back from Chromium's accessibility tree) and its
-  live text (role=status, aria-live=polite) change; Tab leaves the panel at its end (no trap).
+  figure, its accessible name (the image's alt, read back from Chromium's accessibility tree) and what its
+  live region (the template's .attnlab-announce: role=status, aria-live=polite) says change; Tab leaves the
+  panel at its end (no trap). Every other dashboard's outputs are walked by screen_reader.py.
 - ``zoom_problems`` (every dashboard): 200 % zoom on a 1280-px window is a 640-px CSS viewport; the phone
   check's layout rules (phone_layout.check_layout) must hold there.
 - ``moving_under_reduced_motion`` (every dashboard): with prefers-reduced-motion: reduce, no element
@@ -34,7 +35,7 @@ REACHABLE = """i => [...document.querySelectorAll('.attnlab-panel')[i].querySele
   .filter(e => !e.disabled && e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
   .map(e => e.tagName.toLowerCase() + '|' + (e.className || '') + '|' + (e.textContent || e.getAttribute('aria-label') || '').trim().slice(0, 40))"""
 NAME = """i => { const p = document.querySelectorAll('.attnlab-panel')[i];
-  const live = p.querySelector('.attnlab-summary');
+  const live = p.querySelector(':scope > .attnlab-announce');
   return {title: p.querySelector('img').getAttribute('alt') || '', src: p.querySelector('img').src,
           live: live ? live.textContent.trim() : '', role: live ? live.getAttribute('role') : null,
           polite: live ? live.getAttribute('aria-live') : null}; }"""
@@ -48,11 +49,12 @@ def _start_of(page, panel):
 
 
 def _moved(page, panel, before):
-    """Wait for the figure to change; return the panel's name and live text after the move."""
+    """Wait for the figure to change, then for its name and its live region (told once the move has settled);
+    return the panel's name and live text after the move."""
     changed = figure_changed(page, panel, before["src"], UPDATE_TIMEOUT)
     deadline = time.time() + UPDATE_TIMEOUT / 1000
     after = page.evaluate(NAME, panel)
-    while changed and after["title"] == before["title"] and time.time() < deadline:
+    while changed and (after["title"] == before["title"] or after["live"] == before["live"]) and time.time() < deadline:
         time.sleep(0.1)
         after = page.evaluate(NAME, panel)
     return changed, after

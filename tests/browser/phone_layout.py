@@ -5,7 +5,8 @@ its desktop checks: the page is opened in a PHONE context, checked at 390 px, th
 layout is CSS under media queries only), then at 1280 px.
 
 At each width: no slider track on the page under 120 px; no control's label cut short (its text
-wider than its box, which ipywidgets ends with an ellipsis: zh 05's "√d_k 中的 …" at 390 px);
+wider than its box, which ipywidgets ends with an ellipsis: zh 05's "√d_k 中的 …" at 390 px), nor a
+closed menu's choice (zh 05's 缩放 at 640 px, 200 % zoom);
 nothing of a panel past the panel's right edge, which is on screen, unless it is inside a box of its own that scrolls sideways (a panel's
 text); on the phone and the tablet each figure is shown at its own size (one picture pixel per CSS pixel: no text
 smaller than the renderer drew it) in the panel, which scrolls sideways, with a hint in the page's
@@ -35,6 +36,17 @@ LAYOUT = """() => {
   const cut = [...document.querySelectorAll('.jp-OutputArea-output .widget-label')].filter(l =>
     l.getBoundingClientRect().width > 0 && l.scrollWidth > l.clientWidth + 1).map(l =>
     `"${l.textContent.trim()}" ${l.scrollWidth} px of text in ${l.clientWidth} px`);
+  // a closed menu's choice cut short (zh 05's 缩放 at 640 px): its text, in the menu's font, wider than the
+  // room left of its arrow (4 px spare: Chromium draws the text into the arrow's padding a little)
+  const measure = document.createElement('canvas').getContext('2d');
+  for (const s of document.querySelectorAll('.jp-OutputArea-output select')) {
+    const o = s.options[s.selectedIndex], cs = getComputedStyle(s);
+    if (!o || !s.getClientRects().length) continue;
+    measure.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const text = measure.measureText(o.textContent).width;
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    if (text > room + 4) cut.push(`menu "${o.textContent.trim()}" ${Math.round(text)} px of text in ${Math.round(room)} px`);
+  }
   return [...document.querySelectorAll('.attnlab-panel')].map((panel, i) => {
     panel.scrollLeft = 0;
     const edge = Math.min(vw, panel.getBoundingClientRect().right) + 1;

@@ -120,7 +120,7 @@ def test_without_the_class_token_403(serve):
 def test_a_class_behind_one_address_gets_its_pages_and_one_browser_is_still_limited(serve):
     """Every learner comes from 127.0.0.1 here, as a class behind one NAT address does: with the class link
     each browser is a client of its own (a cookie), so 8 learners all get their page with max_per_client 2;
-    one of them opening a third page is refused. (30 learners: tests/test_classroom_unit.py.)"""
+    one of them opening a third page is refused. (30 learners: tests/serving/test_classroom_unit.py.)"""
     server = serve("--ClassroomIdentityProvider.require_token=yes", "--ClassroomIdentityProvider.class_token=s3cret-class",
                    "--ClassroomKernelManager.max_per_client=2", "--ClassroomKernelManager.limit_loopback=True",
                    "--ClassroomKernelManager.claim_timeout=60")

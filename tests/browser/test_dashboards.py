@@ -9,7 +9,8 @@ live panel (`.attnlab-panel`), moved by keyboard, changes that panel's figure; t
 and SVG buttons give a data: link of the right type that downloads. Throughout: it renders; no
 Python traceback or cell error is shown; no page error and no console error; no request leaves
 127.0.0.1; the accessibility audit (axe-core, tests/browser/a11y.py) finds nothing serious or critical
-with the live figures up; closing the tab of the notebook with the most panels shuts its kernel down (voila#1458,
+with the live figures up; every control is reached by Tab, named, shows a focus ring and speaks its value as
+shown, and every move of a live panel's control is announced (screen_reader.py); closing the tab of the notebook with the most panels shuts its kernel down (voila#1458,
 fixed in the attnlab template). Plus, on the index's page: its links open their notebooks. Each
 notebook's page is loaded once per session (tests/notebook_runs.py counts); the template's reload of
 a lost widget is tried on a tiny notebook of its own server. Screenshots go to screenshots/ (ignored by git).
@@ -22,7 +23,7 @@ import psutil
 import pytest
 
 import attnlab
-from a11y import audit
+from a11y import REPORTS, audit
 from attnlab.i18n import gettext as _
 from dashboard_helpers import (
     NOTEBOOK_DIR,
@@ -41,6 +42,7 @@ from dashboard_helpers import (
 )
 from keyboard import drive_by_keyboard, moving_under_reduced_motion, zoom_problems
 from phone_layout import PHONE, TABLET, check_layout, shoot_panels, touch_drag
+from screen_reader import announcement_problems, language_problems, tab_walk_problems
 
 RENDER_TIMEOUT = 120_000     # ms; the machine may be busy
 UPDATE_TIMEOUT = 20_000      # ms for one slider step to reach the figure
@@ -139,12 +141,17 @@ def test_dashboard(voila_server, new_page, path, lang):
         assert page.evaluate(ICON_FONT) == "ok"
         check_download(page, "png", lang)
         check_download(page, "svg", lang)
+    # What a screen reader hears (screen_reader.py): every other control moved by its keys, each move
+    # announced once settled (the sliders' moves above too).
+    not_announced = announcement_problems(page, lang, REPORTS / "announced" / f"{lang}-{path.stem}.json")
     # The accessibility audit (tests/browser/a11y.py), with the live figures up and moved; then the
     # keyboard (one notebook), 200 % zoom and reduced motion (keyboard.py).
     # `region` (moderate): the lesson is the page's main landmark, so nothing a learner reads is outside
     # every landmark (axe found 55 such nodes on 05 before the template named it, 2026-11-28)
     not_accessible = audit(page, f"dashboard/{lang}/{path.stem}", rules=("region",))
     by_keyboard = drive_by_keyboard(page) if path.stem == KEYBOARD and n_panels else []
+    # Every output with widgets walked by Tab: rings, names, values spoken as shown, toggles' state; languages.
+    by_keyboard += tab_walk_problems(page) + language_problems(page, lang)
     moving = moving_under_reduced_motion(page)
     problems += zoom_problems(page, lang)
     SCREENSHOTS.mkdir(exist_ok=True)
@@ -163,6 +170,7 @@ def test_dashboard(voila_server, new_page, path, lang):
     assert not unchanged, f"moving these sliders did not change their figure: {unchanged}"
     assert not not_accessible, "\n".join(not_accessible)
     assert not by_keyboard, "\n".join(by_keyboard)
+    assert not not_announced, "\n".join(not_announced)
     assert not moving, f"still moving under prefers-reduced-motion: {moving}"
     if _index() is not None and path.name == _index().name:
         index_links_open_their_notebooks(page, voila_server, lang)

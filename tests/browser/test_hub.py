@@ -11,7 +11,6 @@ lessons, whose pages are test_dashboards.py's (tests/notebook_runs.py). What a l
 test_hub_isolation.py. What is
 NOT tested here: deploy/zero-to-jupyterhub/config.yaml (Kubernetes) is on paper only.
 """
-import os
 import shutil
 import time
 
@@ -19,12 +18,12 @@ import psutil
 import pytest
 
 from dashboard_helpers import (
-    HUB_PROXY,
     TYPESET,
     Hub,
     LearnerAccounts,
     PageWatch,
     count_hub_page,
+    hub_prerequisites,
     hub_user_servers,
     learners_notebooks,
 )
@@ -49,20 +48,12 @@ def wait_until(condition, timeout, step=1.0):
 
 @pytest.fixture
 def hub(tmp_path):
-    if not HUB_PROXY.exists():
-        pytest.skip("configurable-http-proxy is not installed in build/hub (make hub-setup)")
-    if os.geteuid() != 0:
-        pytest.skip("the hub creates a Unix user per learner: run as root")
+    hub_prerequisites()                      # by hand: skipped where not root; under make test: a failure
     accounts = LearnerAccounts()
     notebooks = learners_notebooks()
     h = Hub(tmp_path, accounts, PASSWORD, ATTNLAB_HUB_CULL=str(CULL), ATTNLAB_HUB_NOTEBOOKS=str(notebooks))
     try:
-        try:
-            h.start()
-        except RuntimeError as exc:
-            if "other users cannot" in h.log():
-                pytest.skip(f"the hub refuses this checkout: {exc}")
-            raise
+        h.start()
         yield h, [accounts.name(n) for n in ("alice", "bob", "carol")]
     finally:
         h.stop()

@@ -27,7 +27,7 @@ GONE = ("Controls disabled: the kernel is gone, so this figure no longer follows
         "Restart the kernel and run the cells again.")
 
 CELL = '''import ipywidgets as w
-from attnlab.panels import Panel, new_figure
+from attnlab.ui.panels import Panel, new_figure
 fig, ax = new_figure(figsize=(3, 2))
 line, = ax.plot([0, 1], [0, 1])
 ax.set_ylim(0, 5)

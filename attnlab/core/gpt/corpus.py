@@ -10,6 +10,8 @@ import functools
 import hashlib
 from pathlib import Path
 
+from .. import checks
+
 __all__ = ["CORPUS", "SEPARATOR", "decode", "encode", "is_heldout", "paragraphs", "text", "vocab"]
 
 CORPUS = Path(__file__).parent / "corpus.txt"
@@ -29,7 +31,7 @@ def _paragraphs():
 def paragraphs(split="train"):
     """The shipped paragraphs of ``split``: "train", "heldout" or "all", in corpus order."""
     if split not in ("train", "heldout", "all"):
-        raise ValueError(f"split: expected 'train', 'heldout' or 'all', got {split!r}")
+        raise checks.error("split", "'train', 'heldout' or 'all'", repr(split))
     paras = _paragraphs()
     if split == "all":
         return list(paras)

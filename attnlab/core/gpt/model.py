@@ -98,10 +98,10 @@ class GPT(nn.Module):
         super().__init__()
         kv_heads = heads if kv_heads is None else kv_heads
         if d_model % heads or (d_model // heads) % 2:
-            raise ValueError(f"d_model: expected a multiple of heads={heads} with an even head size (RoPE turns "
-                             f"pairs), got {d_model}")
+            raise checks.error("d_model", f"a multiple of heads={heads} with an even head size (RoPE turns pairs)",
+                               d_model)
         if heads % kv_heads:
-            raise ValueError(f"kv_heads: expected a divisor of heads={heads}, got {kv_heads}")
+            raise checks.error("kv_heads", f"a divisor of heads={heads}", kv_heads)
         self.config = dict(vocab_size=vocab_size, d_model=d_model, heads=heads, kv_heads=kv_heads, layers=layers,
                            context=context, seed=seed)
         self.embed = nn.Embedding(vocab_size, d_model)

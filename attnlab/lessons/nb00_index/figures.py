@@ -22,7 +22,7 @@ def _names_and_columns(names, columns):
         thumbnail_path(name)
     checks.count(columns, "columns", low=1)
     if columns > len(CAPTIONS):
-        raise ValueError(f"columns: expected at most {len(CAPTIONS)} (one per notebook), got {columns}")
+        raise checks.error("columns", f"at most {len(CAPTIONS)} (one per notebook)", columns)
     return names
 
 

@@ -3,7 +3,7 @@
 Each lesson draws its own picture (``attnlab.lessons.nbNN_<stem>.thumbnail(ax)``), once per language:
 ``python tools/make_thumbnails.py`` stores the English pictures in thumbnails/ and the Chinese ones in
 thumbnails/zh/, so the index opens without running every lesson and each edition shows pictures in its
-own language. ``tests/test_nb00_index.py`` redraws each one and checks that the stored file is still
+own language. ``tests/lessons/test_nb00_index.py`` redraws each one and checks that the stored file is still
 exactly what the lesson draws (never a stale screenshot), and that a Chinese picture has no English text.
 """
 from pathlib import Path
@@ -47,10 +47,10 @@ def thumbnail_path(name, lang=None):
     """The stored picture of notebook ``name`` (e.g. "01_kernel_regression") drawn in ``lang`` ("en" or
     "zh"; default: the language in force, so the Chinese index shows the Chinese pictures)."""
     if name not in CAPTIONS:
-        raise ValueError(f"name: expected one of {sorted(CAPTIONS)}, got {name!r}")
+        raise checks.error("name", f"one of {sorted(CAPTIONS)}", repr(name))
     lang = get_language() if lang is None else lang
     if lang not in LANGUAGES:
-        raise ValueError(f"lang: expected one of {', '.join(map(repr, LANGUAGES))}, got {lang!r}")
+        raise checks.error("lang", f"one of {', '.join(map(repr, LANGUAGES))}", repr(lang))
     return (THUMBNAILS if lang == "en" else THUMBNAILS / lang) / f"{name}.png"
 
 

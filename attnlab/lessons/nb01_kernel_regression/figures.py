@@ -9,10 +9,11 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.patches import Rectangle
 
-from ...core import checks, data
+from ...core import checks
 from ...core.attention import nadaraya_watson
 from ...i18n import N_, gettext as _
 from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, to_numpy
+from . import data
 
 __all__ = ["FitLines", "POOLINGS", "every_label", "fit_lines", "kernel_regression_plot", "pooling_weights", "thumbnail",
            "weight_maps"]
@@ -36,13 +37,12 @@ def fit_lines(ax, x_test, y_truth, y_hat, x_train=None, y_train=None, *, label=_
     xs, truth_, fit_ = (to_numpy(v).ravel() for v in (x_test, y_truth, y_hat))
     for name, values in (("y_truth", truth_), ("y_hat", fit_)):
         if values.shape != xs.shape:
-            raise ValueError(f"{name}: expected {xs.shape[0]} values, one per x_test, got {values.shape[0]}")
+            raise checks.error(name, f"{xs.shape[0]} values, one per x_test", values.shape[0])
     if (x_train is None) != (y_train is None):
-        raise ValueError("y_train: expected x_train and y_train together (both or neither), "
-                         f"got {'x_train' if y_train is None else 'y_train'} alone")
+        raise checks.error("y_train", "x_train and y_train together (both or neither)",
+                           f"{'x_train' if y_train is None else 'y_train'} alone")
     if x_train is not None and to_numpy(x_train).size != to_numpy(y_train).size:
-        raise ValueError(f"y_train: expected {to_numpy(x_train).size} values, one per x_train, "
-                         f"got {to_numpy(y_train).size}")
+        raise checks.error("y_train", f"{to_numpy(x_train).size} values, one per x_train", to_numpy(y_train).size)
     truth, = ax.plot(to_numpy(x_test), to_numpy(y_truth), label=_("truth"), color="0.3", linestyle="--")
     label = _(_PREDICTION) if label == _PREDICTION else label             # the caller translates a label it gives
     fit, = ax.plot(to_numpy(x_test), to_numpy(y_hat), label=label, color=SERIES_COLORS[1], linewidth=2)
@@ -80,7 +80,7 @@ def pooling_weights(x_queries, x_train, y_train, *, sigma=0.3):
     (聚焦式注意力): the query decides).
     """
     if x_queries.dim() != 1:
-        raise ValueError(f"x_queries: expected a 1-D tensor of positions (Tq,), got shape {tuple(x_queries.shape)}")
+        raise checks.error("x_queries", "a 1-D tensor of positions (Tq,)", f"shape {tuple(x_queries.shape)}")
     _, attention = nadaraya_watson(x_queries, x_train, y_train, sigma=sigma)        # (Tq, n), checks the rest
     tq, n = attention.shape
     average = torch.full((tq, n), 1.0 / n, dtype=attention.dtype)
@@ -113,7 +113,7 @@ def weight_maps(x_test, x_train, maps, *, row=None, every=5):
     ``row`` (a query index) is boxed in red in every map. Returns the Figure.
     """
     if not maps:
-        raise ValueError("maps: expected at least one (weights, sigma) pair, got none")
+        raise checks.error("maps", "at least one (weights, sigma) pair", "none")
     fig, axes = plt.subplots(1, len(maps), figsize=(5.5 * len(maps), 4.6), layout="constrained", squeeze=False)
     for ax, (weights, sigma) in zip(axes[0], maps):
         heatmap(weights, x_labels=every_label(x_train, every), y_labels=every_label(x_test, every), ax=ax, annotate=False,

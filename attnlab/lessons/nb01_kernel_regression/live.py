@@ -1,24 +1,26 @@
 """Notebook 01's Play panels: part 1, the explorer (σ, n and the query drive a fit, the query's weight bars
 and the weight heatmap); part 2, the training view (train w behind a button, on the explorer's n points).
 
-The notebook's Play cells are one call each: ``play(sigma=..., n_train=..., query=...)`` (an ``Explorer``)
-and ``play_trainer(explorer=..., steps=...)`` (a ``TrainingView`` of that explorer). Starting values are
-checked there, once; a slider's value goes to the update unchecked.
+The notebook's Play cells are one call each: ``play(sigma=..., n_train=..., query=...)`` (a Panel drawing the
+``Explorer``) and ``play_trainer(explorer=..., steps=...)`` (a ``TrainingView``, the Trainer panel of part 2,
+trained on that panel's n points). Starting values are checked there, once; a slider's value goes to the
+update unchecked.
 """
 import ipywidgets as widgets
 import torch
 from matplotlib.patches import Rectangle
 
-from ...core import checks, data
+from ...core import checks
 from ...core.attention import nadaraya_watson
-from ...i18n import gettext as _
-from ...ui import panels
+from ...i18n import gettext as _, pgettext
+from ...ui.panels import Panel, new_figure
 from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, live_title, to_numpy, update_heatmap
 from ...ui.trainer import Trainer
+from . import data
 from .figures import every_label, fit_lines
 from .model import SIGMAS, NWKernelRegression, loss_curve, sgd_steps
 
-__all__ = ["ROW_LIMITS", "Explorer", "TrainingView", "play", "play_trainer", "row_limit"]
+__all__ = ["ROW_LIMITS", "Explorer", "TrainingView", "controls", "play", "play_trainer", "row_limit"]
 
 
 ROW_LIMITS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.15)      # the weight bars' y axis tops
@@ -30,24 +32,15 @@ def row_limit(largest):
     return next((top for top in ROW_LIMITS if top >= 1.15 * largest), ROW_LIMITS[-1])
 
 
-class Explorer(panels.ShowsPanel):
-    """Play part 1: σ, n and query x drive a fit, the query's weight bars and the weight heatmap.
-
-    ``.controls`` (sigma, n_train, query), ``.panel`` (attnlab.panels.Panel); displayable.
-    """
+class Explorer:
+    """Play part 1's figure: σ, n and the query x drive a fit, the query's weight bars and the weight heatmap.
+    ``update(sigma, n_train, query)`` redraws in place and returns the text under the figure; ``.moving``."""
 
     def __init__(self, *, sigma=0.3, n_train=50, query=4.0):
-        self.controls = {
-            "sigma": widgets.FloatLogSlider(value=sigma, base=10, min=-2, max=1.5, step=0.02, description="σ",
-                                            readout_format=".3g"),
-            "n_train": widgets.IntSlider(value=n_train, min=5, max=200, step=5, description=_("n points")),
-            "query": widgets.FloatSlider(value=query, min=0.0, max=4.9, step=0.1, description=_("query x"),
-                                         readout_format=".1f"),
-        }
         d = data.kernel_regression_data(n_train, seed=0)
         y_hat, w = nadaraya_watson(d.x_test, d.x_train, d.y_train, sigma=sigma)
-        fig, axes = panels.new_figure(2, 2, figsize=(11.5, 5.6),
-                                      gridspec_kw={"height_ratios": [2.2, 1], "width_ratios": [1.25, 1]})
+        fig, axes = new_figure(2, 2, figsize=(11.5, 5.6),
+                               gridspec_kw={"height_ratios": [2.2, 1], "width_ratios": [1.25, 1]})
         for a in axes[:, 1]:
             a.remove()
         self.ax_fit, self.ax_row = axes[0, 0], axes[1, 0]
@@ -77,14 +70,9 @@ class Explorer(panels.ShowsPanel):
         # the red box and the title. The bars' y axis rescales in steps (ROW_LIMITS), so most moves
         # keep its ticks; a move that changes them, or n (the number of key columns: limits,
         # ticks), draws the whole figure.
+        self.figure = fig
         self.moving = [*self.fit, self.avg_line, self.query_line, self.row_line, self.bars,
                        heatmap_state(self.ax_map).image, self.row_box, self.map_title]
-        self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving,
-                                  name="kernel-regression-explorer", columns=3)
-
-    @property
-    def n_train(self):
-        return self.controls["n_train"].value
 
     def update(self, sigma, n_train, query):
         """Redraw for these values; returns the text under the figure."""
@@ -110,7 +98,7 @@ class Explorer(panels.ShowsPanel):
         top = weights[q].argsort(descending=True)[:4].tolist()
         err = ((y_hat - t.y_truth) ** 2).mean().item()
         err_avg = ((t.y_train.mean() - t.y_truth) ** 2).mean().item()
-        tops = ", ".join(_("key x={x:.2f} (y={y:.2f}) {weight:.3f}").format(
+        tops = pgettext("list separator", ", ").join(_("key x={x:.2f} (y={y:.2f}) {weight:.3f}").format(
             x=t.x_train[j].item(), y=t.y_train[j].item(), weight=weights[q, j].item()) for j in top)
         return _("σ = {sigma:.3g}  ⇒  temperature T = σ² = {T:.3g};  n = {n} training points\n"
                  "query x = {x:.1f}: prediction {y_hat:.3f}, truth {truth:.3f}, average pooling {mean:.3f}\n"
@@ -119,14 +107,21 @@ class Explorer(panels.ShowsPanel):
                  ).format(sigma=sigma, T=sigma ** 2, n=n_train, x=t.x_test[q].item(), y_hat=y_hat[q].item(),
                           truth=t.y_truth[q].item(), mean=mean_y, tops=tops, err=err, err_avg=err_avg)
 
-    @property
-    def widget(self):
-        return self.panel.widget
+
+def controls(*, sigma=0.3, n_train=50, query=4.0):
+    """Part 1's controls {name: widget}: σ, n and the query x, with these starting values."""
+    return {
+        "sigma": widgets.FloatLogSlider(value=sigma, base=10, min=-2, max=1.5, step=0.02, description="σ",
+                                        readout_format=".3g"),
+        "n_train": widgets.IntSlider(value=n_train, min=5, max=200, step=5, description=_("n points")),
+        "query": widgets.FloatSlider(value=query, min=0.0, max=4.9, step=0.1, description=_("query x"),
+                                     readout_format=".1f"),
+    }
 
 
-
-class TrainingView:
-    """Play part 2: train w behind a button (``attnlab.trainer.Trainer``), on the n points of ``explorer``.
+class TrainingView(Trainer):
+    """Play part 2, a Trainer panel: train w behind a button on the n points of ``explorer`` (the panel of
+    part 1).
 
     Three views: the mean training error per step; the error against σ (the landscape, green with
     leave-one-out, red without) with the path training walks along it; the fit with the current w.
@@ -145,32 +140,37 @@ class TrainingView:
                                           layout=widgets.Layout(width="auto"))
         self.copy_button.on_click(self.copy_to_explorer)
         loo = widgets.Checkbox(value=True, description=_("leave one out"))
-        self.trainer = Trainer(self._run, steps=steps, min_steps=5, max_steps=100, step=5,
-                               controls={"leave_one_out": loo}, curves=("error",), extra=self._draw,
-                               done=self._done, redraws=redraws, figsize=(11.5, 3.4),
-                               name="kernel-regression-training", button=_("Train w"))
-        fig, ax_err = self.trainer.panel.figure, self.trainer.axes["error"]
+        super().__init__(self._run, steps=steps, min_steps=5, max_steps=100, step=5,
+                         controls={"leave_one_out": loo}, curves=("error",), extra=self._extra,
+                         done=self._done, redraws=redraws, figsize=(11.5, 3.4),
+                         name="kernel-regression-training", button=_("Train w"))
+        fig, ax_err = self.figure, self.axes["error"]
         ax_err.get_subplotspec().get_gridspec().set_width_ratios([1, 2])
-        halves = self.trainer.extra_ax.get_subplotspec().subgridspec(1, 2)
-        self.trainer.extra_ax.remove()                       # one extra axes becomes two: landscape and fit
+        halves = self.extra_ax.get_subplotspec().subgridspec(1, 2)
+        self.extra_ax.remove()                               # one extra axes becomes two: landscape and fit
         self.ax_land, self.ax_fit = fig.add_subplot(halves[0]), fig.add_subplot(halves[1])
         ax_err.set(yscale="linear", ylim=(0, 1.2), ylabel=_("mean squared error"), title=_("training error per step"))
         self.land_line, = self.ax_land.plot([], [], color=SERIES_COLORS[2])
         self.path_line, = self.ax_land.plot([], [], "o-", color=SERIES_COLORS[1], markersize=3, linewidth=1)
         self.ax_land.set(xscale="log", xlim=(SIGMAS[0], SIGMAS[-1]), ylim=(0, 1.2), xlabel=_("σ (log scale)"),
                          ylabel=_("mean squared error"), title=_("error against σ; path of training"))
-        d = data.kernel_regression_data(explorer.n_train, seed=0)
+        d = data.kernel_regression_data(self.n_train, seed=0)
         self.fit = fit_lines(self.ax_fit, d.x_test, d.y_truth, d.y_truth, d.x_train, d.y_train,
                              label=_("current w"))
         self.ax_fit.set(title=_("fit with the current w"), ylim=(-0.5, 5.5))
         self.ax_fit.legend(loc="upper right", fontsize=7, ncol=3, handlelength=1.5, columnspacing=0.8)
         fig.set_layout_engine("constrained")                # lay out the new axes on the next draw
-        self.trainer.panel.freeze_layout = True
-        if self.trainer.panel.blitter is not None:          # ... then keep positions, and blit the new axes
-            self.trainer.panel.blitter.freeze_layout = True
-        self.trainer.panel.declare(self.land_line, self.path_line, *self.fit)     # their limits stay fixed
-        self.trainer.panel.refresh()
-        self.widget = widgets.VBox([self.trainer.widget, widgets.HBox([self.copy_button])])
+        self.freeze_layout = True
+        if self.blitter is not None:                        # ... then keep positions, and blit the new axes
+            self.blitter.freeze_layout = True
+        self.declare(self.land_line, self.path_line, *self.fit)     # their limits stay fixed
+        self.refresh()
+        self.widget = widgets.VBox([self.widget, widgets.HBox([self.copy_button])])
+
+    @property
+    def n_train(self):
+        """The explorer's n (its slider's value now)."""
+        return self.explorer.controls["n_train"].value
 
     def landscape(self, n, leave_one_out):
         """Mean training error at each σ of SIGMAS for the first n-point data set (cached)."""
@@ -181,7 +181,7 @@ class TrainingView:
         return self._landscapes[key]
 
     def _run(self, steps, leave_one_out):
-        n = self.explorer.n_train
+        n = self.n_train
         t = data.kernel_regression_data_unchecked(n, seed=0)
         self.path, self.run_n, self.run_loo, self.learned = [], n, leave_one_out, None
         self.copy_button.disabled = True
@@ -199,11 +199,11 @@ class TrainingView:
         return _("Learned w = {w:.3f}, so σ = 1/|w| = {sigma:.3f}. Press “{copy}” to see its fit there.").format(
             w=model.w.item(), sigma=model.sigma, copy=_("Copy learned σ to part 1"))
 
-    def _draw(self, _ax, latest, leave_one_out):
+    def _extra(self, _ax, latest, leave_one_out):
         if self.ax_land is None:                            # the Trainer's first draw, before the split
             return None
         same = self.path and self.run_loo == leave_one_out
-        n = self.run_n if same else self.explorer.n_train
+        n = self.run_n if same else self.n_train
         t = data.kernel_regression_data_unchecked(n, seed=0)
         self.land_line.set_data(SIGMAS, self.landscape(n, leave_one_out))
         self.land_line.set_color(SERIES_COLORS[2] if leave_one_out else SERIES_COLORS[3])
@@ -230,17 +230,6 @@ class TrainingView:
         if self.learned is not None:
             self.explorer.controls["sigma"].value = self.learned
 
-    def train(self):
-        """Train from code, as the button does; returns the trained model."""
-        return self.trainer.train()
-
-    def _repr_mimebundle_(self, **kwargs):
-        panel = self.trainer.panel
-        text = _("Live panel 'kernel-regression-training': Train w button (steps, leave one out), "
-                 "progress bar, error per step, error against σ with the path, fit; copy σ button")
-        return panels.widget_bundle(self.widget, text + (f"\n{panel.summary}" if panel.summary else ""),
-                                    bytes(panel.image.value) or None)
-
 
 _SIGMA = checks.Real(low=0.01, high=10 ** 1.5, why="the σ slider's range")
 _N_TRAIN = checks.Int(5, 200, why="the n slider's range")
@@ -248,14 +237,19 @@ _QUERY = checks.Real(low=0.0, high=4.9, why="the query slider's range")
 
 
 @checks.arguments(sigma=_SIGMA, n_train=_N_TRAIN, query=_QUERY)
-def play(*, sigma=0.3, n_train=50, query=4.0):
-    """Play part 1, the ``Explorer``, with these starting values; display it as the cell's last value."""
-    return Explorer(sigma=sigma, n_train=n_train, query=query)
+def play(*, sigma=0.3, n_train=50, query=4.0) -> Panel:
+    """Play part 1, the panel of the ``Explorer``, with these starting values; display it as the cell's last value."""
+    view = Explorer(sigma=sigma, n_train=n_train, query=query)
+    return Panel(view.figure, controls(sigma=sigma, n_train=n_train, query=query), view.update, moving=view.moving,
+                 name="kernel-regression-explorer", columns=3)
 
 
-@checks.arguments(explorer=checks.Instance(Explorer, "the Explorer of part 1"),
+@checks.arguments(explorer=checks.Instance(Panel, "the Explorer of part 1"),
                    steps=checks.Int(5, 100, why="the steps slider's range"))
-def play_trainer(*, explorer, steps=30):
-    """Play part 2, the ``TrainingView``: it trains w on ``explorer``'s n points, starting with ``steps`` on
-    its slider, and copies the learned σ to the explorer's slider."""
+def play_trainer(*, explorer, steps=30) -> TrainingView:
+    """Play part 2, the ``TrainingView`` (a Trainer panel): it trains w on the n points of ``explorer`` (the panel
+    ``play`` returned), starting with ``steps`` on its slider, and copies the learned σ to the explorer's slider."""
+    if not {"sigma", "n_train"} <= set(explorer.controls):
+        raise checks.error("explorer", "the Explorer of part 1 (a panel with the controls sigma and n_train)",
+                           f"a panel with {sorted(explorer.controls)}")
     return TrainingView(explorer, steps=steps)

@@ -22,20 +22,9 @@ __all__ = [
 ]
 
 
-def _check_1d(x, name):
-    checks.tensor(x, name, min_dim=1)
-    if x.dim() != 1:
-        raise ValueError(f"{name}: expected a 1-D tensor of positions (n,), got shape {tuple(x.shape)}")
-    return x
-
-
-def _check_pair(x_train, y_train):
-    _check_1d(x_train, "x_train")
-    _check_1d(y_train, "y_train")
-    checks.same_kind(x_train, "x_train", y_train, "y_train")
-    if x_train.shape != y_train.shape:
-        raise ValueError(f"y_train: expected shape {tuple(x_train.shape)} to match x_train, "
-                         f"got {tuple(y_train.shape)}")
+# the training points, the queries: 1-D tensors of positions (n,)
+_POSITIONS = checks.Tensor(min_dim=1, dims=1, what="tensor of positions (n,)")
+_REDUCTION = checks.Choice(("sum", "mean"), expected="'sum' (as d2l) or 'mean' (per training point)")
 
 
 class NWKernelRegression(nn.Module):
@@ -44,7 +33,7 @@ class NWKernelRegression(nn.Module):
     Args:
         w: starting value of w (a float); default: uniform in [0, 1) drawn with ``generator``, as d2l.
         generator: torch.Generator for that draw (explicit randomness; nothing is seeded globally).
-        dtype: dtype of w (float64 by default, like attnlab.data).
+        dtype: dtype of w (float64 by default, like data.py).
     forward(queries (Tq,), keys (Tq, Tk) or (Tk,), values like keys) -> (Tq,);
     the weights of the last call are kept in ``.attention_weights`` (Tq, Tk).
     """
@@ -64,7 +53,7 @@ class NWKernelRegression(nn.Module):
         return 1.0 / abs(self.w.item()) if self.w.item() != 0 else float("inf")
 
     def forward(self, queries, keys, values):
-        _check_1d(queries, "queries")
+        _POSITIONS(queries, "queries")
         checks.tensor(keys, "keys", min_dim=1)
         checks.tensor(values, "values", min_dim=1)
         if keys.dim() == 1:
@@ -72,10 +61,10 @@ class NWKernelRegression(nn.Module):
         if values.dim() == 1:
             values = values.expand(queries.shape[0], -1)              # (Tq, Tk)
         if keys.dim() != 2 or keys.shape[0] != queries.shape[0]:
-            raise ValueError(f"keys: expected (Tk,) or ({queries.shape[0]}, Tk) for {queries.shape[0]} "
-                             f"queries, got {tuple(keys.shape)}")
+            raise checks.error("keys", f"(Tk,) or ({queries.shape[0]}, Tk) for {queries.shape[0]} queries",
+                               tuple(keys.shape))
         if values.shape != keys.shape:
-            raise ValueError(f"values: expected shape {tuple(keys.shape)} like keys, got {tuple(values.shape)}")
+            raise checks.error("values", f"shape {tuple(keys.shape)} like keys", tuple(values.shape))
         checks.same_kind(queries, "queries", keys, "keys")
         checks.same_kind(queries, "queries", values, "values")
         scores = -((queries[:, None] - keys) * self.w) ** 2 / 2       # (Tq, Tk)
@@ -83,31 +72,29 @@ class NWKernelRegression(nn.Module):
         return (self.attention_weights * values).sum(-1)              # (Tq,)
 
 
+@checks.arguments(x_train=_POSITIONS, y_train=_POSITIONS)
 def leave_one_out(x_train, y_train):
     """d2l's training keys and values: row i holds every training point except point i.
 
     Args: x_train (n,), y_train (n,), n >= 2.
     Returns: (keys (n, n - 1), values (n, n - 1)).
     """
-    _check_pair(x_train, y_train)
+    checks.same_kind(x_train, "x_train", y_train, "y_train")
+    checks.same_shape(x_train, "x_train", y_train, "y_train")
     n = x_train.shape[0]
     if n < 2:
-        raise ValueError(f"x_train: expected at least 2 points to leave one out, got {n}")
+        raise checks.error("x_train", "at least 2 points to leave one out", n)
     keep = ~torch.eye(n, dtype=torch.bool, device=x_train.device)   # (n, n), False on the diagonal
     keys = x_train.expand(n, n)[keep].reshape(n, n - 1)              # (n, n - 1)
     values = y_train.expand(n, n)[keep].reshape(n, n - 1)            # (n, n - 1)
     return keys, values
 
 
-def _check_reduction(reduction):
-    return checks.choice(reduction, "reduction", ("sum", "mean"),
-                          expected="'sum' (as d2l) or 'mean' (per training point)")
-
-
 def _reduce(squared_errors, reduction):
     return squared_errors.sum(-1) if reduction == "sum" else squared_errors.mean(-1)
 
 
+@checks.arguments(x_train=_POSITIONS, y_train=_POSITIONS, sigma=checks.Real(positive=True), reduction=_REDUCTION)
 def training_loss(x_train, y_train, sigma, *, leave_one_out=True, reduction="sum"):
     """Squared error of Nadaraya-Watson on its own training points at a fixed sigma (no training).
 
@@ -115,24 +102,23 @@ def training_loss(x_train, y_train, sigma, *, leave_one_out=True, reduction="sum
     sigma -> 0; with it, it has a minimum at a finite sigma. ``reduction``: "sum" over the n points
     (as d2l; it grows with n) or "mean" (per point, comparable across n). Returns a float.
     """
-    _check_pair(x_train, y_train)
-    sigma = checks.real(sigma, "sigma", positive=True)
-    _check_reduction(reduction)
-    model = NWKernelRegression(1.0 / sigma, dtype=x_train.dtype)
+    checks.same_kind(x_train, "x_train", y_train, "y_train")
+    checks.same_shape(x_train, "x_train", y_train, "y_train")
+    model = NWKernelRegression(1.0 / float(sigma), dtype=x_train.dtype)
     with torch.no_grad():
         y_hat = _fit_train(model, x_train, y_train, leave_one_out)
     return _reduce((y_hat - y_train) ** 2, reduction).item()
 
 
+@checks.arguments(x_train=_POSITIONS, y_train=_POSITIONS, reduction=_REDUCTION, sigmas=checks.Array(1))
 def training_loss_curve(x_train, y_train, sigmas, *, leave_one_out=True, reduction="sum"):
     """``training_loss`` at many widths at once (one batched softmax): sigmas (S,) -> list of S floats."""
-    _check_pair(x_train, y_train)
-    _check_reduction(reduction)
-    checks.Array(1)(sigmas, "sigmas")
+    checks.same_kind(x_train, "x_train", y_train, "y_train")
+    checks.same_shape(x_train, "x_train", y_train, "y_train")
     sigmas = [checks.real(s, "sigmas", positive=True) for s in sigmas]
     n = x_train.shape[0]
     if leave_one_out and n < 2:
-        raise ValueError(f"x_train: expected at least 2 points to leave one out, got {n}")
+        raise checks.error("x_train", "at least 2 points to leave one out", n)
     return loss_curve(x_train, y_train, sigmas, leave_one_out, reduction)
 
 
@@ -169,16 +155,17 @@ class TrainingResult(NamedTuple):
 _EPOCHS = checks.Int(1, 10_000, why="a few hundred steps converge; more only waits")
 
 
-@checks.arguments(epochs=_EPOCHS, seed=checks.Int(0), generator=checks.Optional(checks.Generator()))
+@checks.arguments(x_train=_POSITIONS, y_train=_POSITIONS, epochs=_EPOCHS, lr=checks.Real(positive=True),
+                  seed=checks.Int(0), generator=checks.Optional(checks.Generator()), reduction=_REDUCTION)
 def train_steps(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, seed=0, generator=None, w=None,
                 reduction="sum"):
     """``train_bandwidth`` one step at a time: a generator yielding (epoch, loss, model) after each step.
 
     Its return value (``StopIteration.value``) is the TrainingResult. Same arguments as train_bandwidth.
     """
-    _check_pair(x_train, y_train)
-    lr = checks.real(lr, "lr", positive=True)
-    _check_reduction(reduction)
+    checks.same_kind(x_train, "x_train", y_train, "y_train")
+    checks.same_shape(x_train, "x_train", y_train, "y_train")
+    lr = float(lr)
     if generator is None:
         generator = torch.Generator().manual_seed(seed)
     model = NWKernelRegression(w, generator=generator, dtype=x_train.dtype)
@@ -229,11 +216,12 @@ def train_bandwidth(x_train, y_train, *, epochs=20, lr=0.1, leave_one_out=True, 
             callback(epoch, loss, model)
 
 
-@checks.arguments(model=checks.Instance(NWKernelRegression, "an NWKernelRegression"))
+@checks.arguments(model=checks.Instance(NWKernelRegression, "an NWKernelRegression"), x_train=_POSITIONS,
+                  y_train=_POSITIONS, x_queries=_POSITIONS)
 def predict(model, x_train, y_train, x_queries):
     """The model's prediction at x_queries (Tq,) from all training points; returns (y_hat (Tq,), weights (Tq, n))."""
-    _check_pair(x_train, y_train)
-    _check_1d(x_queries, "x_queries")
+    checks.same_kind(x_train, "x_train", y_train, "y_train")
+    checks.same_shape(x_train, "x_train", y_train, "y_train")
     with torch.no_grad():
         y_hat = model(x_queries, x_train, y_train)
     return y_hat, model.attention_weights

@@ -22,13 +22,12 @@ def key_choice_plot(keys, picks, *, ax=None):
     Each key's label gives its length ‖k‖; the shortest key's label is starred. Returns the Axes.
     """
     if not picks:
-        raise ValueError("picks: expected at least one {method: counts} entry, got none")
+        raise checks.error("picks", "at least one {method: counts} entry", "none")
     lengths = keys.norm(dim=-1)                                                  # (Tk,)
     n = keys.shape[0]
     for name, counts in picks.items():
         if tuple(counts.shape) != (n,):
-            raise ValueError(f"picks: expected counts of shape ({n},) for {n} keys, got {tuple(counts.shape)} "
-                             f"for {name!r}")
+            raise checks.error("picks", f"counts of shape ({n},) for {n} keys", f"{tuple(counts.shape)} for {name!r}")
     if ax is None:
         ax = plt.subplots(figsize=(7.5, 3), layout="constrained")[1]
     width = 0.8 / len(picks)
@@ -60,9 +59,9 @@ def vectors_and_weights(queries, keys, weights, key_names, query_names, *, label
     written (default LABEL_AT; a name missing there is written at its vector's tip). Returns the Figure.
     """
     if queries.shape[-1] != 2 or keys.shape[-1] != 2:
-        raise ValueError(f"queries, keys: expected 2-D vectors to draw, got sizes {queries.shape[-1]} and {keys.shape[-1]}")
+        raise checks.error("queries, keys", "2-D vectors to draw", f"sizes {queries.shape[-1]} and {keys.shape[-1]}")
     if not 1 <= len(weights) <= 5:
-        raise ValueError(f"weights: expected 1 to 5 weight matrices, got {len(weights)}")
+        raise checks.error("weights", "1 to 5 weight matrices", len(weights))
     label_at = LABEL_AT if label_at is None else label_at
     fig, axes = plt.subplots(2, 3, figsize=(11, 6), layout="constrained")
     ax = axes[0, 0]

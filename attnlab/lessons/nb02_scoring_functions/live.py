@@ -1,7 +1,7 @@
 """Notebook 02's Play panel: scoring function, d_k, temperature T and number of keys n over random N(0, 1)
 vectors. Starting values are checked by ``play``, once; a control's value goes to the update unchecked.
 
-State lives in the ``ScoringPlay`` object, never on matplotlib objects.
+``play`` returns a Panel drawing a ``ScoringPlay``; state lives in that object, never on matplotlib objects.
 """
 import math
 
@@ -11,7 +11,7 @@ import torch
 from ...core import checks
 from ...core.masking import stable_softmax
 from ...i18n import gettext as _
-from ...ui import panels
+from ...ui.panels import Panel, new_figure
 from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, update_heatmap
 from .stats import (
     METHODS,
@@ -24,7 +24,8 @@ from .stats import (
     seeded_additive,
 )
 
-__all__ = ["D_KS", "PLAY_LIMITS", "PLAY_METHODS", "ScoringPlay", "play", "play_edges", "play_limit"]
+__all__ = ["D_KS", "PLAY_LIMITS", "PLAY_METHODS", "ScoringPlay", "controls", "histogram_edges", "histogram_limit",
+           "play"]
 
 
 D_KS = [2 ** i for i in range(12)]                                   # 1 … 2048: the Play's d_k slider
@@ -37,14 +38,14 @@ PLAY_METHODS = ["dot", "scaled_dot", "over_d", "over_cbrt_d", "constant", "long_
 PLAY_LIMITS = {d_k: 40 if d_k <= 128 else 160 for d_k in D_KS}
 
 
-def play_limit(d_k):
+def histogram_limit(d_k):
     """The histogram's x axis half-width at this d_k (PLAY_LIMITS)."""
     return PLAY_LIMITS[d_k]
 
 
-def play_edges(d_k):
-    """The histogram's 160 bins across ±play_limit(d_k) (0.5 wide on ±40, 2 on ±160)."""
-    lim = play_limit(d_k)
+def histogram_edges(d_k):
+    """The histogram's 160 bins across ±histogram_limit(d_k) (0.5 wide on ±40, 2 on ±160)."""
+    lim = histogram_limit(d_k)
     return torch.linspace(-lim, lim, 161, dtype=torch.float64)
 
 
@@ -53,29 +54,22 @@ def _row_var(s):
     return (centre_rows_unchecked(s).pow(2).sum(-1) / max(s.shape[-1] - 1, 1)).mean().item()
 
 
-class ScoringPlay(panels.ShowsPanel):
-    """The Play panel: scoring function, d_k, temperature T and number of keys n over random N(0, 1) vectors.
+class ScoringPlay:
+    """The Play figure: scoring function, d_k, temperature T and number of keys n over random N(0, 1) vectors.
 
     Left: histogram of what the softmax sees, (score − row mean) / T, against plain q·k, on an x axis that
     zooms in below d_k = 256 (PLAY_LIMITS; the text counts what falls outside); middle: the
     weights of five queries; right: entropy / log n against d_k; one legend under the three. The text
     gives the variance, entropy, the first query's weights, and how many of the 512 queries pick each key (the Gaussian prefers the
-    shortest key). ``.controls``, ``.panel``; displayable.
+    shortest key). ``update(method, d_k, temperature, n)`` redraws in place and returns the text; ``.moving``.
     """
 
-    def __init__(self, *, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0):
+    def __init__(self, *, d_k=256, n=8, num_queries=512, seed=0):
         self.num_queries, self.seed = num_queries, seed
         self._samples, self._curves = {}, {}
-        self.controls = {
-            "method": widgets.Dropdown(options=[(_(METHODS[m]), m) for m in PLAY_METHODS], value=method,
-                                       description=_("scoring")),
-            "d_k": widgets.SelectionSlider(options=D_KS, value=d_k, description="d_k", continuous_update=False),
-            "temperature": widgets.FloatLogSlider(value=temperature, base=10, min=-2, max=2, step=0.1,
-                                                  description="T", continuous_update=False),
-            "n": widgets.IntSlider(value=n, min=2, max=32, description=_("n (keys)"), continuous_update=False),
-        }
-        fig, (self.ax_hist, self.ax_w, self.ax_h) = panels.new_figure(1, 3, figsize=(12, 3.6))
-        edges, lim = play_edges(d_k), play_limit(d_k)
+        fig, (self.ax_hist, self.ax_w, self.ax_h) = new_figure(1, 3, figsize=(12, 3.6))
+        self.figure = fig
+        edges, lim = histogram_edges(d_k), histogram_limit(d_k)
         zero = torch.zeros(len(edges) - 1)
         self.grey_hist = self.ax_hist.stairs(zero, edges, color="0.8", fill=True, label=_(METHODS["dot"]))
         self.blue_hist = self.ax_hist.stairs(zero, edges, color=SERIES_COLORS[0], linewidth=1.8, label=_("chosen function"))
@@ -99,9 +93,8 @@ class ScoringPlay(panels.ShowsPanel):
             loc="outside lower center", ncol=4, fontsize=9, frameon=False)
         # What a move changes: the histograms, the weights, the curves and the marker. n changes the
         # number of key columns (ticks, limits), so a move of n draws the whole figure.
-        moving = [self.grey_hist, self.blue_hist, heatmap_state(self.ax_w).image, self.grey_curve, self.blue_curve,
-                  self.marker]
-        self.panel = panels.Panel(fig, self.controls, self.update, moving=moving, name="02-scoring-functions")
+        self.moving = [self.grey_hist, self.blue_hist, heatmap_state(self.ax_w).image, self.grey_curve,
+                       self.blue_curve, self.marker]
 
     def sample(self, d_k):
         """512 queries and 32 keys of size d_k with N(0, 1) entries (seeded, cached), and an additive module."""
@@ -129,7 +122,7 @@ class ScoringPlay(panels.ShowsPanel):
         s = scores_unchecked(q, k[:n], method, additive=module).detach()                 # (512, n)
         w = stable_softmax(s, 1.0 / temperature)                               # (512, n), T unchecked
         plain = scores_unchecked(q, k[:n], "dot")                                      # (512, n): q·k, no scaling
-        edges, lim = play_edges(d_k), play_limit(d_k)
+        edges, lim = histogram_edges(d_k), histogram_limit(d_k)
         if self.ax_hist.get_xlim() != (-lim, lim):                     # a step of the axis: a full draw
             self.ax_hist.set_xlim(-lim, lim)
         grey, blue = centre_rows_unchecked(plain), centre_rows_unchecked(s) / temperature
@@ -160,16 +153,26 @@ class ScoringPlay(panels.ShowsPanel):
             counts=" ".join(f"k{j + 1}:{c}" for j, c in enumerate(counts.tolist())), shortest=shortest + 1,
             length=k[shortest].norm().item(), share=100 * counts[shortest].item() / len(q), uniform=100 / n)
 
-    @property
-    def widget(self):
-        return self.panel.widget
+
+def controls(*, method="dot", d_k=256, temperature=1.0, n=8):
+    """The Play's controls {name: widget}: scoring function, d_k, T and n, with these starting values."""
+    return {
+        "method": widgets.Dropdown(options=[(_(METHODS[m]), m) for m in PLAY_METHODS], value=method,
+                                   description=_("scoring")),
+        "d_k": widgets.SelectionSlider(options=D_KS, value=d_k, description="d_k", continuous_update=False),
+        "temperature": widgets.FloatLogSlider(value=temperature, base=10, min=-2, max=2, step=0.1,
+                                              description="T", continuous_update=False),
+        "n": widgets.IntSlider(value=n, min=2, max=32, description=_("n (keys)"), continuous_update=False),
+    }
 
 
 @checks.arguments(method=checks.Choice(PLAY_METHODS), d_k=checks.Choice(D_KS),
                    temperature=checks.Real(low=0.01, high=100, why="the T slider's range"),
                    n=checks.Int(2, 32, why="the n slider's range"), num_queries=checks.Int(5, 100_000),
                    seed=checks.Int(0))
-def play(*, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0):
-    """The Play panel of notebook 02 (see ``ScoringPlay``) with these starting values (checked here, once);
+def play(*, method="dot", d_k=256, temperature=1.0, n=8, num_queries=512, seed=0) -> Panel:
+    """The Play panel of notebook 02 (drawing a ``ScoringPlay``) with these starting values (checked here, once);
     display it as the cell's last value."""
-    return ScoringPlay(method=method, d_k=d_k, temperature=temperature, n=n, num_queries=num_queries, seed=seed)
+    view = ScoringPlay(d_k=d_k, n=n, num_queries=num_queries, seed=seed)
+    return Panel(view.figure, controls(method=method, d_k=d_k, temperature=temperature, n=n), view.update,
+                 moving=view.moving, name="02-scoring-functions")

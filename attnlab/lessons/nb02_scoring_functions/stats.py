@@ -1,7 +1,7 @@
 """Statistics of attention scores on random vectors: why dot products are divided by sqrt(d_k).
 
 Queries and keys are drawn with independent N(0, 1) entries from a ``torch.Generator``, scored by
-one of the scoring functions (评分函数) of ``attnlab.scoring`` or by one of seed 004's other
+one of the scoring functions (评分函数) of ``attnlab.core.scoring`` or by one of seed 004's other
 rescalings, and the softmax's response is measured: the variance of the scores, the entropy (熵)
 of each row of weights, and the size of the softmax's gradient.
 
@@ -202,7 +202,7 @@ def histogram_density(values, edges):
     """
     checks.tensor(edges, "edges", min_dim=1)
     if edges.dim() != 1 or edges.numel() < 2 or not bool((edges[1:] > edges[:-1]).all()):
-        raise ValueError(f"edges: expected a 1-D increasing tensor of at least 2 values, got {edges}")
+        raise checks.error("edges", "a 1-D increasing tensor of at least 2 values", edges)
     return histogram_density_unchecked(values, edges)
 
 
@@ -224,8 +224,8 @@ def key_choice(queries, keys, method="scaled_dot", **kwargs):
     checks.tensor(queries, "queries", min_dim=2)
     checks.tensor(keys, "keys", min_dim=2)
     if queries.dim() != 2 or keys.dim() != 2:
-        raise ValueError(f"queries, keys: expected 2-D (Tq, d) and (Tk, d), got shapes {tuple(queries.shape)} "
-                         f"and {tuple(keys.shape)}")
+        raise checks.error("queries, keys", "2-D (Tq, d) and (Tk, d)",
+                           f"shapes {tuple(queries.shape)} and {tuple(keys.shape)}")
     return _choice(scores(queries, keys, method, **kwargs).detach(), keys)
 
 

@@ -30,8 +30,7 @@ def multihead(X, W_q, W_k, W_v, W_o, num_heads):
     D_in, D = X.shape[-1], W_q.shape[-1]
     for name, W, want in (("W_q", W_q, (D_in, D)), ("W_k", W_k, (D_in, D)), ("W_v", W_v, (D_in, D)), ("W_o", W_o, (D, D))):
         if tuple(W.shape) != want:
-            raise ValueError(f"{name}: expected shape {want} (X has {D_in} features, W_q {D} columns), "
-                             f"got {tuple(W.shape)}")
+            raise checks.error(name, f"shape {want} (X has {D_in} features, W_q {D} columns)", tuple(W.shape))
     q, k, v = (split_heads(X @ W, num_heads) for W in (W_q, W_k, W_v))   # (B, H, n, D/H) each
     heads, _ = scaled_dot_product_attention(q, k, v)                      # (B, H, n, D/H)
     return merge_heads(heads) @ W_o                                       # (B, n, D)

@@ -37,7 +37,7 @@ def head_blocks_plot(X, num_heads, *, ax=None):
     T, D = X.shape
     H = int(num_heads)
     if D % H:
-        raise ValueError(f"X: expected last dim divisible by num_heads={H}, got {D}")
+        raise checks.error("X", f"last dim divisible by num_heads={H}", D)
     d = D // H
     if ax is None:
         _fig, ax = plt.subplots(figsize=(0.45 * (2 * D + H + 4), 0.5 * (T + 2)))
@@ -65,11 +65,11 @@ def mark_padding(ax, valid_len, *, patch=None):
     new length to move it in place instead of adding another."""
     valid_len = checks.count(valid_len, "valid_len")
     if not ax.images:
-        raise ValueError("ax: expected an Axes with a heatmap drawn by plotting.heatmap, got one without an image")
+        raise checks.error("ax", "an Axes with a heatmap drawn by plotting.heatmap", "one without an image")
     if patch is None:
         patch = ax.add_patch(Rectangle((0, 0), 0, 0, fill=False, hatch="//", edgecolor="0.8", lw=0, zorder=3))
     elif patch.axes is not ax:
-        raise ValueError("patch: expected the hatch returned by mark_padding for this ax, got another Axes' patch")
+        raise checks.error("patch", "the hatch returned by mark_padding for this ax", "another Axes' patch")
     return mark_padding_unchecked(ax, valid_len, patch)
 
 

@@ -49,15 +49,15 @@ def embed(sentences=SENTENCES, *, length=None, dtype=torch.float64):
         (X (B, n, INPUT_SIZE), valid_lens (B,) int64, tokens: B tuples of n words).
     """
     if isinstance(sentences, str) or not len(sentences):
-        raise ValueError(f"sentences: expected a non-empty list of strings, got {sentences!r}")
+        raise checks.error("sentences", "a non-empty list of strings", repr(sentences))
     words = [s.split() for s in sentences]
     for s, w in zip(sentences, words):
         unknown = [x for x in w if x not in VOCAB]
         if unknown or not w:
-            raise ValueError(f"sentences: expected words from {VOCAB}, got {s!r}")
+            raise checks.error("sentences", f"words from {VOCAB}", repr(s))
     T = max(len(w) for w in words) if length is None else checks.count(length, "length", low=1)
     if T > MAX_LEN or T < max(len(w) for w in words):
-        raise ValueError(f"length: expected between the longest sentence and {MAX_LEN}, got {T}")
+        raise checks.error("length", f"between the longest sentence and {MAX_LEN}", T)
     tokens = [tuple(w + ["<pad>"] * (T - len(w))) for w in words]
     X = torch.zeros(len(words), T, INPUT_SIZE, dtype=dtype)                    # (B, T, INPUT_SIZE)
     for b, toks in enumerate(tokens):
@@ -99,7 +99,7 @@ def toy_multihead(num_heads=4, *, target="cat", strength=4.0, dtype=torch.float6
     """
     H = checks.count(num_heads, "num_heads", low=1)
     if H > len(HEAD_KINDS):
-        raise ValueError(f"num_heads: expected at most {len(HEAD_KINDS)} (one per toy head), got {H}")
+        raise checks.error("num_heads", f"at most {len(HEAD_KINDS)} (one per toy head)", H)
     D = H * HEAD_SIZE
     with torch.device("meta"):                       # no random init: the global RNG is left untouched
         mha = MultiHeadAttention(INPUT_SIZE, INPUT_SIZE, INPUT_SIZE, D, H)
@@ -144,7 +144,7 @@ def head_readout(output, num_heads):
     checks.tensor(output, "output", min_dim=3)
     B, T, D = output.shape
     if D != num_heads * HEAD_SIZE:
-        raise ValueError(f"output: expected last dim {num_heads * HEAD_SIZE} (num_heads * {HEAD_SIZE}), got {D}")
+        raise checks.error("output", f"last dim {num_heads * HEAD_SIZE} (num_heads * {HEAD_SIZE})", D)
     return output.detach().reshape(B, T, num_heads, HEAD_SIZE)[..., :len(VOCAB)]  # (B, T, H, V)
 
 
@@ -152,8 +152,9 @@ def head_readout(output, num_heads):
 def readout_table(readout, tokens, titles):
     """Text table for one batch row, readout (n, H, V): per query token and head, the word read most."""
     if len(tokens) != readout.shape[0] or len(titles) != readout.shape[1]:
-        raise ValueError(f"tokens, titles: expected {readout.shape[0]} tokens and {readout.shape[1]} titles for readout "
-                         f"of shape {tuple(readout.shape)}, got {len(tokens)} and {len(titles)}")
+        raise checks.error("tokens, titles",
+                           f"{readout.shape[0]} tokens and {readout.shape[1]} titles for readout of shape "
+                           f"{tuple(readout.shape)}", f"{len(tokens)} and {len(titles)}")
     V = readout[0, 0, 0].numel()
     named = {title: name for target in VOCAB                     # "head 1: previous word" -> "previous word"
              for title, name in zip(head_titles(len(HEAD_KINDS), target), head_names(len(HEAD_KINDS), target))}

@@ -33,7 +33,7 @@ class HeadsPlay:
     def __init__(self, sentences=SENTENCES):
         self.X, _valid_lens, self.tokens = embed(list(sentences))                     # (2, n, 15)
         if len(self.tokens) != 2:
-            raise ValueError(f"sentences: expected 2 sentences (one per row), got {len(self.tokens)}")
+            raise checks.error("sentences", "2 sentences (one per row)", len(self.tokens))
         n = self.X.shape[1]
         self.modules = {h: toy_multihead(h) for h in range(1, MAX_HEADS + 1)}
         self.figure, self.axes = new_figure(2, MAX_HEADS + 1, figsize=(12.2, 5.6))
@@ -131,7 +131,7 @@ def controls(*, heads=4, temperature=1.0, causal=False, valid_len_0=6, valid_len
 @checks.arguments(heads=checks.Int(1, MAX_HEADS, why="one per toy head"),
                    temperature=checks.Real(low=0.25, high=4.0, why="the T slider's range"), causal=checks.Flag(),
                    valid_len_0=_LENGTH, valid_len_1=_LENGTH)
-def play(*, heads=4, temperature=1.0, causal=False, valid_len_0=6, valid_len_1=3):
+def play(*, heads=4, temperature=1.0, causal=False, valid_len_0=6, valid_len_1=3) -> Panel:
     """The Play panel of notebook 03 with these starting values; returns the ``Panel`` (display it as the
     cell's last value); its ``.update`` is the bound ``HeadsPlay.update``."""
     view = HeadsPlay()

@@ -7,10 +7,10 @@ import torch
 
 from ...core import checks
 from ...core.attention import scaled_dot_product_attention
-from ...core.data import thinking_machines
 from ...core.masking import causal_mask, masked_softmax
 from ...i18n import N_, gettext as _
 from ...ui.selfcheck import check_function, mistake
+from .data import thinking_machines
 
 __all__ = [
     "attention_cases", "ATTENTION_MISTAKES", "check_attention", "masked_cases", "MASKED_MISTAKES",
@@ -100,13 +100,13 @@ def softmax_weight_mistakes(scores=(14.0, 12.0), scale=8.0, words=("Thinking", "
     ``scores`` of ``words`` (unscaled, they were ``scale`` times larger), each computed from its
     mistake and paired with why it is wrong: ``selfcheck.numeric(mistakes=...)``."""
     if not isinstance(scores, (tuple, list)) or len(scores) != 2:
-        raise TypeError(f"scores: expected a pair of numbers (first, second), got {scores!r}")
+        raise checks.error("scores", "a pair of numbers (first, second)", repr(scores), kind=TypeError)
     first, second = (checks.real(s, "scores") for s in scores)
     if not first > second > 0:
-        raise ValueError(f"scores: expected first > second > 0, got {scores!r}")
+        raise checks.error("scores", "first > second > 0", repr(scores))
     scale = checks.real(scale, "scale", low=2.0)
     if not isinstance(words, (tuple, list)) or len(words) != 2 or not all(isinstance(w, str) for w in words):
-        raise TypeError(f"words: expected a pair of str, got {words!r}")
+        raise checks.error("words", "a pair of str", repr(words), kind=TypeError)
     s = torch.tensor([first, second], dtype=torch.float64)
     return [
         (first / (first + second), _("you divided {first:g} by {first:g} + {second:g}. The softmax exponentiates "

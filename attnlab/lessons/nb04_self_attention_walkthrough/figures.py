@@ -40,8 +40,8 @@ class StepTable:
         """Show new ``step_table`` rows; rows up to the current step black, the current one orange and
         bold, later ones grey "?". Returns self."""
         if len(table) != len(self.labels) or any(len(row) != len(c) for (_, _, row), c in zip(table, self.cells)):
-            raise ValueError(f"table: expected {len(self.labels)} rows of {len(self.cells[0])} cells as when drawn, "
-                             f"got {len(table)} rows")
+            raise checks.error("table", f"{len(self.labels)} rows of {len(self.cells[0])} cells as when drawn",
+                               f"{len(table)} rows")
         shown = [n for n, _, row in table if all(c != "?" for c in row)]
         current = max(shown) if current is None and shown else current
         for r, (n, label, row) in enumerate(table):

@@ -13,11 +13,11 @@ import matplotlib
 import torch
 
 from ...core import checks
-from ...core.data import thinking_machines_unchecked
 from ...core.masking import causal_mask
 from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import SERIES_COLORS, heatmap, heatmap_state, live_title, update_heatmap
+from .data import thinking_machines_unchecked
 from .steps import (
     SENTENCE,
     describe_step_unchecked,
@@ -60,7 +60,7 @@ def sentence_title(padding):
     e.g. '"The cat sat on" + 2 <pad> (valid length 4)'."""
     padding = checks.count(padding, "padding")
     if padding > len(SENTENCE):
-        raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
+        raise checks.error("padding", f"at most {len(SENTENCE)}", padding)
     return _sentence_title(padding)
 
 
@@ -169,7 +169,7 @@ def controls(*, step=4, d_k=64, causal=False, padding=2):
 
 @checks.arguments(step=checks.Int(1, 6, why="the six steps"), d_k=checks.Choice(D_KS), causal=checks.Flag(),
                    padding=checks.Int(0, len(SENTENCE) - 1, why="the padding slider's range: one word stays"))
-def play(*, step=4, d_k=64, causal=False, padding=2):
+def play(*, step=4, d_k=64, causal=False, padding=2) -> Panel:
     """The Play panel of notebook 04 with these starting values; returns the ``Panel`` (display it as the
     cell's last value); its ``.update`` is the bound ``WalkthroughPlay.update``."""
     view = WalkthroughPlay()

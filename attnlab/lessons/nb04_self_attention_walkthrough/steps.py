@@ -27,24 +27,6 @@ __all__ = [
 ]
 
 
-def _check_inputs(X, W_Q, W_K, W_V, mask):
-    checks.tensor(X, "X", min_dim=2)
-    if X.dim() != 2:
-        raise ValueError(f"X: expected shape (n, D), got {tuple(X.shape)}")
-    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
-        checks.tensor(W, name, min_dim=2)
-        checks.same_kind(X, "X", W, name)
-        if W.dim() != 2 or W.shape[0] != X.shape[1]:
-            raise ValueError(f"{name}: expected shape ({X.shape[1]}, size) to match X (n, D), "
-                             f"got {tuple(W.shape)}")
-    if W_K.shape[1] != W_Q.shape[1]:
-        raise ValueError(f"W_K: expected {W_Q.shape[1]} columns to match W_Q (q·k needs equal sizes), "
-                         f"got {W_K.shape[1]}")
-    n = X.shape[0]
-    if mask is not None:
-        checks.bool_mask(mask, "mask", (n, n))
-
-
 def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
     """The six steps of self-attention for every query word, one vector at a time (seed 000).
 
@@ -60,7 +42,18 @@ def self_attention_steps(X, W_Q, W_K, W_V, mask=None):
              "output" (n, dv)  sum over j of weighted[i, j]  step 6
              "X" (the input), "d_k" (int), "sqrt_d_k" (float), "mask" (as given).
     """
-    _check_inputs(X, W_Q, W_K, W_V, mask)
+    checks.tensor(X, "X", min_dim=2)
+    if X.dim() != 2:
+        raise checks.error("X", "shape (n, D)", tuple(X.shape))
+    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
+        checks.tensor(W, name, min_dim=2)
+        checks.same_kind(X, "X", W, name)
+        if W.dim() != 2 or W.shape[0] != X.shape[1]:
+            raise checks.error(name, f"shape ({X.shape[1]}, size) to match X (n, D)", tuple(W.shape))
+    if W_K.shape[1] != W_Q.shape[1]:
+        raise checks.error("W_K", f"{W_Q.shape[1]} columns to match W_Q (q·k needs equal sizes)", W_K.shape[1])
+    if mask is not None:
+        checks.bool_mask(mask, "mask", (X.shape[0], X.shape[0]))
     return self_attention_steps_unchecked(X, W_Q, W_K, W_V, mask)
 
 
@@ -104,7 +97,7 @@ def step_table(steps, words, query=0, step=6):
     """
     n = len(words)
     if not 0 <= query < n:
-        raise ValueError(f"query: expected an index in [0, {n}), got {query}")
+        raise checks.error("query", f"an index in [0, {n})", query)
     return step_table_unchecked(steps, words, query, step)
 
 
@@ -156,8 +149,8 @@ def step_table_text(table, words, *, current=None, title=None):
     under a live figure: the current step's rows (default: the last step without "?") marked ▶,
     an optional ``title`` line on top. Returns a str of aligned lines."""
     if any(len(row) != len(words) for _, _, row in table):
-        raise ValueError(f"table: expected rows of {len(words)} cells, one per word, "
-                         f"got {sorted({len(row) for _, _, row in table})}")
+        raise checks.error("table", f"rows of {len(words)} cells, one per word",
+                           sorted({len(row) for _, _, row in table}))
     return step_table_text_unchecked(table, words, current=current, title=title)
 
 
@@ -186,7 +179,7 @@ def describe_step(steps, words, step, query=0):
     """One or two lines of numbers saying what step ``step`` (1..6) did for query ``query``, in the
     prose's symbols: q₁·k₂, the weights aⱼ, aⱼ vⱼ, z₁."""
     if query >= len(words):
-        raise ValueError(f"query: expected an index in [0, {len(words)}), got {query}")
+        raise checks.error("query", f"an index in [0, {len(words)})", query)
     return describe_step_unchecked(steps, words, step, query)
 
 
@@ -234,7 +227,7 @@ def sentence_attention(d_k=64, *, causal=False, padding=0, mask_pad_queries=Fals
     """
     padding = checks.count(padding, "padding")
     if padding > len(SENTENCE):
-        raise ValueError(f"padding: expected at most {len(SENTENCE)}, got {padding}")
+        raise checks.error("padding", f"at most {len(SENTENCE)}", padding)
     return sentence_attention_unchecked(d_k, causal=causal, padding=padding, mask_pad_queries=mask_pad_queries,
                                         seed=seed)
 
@@ -243,7 +236,7 @@ def sentence_attention_unchecked(d_k=64, *, causal=False, padding=0, mask_pad_qu
     """``sentence_attention`` with causal, padding and mask_pad_queries unchecked (the Play panel's controls
     bound them); d_k and seed are checked once, by ``toy_sentence``."""
     from ...core.attention import attend_unchecked
-    from ...core.data import toy_sentence
+    from .data import toy_sentence
 
     n = len(SENTENCE)
     words = SENTENCE[:n - padding] + ("<pad>",) * padding
@@ -279,7 +272,7 @@ def _lengths(n):
         checks.Array((0, 1))(n, "n")
     n = np.asarray(n, dtype=float) if not np.isscalar(n) else checks.real(n, "n")
     if not np.all(np.isfinite(n)) or np.any(n < 1):
-        raise ValueError(f"n: expected sequence lengths >= 1, got {n if np.ndim(n) == 0 else 'min ' + str(np.min(n))}")
+        raise checks.error("n", "sequence lengths >= 1", n if np.ndim(n) == 0 else 'min ' + str(np.min(n)))
     return n
 
 

@@ -19,8 +19,8 @@ import torch
 
 from ...core import checks
 from ...core.attention import scaled_dot_product_attention
-from ...core.data import cat_milk_it
 from ...i18n import gettext as _
+from .data import cat_milk_it
 
 __all__ = [
     "SCALINGS", "SEED_D_K", "SEED_SCORES", "SEED_OUTPUTS", "SEED_SIMILARITIES", "Attended", "attend",
@@ -84,10 +84,10 @@ def similarities(output, words, of="it", to=("milk", "cat")):
     """
     words = list(words)
     if len(words) != output.shape[0]:
-        raise ValueError(f"words: expected {output.shape[0]} words, one per row of output, got {len(words)}")
+        raise checks.error("words", f"{output.shape[0]} words, one per row of output", len(words))
     for w in (of, *to):
         if w not in words:
-            raise ValueError(f"words: expected {w!r} among them, got {words}")
+            raise checks.error("words", f"{w!r} among them", words)
     a = output[words.index(of)]
     result = {"dot": {}, "cosine": {}, "distance": {}}
     for w in to:
@@ -126,7 +126,7 @@ def feature_heads(X, *, temperature=1.0):
     and the heads' outputs are put side by side (W_O = identity). Returns (output (T, 2), weights (2, T, T)).
     """
     if X.shape[-1] != 2:                                                        # a 2-D tensor (checked above)
-        raise ValueError(f"X: expected shape (T, 2), got {tuple(X.shape)}")
+        raise checks.error("X", "shape (T, 2)", tuple(X.shape))
     heads = X.T[:, :, None]                                                     # (2, T, 1): one feature each
     out, weights = scaled_dot_product_attention(heads, heads, heads, temperature=temperature)  # (2, T, 1)
     return out[:, :, 0].T, weights                                              # (T, 2), (2, T, T)

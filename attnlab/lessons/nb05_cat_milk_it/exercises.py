@@ -5,10 +5,10 @@ import math
 
 import torch
 
-from ...core.data import cat_milk_it
 from ...i18n import N_
 from ...ui.selfcheck import check_function, mistake
 from .compute import SEED_D_K, attend, feature_heads
+from .data import cat_milk_it
 
 __all__ = ["ATTEND_MISTAKES", "check_attend", "FEATURE_HEADS_MISTAKES", "check_feature_heads"]
 

@@ -12,10 +12,11 @@ from matplotlib.patches import FancyArrowPatch
 from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox
 
-from ...core import checks, data
+from ...core import checks
 from ...core.attention import scaled_dot_product_attention
 from ...i18n import gettext as _
 from ...ui.plotting import SERIES_COLORS, text_color
+from . import data
 from .compute import SEED_D_K
 
 __all__ = ["WORD_COLORS", "Moves", "moves_plot", "thumbnail"]
@@ -46,10 +47,10 @@ class Moves:
         """Move markers, arrows and labels to new ``before`` / ``after`` (T, 2) points; returns self."""
         words = list(words)
         if len(words) != len(self.arrows):
-            raise ValueError(f"words: expected {len(self.arrows)} words as when drawn, got {len(words)}")
+            raise checks.error("words", f"{len(self.arrows)} words as when drawn", len(words))
         others = dict(others or {})
         if len(others) != len(self.others):
-            raise ValueError(f"others: expected {len(self.others)} words as when drawn, got {len(others)}")
+            raise checks.error("others", f"{len(self.others)} words as when drawn", len(others))
         before, after = [tuple(p) for p in before.tolist()], [tuple(p) for p in after.tolist()]
         for i, w in enumerate(words):
             color = WORD_COLORS.get(w, "k")
@@ -150,8 +151,8 @@ def moves_plot(words, before, after, *, ax, others=None, limits=(-1.0, 5.0)):
     between; ``others`` = {word: (x, y)} drawn grey and hollow (not in the sentence). Also draws the
     line state + taste = 4 on which every word of seed 004 lies. Returns a ``Moves`` handle."""
     if before.shape != after.shape or before.shape != (len(words), 2):
-        raise ValueError(f"before, after: expected shape ({len(words)}, 2), one (x, y) per word, got "
-                         f"{tuple(before.shape)} and {tuple(after.shape)}")
+        raise checks.error("before, after", f"shape ({len(words)}, 2), one (x, y) per word",
+                           f"{tuple(before.shape)} and {tuple(after.shape)}")
     ax.set_xlim(*limits)
     ax.set_ylim(*limits)
     ax.set_aspect("equal")

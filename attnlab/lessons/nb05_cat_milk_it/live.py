@@ -8,11 +8,11 @@ import ipywidgets as widgets
 from matplotlib import rcParams
 
 from ...core import checks
-from ...core.data import SENTENCES, WORD_VECTORS, cat_milk_it, cat_milk_it_unchecked
 from ...i18n import N_, gettext as _
 from ...ui.panels import Panel, new_figure
 from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
 from .compute import SCALINGS, attend, similarities
+from .data import SENTENCES, WORD_VECTORS, cat_milk_it, cat_milk_it_unchecked
 from .figures import moves_plot
 
 __all__ = ["CONTROLS", "D_OPTIONS", "SCALING_OPTIONS", "CatMilkPlay", "controls", "formula", "play", "word_sliders"]
@@ -136,7 +136,7 @@ def controls(*, sentence="sweet", scaling="inside", d=4, T=1.0, vectors=None):
 @checks.arguments(sentence=checks.Choice(tuple(SENTENCES)), scaling=checks.Choice(SCALINGS),
                    d=checks.Choice(D_OPTIONS), T=checks.Real(low=0.1, high=10, why="the T slider's range"),
                    vectors=checks.Optional(checks.Dict()))
-def play(*, sentence="sweet", scaling="inside", d=4, T=1.0, vectors=None):
+def play(*, sentence="sweet", scaling="inside", d=4, T=1.0, vectors=None) -> Panel:
     """The Play panel of notebook 05 with these starting values (``vectors``: {word: (state, taste)} for
     the word sliders, default seed 004's WORD_VECTORS). Returns the ``Panel`` (display it as the cell's
     last value); its ``.update`` is the bound ``CatMilkPlay.update``."""
@@ -151,11 +151,14 @@ def word_sliders(vectors=None, *, low=-1.0, high=5.0):
     """Two sliders per word, "<word>_x" (state) and "<word>_y" (taste), starting at ``vectors``
     (default: seed 004's WORD_VECTORS): {name: FloatSlider}, ready to join the Play controls."""
     vectors = WORD_VECTORS if vectors is None else vectors
+    # translators: a word slider's label (notebook 05): x is the word's "state" feature, y its "taste"
+    names = {"x": N_("{word} x"), "y": N_("{word} y")}
     sliders = {}
     for w, point in vectors.items():
         for axis, v in zip("xy", point):
             if not low <= v <= high:
-                raise ValueError(f"vectors: expected entries in [{low}, {high}], got {w} {axis} = {v}")
-            sliders[f"{w}_{axis}"] = widgets.FloatSlider(value=v, min=low, max=high, step=0.1, description=f"{w} {axis}",
-                                                         style={"description_width": "60px"}, layout={"width": "265px"})
+                raise checks.error("vectors", f"entries in [{low}, {high}]", f"{w} {axis} = {v}")
+            sliders[f"{w}_{axis}"] = widgets.FloatSlider(value=v, min=low, max=high, step=0.1,
+                                                         description=_(names[axis]).format(word=w),
+                                                         style={"description_width": "76px"}, layout={"width": "265px"})
     return sliders

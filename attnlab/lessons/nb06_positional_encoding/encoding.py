@@ -28,7 +28,7 @@ __all__ = [
 def _even_width(num_hiddens):
     d = checks.count(num_hiddens, "num_hiddens", low=2)
     if d % 2:
-        raise ValueError(f"num_hiddens: expected an even number (sin/cos pairs), got {d}")
+        raise checks.error("num_hiddens", "an even number (sin/cos pairs)", d)
     return d
 
 
@@ -109,11 +109,11 @@ def similarity_by_offset(P, max_offset):
     """
     checks.tensor(P, "P", min_dim=2)
     if P.dim() != 2:
-        raise ValueError(f"P: expected a 2-D (n, D) matrix, got shape {tuple(P.shape)}")
+        raise checks.error("P", "a 2-D (n, D) matrix", f"shape {tuple(P.shape)}")
     n = P.shape[0]
     max_offset = checks.count(max_offset, "max_offset")
     if max_offset >= n:
-        raise ValueError(f"max_offset: expected at most n-1={n - 1}, got {max_offset}")
+        raise checks.error("max_offset", f"at most n-1={n - 1}", max_offset)
     S = P @ P.T                                                        # (n, n)
     diagonals = [torch.diagonal(S, offset=k) for k in range(max_offset + 1)]   # lengths n, n-1, ...
     mean = torch.stack([g.mean() for g in diagonals])
@@ -141,7 +141,7 @@ def wavelength_mistakes(j, num_hiddens, base=10000.0):
     d = _even_width(num_hiddens)
     j = checks.count(j, "j", low=1)
     if j >= d // 2:
-        raise ValueError(f"j: expected a pair index below D/2 = {d // 2}, got {j}")
+        raise checks.error("j", f"a pair index below D/2 = {d // 2}", j)
     base = checks.real(base, "base", positive=True)
     omega = frequencies(d, base)[j].item()                           # radians per position
     return [

@@ -28,7 +28,7 @@ __all__ = [
 
 SIGNED_CMAP = "RdBu_r"   # diverging, white at 0: for signed values such as P (not for weights)
 # The column box on P (live.py): lime (>= 14 ΔE' from every colour of SIGNED_CMAP under all three dichromacies,
-# tests/test_colour_vision.py) inside a black outline, so it also stands out of P's near-white cells (lime on
+# tests/ui/test_colour_vision.py) inside a black outline, so it also stands out of P's near-white cells (lime on
 # white alone is 1.4:1).
 COLUMN_BOX_COLOUR = "lime"
 COLUMN_BOX_OUTLINE = "black"
@@ -44,7 +44,7 @@ def _matrix(P, name="P"):
     checks.Array()(P, name)
     M = to_numpy(P)
     if M.ndim != 2:
-        raise ValueError(f"{name}: expected a 2-D (n, D) matrix, got shape {M.shape}")
+        raise checks.error(name, "a 2-D (n, D) matrix", f"shape {M.shape}")
     return M
 
 
@@ -87,7 +87,7 @@ def update_encoding_heatmap(ax, P, image=None):
     M = _matrix(P)
     if image is None:
         if len(ax.images) != 1:
-            raise ValueError(f"ax: expected one image (an encoding_heatmap), got {len(ax.images)}; pass image=")
+            raise checks.error("ax", "one image (an encoding_heatmap)", f"{len(ax.images)}; pass image=")
         image = ax.images[0]
     return update_encoding_heatmap_unchecked(ax, M, image)
 
@@ -109,10 +109,10 @@ def encoding_columns_plot(P, columns=(6, 7, 8, 9), *, ax=None):
     P = _matrix(P)
     if isinstance(columns, (str, bytes)) or not isinstance(columns, (list, tuple, range)) or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
                                                     for c in columns):
-        raise TypeError(f"columns: expected whole column numbers, got {columns!r}")
+        raise checks.error("columns", "whole column numbers", repr(columns), kind=TypeError)
     bad = [c for c in columns if not 0 <= c < P.shape[1]]
     if bad:
-        raise ValueError(f"columns: expected numbers in [0, {P.shape[1] - 1}] (P has {P.shape[1]} columns), got {bad}")
+        raise checks.error("columns", f"numbers in [0, {P.shape[1] - 1}] (P has {P.shape[1]} columns)", bad)
     if ax is None:
         _fig, ax = plt.subplots(figsize=(6, 3))
     for c in columns:
@@ -129,7 +129,7 @@ def binary_counter_plot(num_bits=3, *, ax=None):
     (seed 000's analogy: higher bits flip more slowly); returns the Axes. num_bits: 1 .. MAX_BITS."""
     num_bits = checks.count(num_bits, "num_bits", low=1)
     if num_bits > MAX_BITS:
-        raise ValueError(f"num_bits: expected at most {MAX_BITS} (the plot writes 2^num_bits numbers), got {num_bits}")
+        raise checks.error("num_bits", f"at most {MAX_BITS} (the plot writes 2^num_bits numbers)", num_bits)
     n = np.arange(2 ** num_bits)
     if ax is None:
         _fig, ax = plt.subplots(figsize=(6, 3))
@@ -223,9 +223,9 @@ def rotation_circle_figure(P, pair=3, starts=(0, 12, 30), delta=5, *, figsize=(6
     move of ``delta`` positions from each start: the same clockwise turn from any start."""
     n, j = P.shape[0], pair
     if not 0 <= j < P.shape[1] // 2:
-        raise ValueError(f"pair: expected 0 <= pair < D/2 = {P.shape[1] // 2}, got {pair}")
+        raise checks.error("pair", f"0 <= pair < D/2 = {P.shape[1] // 2}", pair)
     if any(not 0 <= s <= n - 1 - delta for s in starts):
-        raise ValueError(f"starts: expected positions with s + delta <= {n - 1}, got {list(starts)}")
+        raise checks.error("starts", f"positions with s + delta <= {n - 1}", list(starts))
     fig, ax = plt.subplots(figsize=figsize, layout="constrained")
     angle = np.linspace(0, 2 * math.pi, 200)
     ax.plot(np.sin(angle), np.cos(angle), color="0.85")

@@ -1,8 +1,8 @@
 """Notebook 06's Play panel: the explorer of P (a chosen position and column pair, that pair against
 position and on the unit circle, the similarity of the position to every other).
 
-``play`` checks the starting values once; a slider's value goes to ``Explorer.update`` and on to the
-unchecked internals of ``encoding`` and ``figures`` without being checked again.
+``play`` checks the starting values once and returns a Panel drawing an ``Explorer``; a slider's value goes to
+``Explorer.update`` and on to the unchecked internals of ``encoding`` and ``figures`` without being checked again.
 """
 import math
 
@@ -15,36 +15,30 @@ from matplotlib.patches import Rectangle
 from ...core import checks
 from ...core.positional import sinusoidal_encoding
 from ...i18n import gettext as _
-from ...ui import panels
+from ...ui.panels import Panel, new_figure
 from ...ui.plotting import SERIES_COLORS
 from .encoding import frequencies_unchecked, offset_similarity_unchecked, rotation_matrix_unchecked
 from .figures import COLUMN_BOX_COLOUR, COLUMN_BOX_OUTLINE, encoding_image, update_encoding_heatmap_unchecked
 
-__all__ = ["Explorer", "play"]
+__all__ = ["Explorer", "controls", "play"]
 
 
-class Explorer(panels.ShowsPanel):
-    """The Play panel: P with a chosen row and column pair, that pair against position, the pair on the
-    unit circle, and the similarity of the chosen position to every other. ``.panel`` is the live panel;
-    the artists it moves are attributes (``row_box``, ``sin_line``, ``trail`` ...).
+class Explorer:
+    """The Play figure: P with a chosen row and column pair, that pair against position, the pair on the
+    unit circle, and the similarity of the chosen position to every other. ``update(position, pair, width,
+    base)`` redraws in place and returns the numbers under the figure; the artists it moves are attributes
+    (``row_box``, ``sin_line``, ``trail`` ...) and ``.moving``.
 
     The titles say what each view shows and do not change; the numbers (D, base, the pair's columns,
     ω_j, λ_j, the similarity's peak D/2) are in the text under the figure. i is the chosen position;
     the axes that run over every position say m (as the similarity's P_i · P_m does). The legends sit outside the
     axes, where nothing that moves covers them, so a move redraws neither a title nor a legend."""
 
-    def __init__(self, n, position, pair, width, base):
+    def __init__(self, n, width):
         self.n = n
         positions = np.arange(n)
         zeros = np.zeros(n)
-        self.controls = {
-            "position": widgets.IntSlider(value=position, min=0, max=n - 1, description=_("position i")),
-            "pair": widgets.IntSlider(value=pair, min=0, max=width // 2 - 1, description=_("pair j")),
-            "width": widgets.IntSlider(value=width, min=4, max=64, step=2, description="D"),
-            "base": widgets.FloatLogSlider(value=base, base=10, min=1, max=5, step=1, readout_format=".0f",
-                                           description=_("base"))}
-        self.controls["width"].observe(self._keep_pair_valid, names="value")
-        fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = panels.new_figure(2, 2, figsize=(11, 7))
+        fig, ((ax_P, ax_pair), (ax_circle, ax_sim)) = new_figure(2, 2, figsize=(11, 7))
         self.figure, self.ax_P, self.ax_pair, self.ax_circle, self.ax_sim = fig, ax_P, ax_pair, ax_circle, ax_sim
         self.image = encoding_image(sinusoidal_encoding(n, width), ax_P)
         ax_P.set_ylabel(_("position m (row of P)"))                        # every row; i is the boxed one
@@ -85,10 +79,6 @@ class Explorer(panels.ShowsPanel):
         # limits and ticks) and the similarity's y range, so a move of D draws the whole figure.
         self.moving = [self.image, self.row_box, self.col_box, self.sin_line, self.cos_line, self.pair_marker,
                        self.pair_dots, self.trail, self.here, self.sim_dots, self.sim_line, self.sim_marker]
-        self.panel = panels.Panel(fig, self.controls, self.update, moving=self.moving, name="06_positional_encoding")
-
-    def _keep_pair_valid(self, change):
-        self.controls["pair"].max = change["new"] // 2 - 1                 # keep j < D/2
 
     def update(self, position, pair, width, base):
         """Redraw for the control values; returns the numbers shown under the figure."""
@@ -132,13 +122,31 @@ class Explorer(panels.ShowsPanel):
                 rotated=rotated)])
 
 
+def controls(*, n, position, pair, width, base):
+    """The Play's controls {name: widget}, with these starting values; the pair slider stops below D/2 as D moves
+    (observed before the panel's own observer, so the panel draws the new D with a valid pair)."""
+    sliders = {
+        "position": widgets.IntSlider(value=position, min=0, max=n - 1, description=_("position i")),
+        "pair": widgets.IntSlider(value=pair, min=0, max=width // 2 - 1, description=_("pair j")),
+        "width": widgets.IntSlider(value=width, min=4, max=64, step=2, description="D"),
+        "base": widgets.FloatLogSlider(value=base, base=10, min=1, max=5, step=1, readout_format=".0f",
+                                       description=_("base"))}
+
+    def keep_pair_valid(change):
+        sliders["pair"].max = change["new"] // 2 - 1                      # keep j < D/2
+    sliders["width"].observe(keep_pair_valid, names="value")
+    return sliders
+
+
 @checks.arguments(n=checks.Int(2, 1024, why="positions drawn in the explorer"), position=checks.Int(0),
                    pair=checks.Int(0), width=checks.Int(4, 64, why="the D slider's range"),
                    base=checks.Real(low=10.0, high=1e5, why="the base slider's range"))
-def play(*, n=60, position=10, pair=3, width=32, base=10000.0):
-    """The Play panel of notebook 06 (see ``Explorer``), starting at these values; display it as the cell's
+def play(*, n=60, position=10, pair=3, width=32, base=10000.0) -> Panel:
+    """The Play panel of notebook 06 (drawing an ``Explorer``), starting at these values; display it as the cell's
     last value. Raises ValueError for position >= n, an odd width or pair >= width/2."""
     if position >= n or pair >= width // 2 or width % 2:
-        raise ValueError(f"position, pair, width: expected position < n = {n}, an even width and pair < width/2, "
-                         f"got position {position}, pair {pair}, width {width}")
-    return Explorer(n, position, pair, width, float(base))
+        raise checks.error("position, pair, width", f"position < n = {n}, an even width and pair < width/2",
+                           f"position {position}, pair {pair}, width {width}")
+    view = Explorer(n, width)
+    return Panel(view.figure, controls(n=n, position=position, pair=pair, width=width, base=float(base)), view.update,
+                 moving=view.moving, name="06_positional_encoding")

@@ -42,7 +42,7 @@ def structured_qkv(length=64, d=16, dv=4, *, locality=2.0, noise=0.5, seed=0, dt
 def relative_error(approx, exact):
     """||approx - exact||_F / ||exact||_F."""
     if approx.shape != exact.shape:
-        raise ValueError(f"approx: expected the shape of exact {tuple(exact.shape)}, got {tuple(approx.shape)}")
+        raise checks.error("approx", f"the shape of exact {tuple(exact.shape)}", tuple(approx.shape))
     return float((approx - exact).norm() / exact.norm())
 
 

@@ -74,8 +74,7 @@ def tile_update(m, l, acc, scores, v):
     for name, x, want in (("m", m, (bq, 1)), ("l", l, (bq, 1)), ("acc", acc, (bq, dv)), ("v", v, (bk, dv))):
         checks.same_kind(scores, "scores", x, name)
         if tuple(x.shape) != want:
-            raise ValueError(f"{name}: expected shape {want} for scores {(bq, bk)} and v with {dv} columns, "
-                             f"got {tuple(x.shape)}")
+            raise checks.error(name, f"shape {want} for scores {(bq, bk)} and v with {dv} columns", tuple(x.shape))
     m_new = torch.maximum(m, scores.amax(dim=-1, keepdim=True))                # (bq, 1)
     m_safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)   # a row with nothing visible yet
     p = torch.exp(scores - m_safe)                                              # (bq, bk), masked -> 0

@@ -53,7 +53,7 @@ def mask_heatmap(mask, ax, *, title=None, x_labels=None, y_labels=None, xlabel=K
     looked up in the learner's language (a label not in the catalog is shown as given)."""
     checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
     if mask.dim() != 2:
-        raise ValueError(f"mask: expected a 2-D (Tq, Tk) mask, got shape {tuple(mask.shape)}")
+        raise checks.error("mask", "a 2-D (Tq, Tk) mask", f"shape {tuple(mask.shape)}")
     return plotting.heatmap(mask.float(), ax=ax, cmap=MASK_CMAP, colorbar=False, annotate=False, title=title,
                             x_labels=x_labels, y_labels=y_labels, xlabel=_(xlabel) if xlabel else xlabel,
                             ylabel=_(ylabel) if ylabel else ylabel)
@@ -97,7 +97,7 @@ def mask_gallery(masks, *, ncols=3, figsize=None):
     keys per query; returns a Gallery (figure, axes by name)."""
     masks = dict(masks)
     if not masks:
-        raise ValueError("masks: expected at least one {name: mask}, got an empty dict")
+        raise checks.error("masks", "at least one {name: mask}", "an empty dict")
     nrows = -(-len(masks) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (3.6 * ncols, 3.3 * nrows), layout="constrained",
                              squeeze=False)

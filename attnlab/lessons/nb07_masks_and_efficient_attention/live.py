@@ -1,8 +1,9 @@
 """Notebook 07's Play panels: a mask and the weights it allows (``play``), and flash attention's tiles
 step by step (``play_tiles``).
 
-``play`` and ``play_tiles`` check the starting values once; a control's value goes to the panel's
-``update`` and on to the unchecked internals (``masks.make_mask_unchecked``,
+``play`` and ``play_tiles`` check the starting values once and return Panels: ``play`` one drawing a
+``MaskExplorer``, ``play_tiles`` a ``TileExplorer`` (a Panel itself: its update clamps its own tile slider). A
+control's value goes to the panel's ``update`` and on to the unchecked internals (``masks.make_mask_unchecked``,
 ``tiles.tiled_attention_steps_unchecked``) without being checked again. The text under the mask panel is
 ``visible_keys_table``.
 """
@@ -17,7 +18,8 @@ from ...core import checks
 from ...core.attention import attend_unchecked, check_qkv, scaled_dot_product_attention
 from ...core.masking import causal_unchecked
 from ...i18n import gettext as _, ngettext, pgettext
-from ...ui import panels, plotting, text
+from ...ui import plotting, text
+from ...ui.panels import Panel, new_figure
 from ...ui.plotting import SERIES_COLORS
 from .costs import structured_qkv
 from .figures import (
@@ -31,7 +33,8 @@ from .figures import (
 from .masks import MASK_KINDS, make_mask_unchecked
 from .tiles import implied_weights, tiled_attention_steps_unchecked
 
-__all__ = ["key_positions", "visible_keys_table", "MaskExplorer", "StepFigure", "TileExplorer", "play", "play_tiles"]
+__all__ = ["key_positions", "visible_keys_table", "MaskExplorer", "StepFigure", "TileExplorer", "mask_controls", "play",
+           "play_tiles"]
 
 
 def key_positions(row):
@@ -52,7 +55,7 @@ def visible_keys_table(mask, weights, start=0):
     no key gets "none", 0 and "–". Returns a str of aligned lines."""
     checks.bool_mask(mask, "mask", mask.shape if isinstance(mask, torch.Tensor) else ())
     if mask.dim() != 2 or tuple(weights.shape) != tuple(mask.shape):
-        raise ValueError(f"weights: expected the mask's shape {tuple(mask.shape)}, got {tuple(weights.shape)}")
+        raise checks.error("weights", f"the mask's shape {tuple(mask.shape)}", tuple(weights.shape))
     return _visible_keys_table(mask, weights, start)
 
 
@@ -76,18 +79,19 @@ def _visible_keys_table(mask, weights, start):
     return "\n".join(lines)
 
 
-class MaskExplorer(panels.ShowsPanel):
-    """Play panel 1: a mask (left, black = may attend) and the weights it allows on mostly local data
-    (right). The queries are the last Tq of Tk positions, as when decoding with a cache.
+class MaskExplorer:
+    """Play panel 1's figure: a mask (left, black = may attend) and the weights it allows on mostly local data
+    (right). The queries are the last Tq of Tk positions, as when decoding with a cache. ``update(kind, Tq, Tk,
+    w)`` redraws in place and returns ``visible_keys_table``'s text; ``.moving``.
 
     Both heatmaps cover every position 0..max_len-1 (rows: query positions, columns: key positions),
     whatever Tq and Tk, so the active block (rows start..start+Tq-1, columns 0..Tk-1) is seen where
     it sits; the cells outside it are masked for display only (``OUTSIDE_COLOUR``, said in the key)."""
 
-    def __init__(self, kind, num_queries, num_keys, w, max_len):
+    def __init__(self, max_len):
         self.max_len = max_len
         self.q_all, self.k_all, _values = structured_qkv(2 * max_len, 16, 4)              # mostly local attention
-        self.figure, (self.ax_mask, self.ax_weights) = panels.new_figure(1, 2, figsize=(11, 4.6))
+        self.figure, (self.ax_mask, self.ax_weights) = new_figure(1, 2, figsize=(11, 4.6))
         grid = torch.zeros(max_len, max_len)                                        # every position, fixed
         plotting.heatmap(grid, ax=self.ax_mask, cmap=MASK_CMAP_OUTSIDE, colorbar=False, annotate=False,
                          xlabel=_("key position"), ylabel=_("query position"))
@@ -106,20 +110,6 @@ class MaskExplorer(panels.ShowsPanel):
         # and a new plan (about 300 ms) on every change of the menu.
         self.moving = [plotting.heatmap_state(self.ax_mask).image, plotting.heatmap_state(self.ax_weights).image,
                        self.mask_title]
-        self.controls = {
-            "kind": widgets.Dropdown(options=[(_(k), k) for k in MASK_KINDS], value=kind, description=_("mask")),
-            "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description=_("queries Tq"),
-                                    continuous_update=False),
-            "Tk": widgets.IntSlider(value=num_keys, min=2, max=max_len, description=_("keys Tk"),
-                                    continuous_update=False),
-            "w": widgets.IntSlider(value=w, min=self.w_min(kind), max=max_len, description="w",
-                                   continuous_update=False)}
-        # A block size is at least 1: with "block" picked the slider starts at 1 (w = 0 moves to 1).
-        # Observed before the panel's own observer, so the panel draws the menu's new kind with a valid w.
-        self.controls["kind"].observe(lambda change: setattr(self.controls["w"], "min", self.w_min(change["new"])),
-                                      names="value")
-        self.panel = panels.Panel(self.figure, self.controls, self.update, moving=self.moving, name="07-masks")
-
     @staticmethod
     def w_min(kind):
         """The smallest w the slider offers for ``kind``: 1 for "block" (a block size), else 0 (a window of
@@ -152,6 +142,23 @@ class MaskExplorer(panels.ShowsPanel):
         plotting.heatmap_state(self.ax_weights).image.set_data(self.on_grid(weights, start))
         self.mask_title.set_text(_("{kind} mask").format(kind=_(kind)))
         return _visible_keys_table(mask, weights, start)
+
+
+def mask_controls(*, kind, num_queries, num_keys, w, max_len):
+    """Play panel 1's controls {name: widget}, with these starting values. A block size is at least 1: with
+    "block" picked the w slider starts at 1 (w = 0 moves to 1); observed before the panel's own observer, so the
+    panel draws the menu's new kind with a valid w."""
+    sliders = {
+        "kind": widgets.Dropdown(options=[(_(k), k) for k in MASK_KINDS], value=kind, description=_("mask")),
+        "Tq": widgets.IntSlider(value=num_queries, min=1, max=max_len, description=_("queries Tq"),
+                                continuous_update=False),
+        "Tk": widgets.IntSlider(value=num_keys, min=2, max=max_len, description=_("keys Tk"),
+                                continuous_update=False),
+        "w": widgets.IntSlider(value=w, min=MaskExplorer.w_min(kind), max=max_len, description="w",
+                               continuous_update=False)}
+    sliders["kind"].observe(lambda change: setattr(sliders["w"], "min", MaskExplorer.w_min(change["new"])),
+                            names="value")
+    return sliders
 
 
 class StepFigure:
@@ -217,34 +224,34 @@ class StepFigure:
         return min(float(exact.min()), 0.0) - pad, max(float(exact.max()), 0.0) + pad
 
 
-class TileExplorer(panels.ShowsPanel):
+class TileExplorer(Panel):
     """Play panel 2: the step-through of ``tiled_attention_steps`` on (q, k, v), one tile per slider step,
-    with the tile size and a causal mask as controls. ``.steps`` is the StepFigure."""
+    with the tile size and a causal mask as controls. ``.steps`` is the StepFigure. A Panel itself: its
+    update sets its own tile slider's range (``self.quietly``), so a move that clamps the tile draws once."""
 
     def __init__(self, q, k, v, tile, block):
         self.q, self.k, self.v = q, k, v
         self.scores = q @ k.T / q.shape[-1] ** 0.5                                   # (Tq, Tk) = q·k / √d
         exact = scaled_dot_product_attention(q, k, v)[0][:, 0]
-        self.figure, axes = panels.new_figure(1, 3, figsize=(12.5, 4.1))
+        figure, axes = new_figure(1, 3, figsize=(12.5, 4.1))
         self.steps = StepFigure(axes, self.scores, exact)
         tiles = len(list(tiled_attention_steps_unchecked(q, k, v, block, False)))     # the slider's max, as update sets it
-        self.key = self.figure.legend(
+        self.key = figure.legend(
             handles=[Patch(facecolor="none", edgecolor=SERIES_COLORS[1], linewidth=3, label=_("orange box = the current tile")),
                      not_visited_patch()], loc="outside lower center", ncols=2, fontsize=9, frameon=False)
-        self.controls = {
+        controls = {
             "tile": widgets.IntSlider(value=min(tile, tiles), min=1, max=tiles, description=_("tile"),
                                       continuous_update=False),
             "block": widgets.SelectionSlider(options=[1, 2, 4, 8], value=block, description=_("block"),
                                              continuous_update=False),
             "causal": widgets.Checkbox(value=False, description=_("causal"))}
-        self.panel = panels.Panel(self.figure, self.controls, self.update, moving=self.steps.moving,
-                                  name="07-tiled-steps")
+        super().__init__(figure, controls, self.update, moving=self.steps.moving, name="07-tiled-steps")
 
     def update(self, tile, block, causal):
         states = list(tiled_attention_steps_unchecked(self.q, self.k, self.v, block, causal))
         if self.controls["tile"].max != len(states):
             # The clamped value is the tile drawn below: not refreshed again, so a move updates and draws once.
-            with self.panel.quietly("tile"):
+            with self.quietly("tile"):
                 self.controls["tile"].max = len(states)
         tile = min(tile, len(states))
         Tq, Tk = self.scores.shape
@@ -270,20 +277,22 @@ class TileExplorer(panels.ShowsPanel):
 
 @checks.arguments(kind=checks.Choice(MASK_KINDS), num_queries=checks.Int(1), num_keys=checks.Int(2), w=checks.Int(0),
                    max_len=checks.Int(2, 64, why="cells drawn in the panel"))
-def play(*, kind="local", num_queries=12, num_keys=12, w=2, max_len=12):
-    """Play panel 1 (``MaskExplorer``), starting at these values: a mask and the weights it allows; display
-    it as the cell's last value. Raises ValueError for a size above ``max_len`` or a block size w < 1."""
+def play(*, kind="local", num_queries=12, num_keys=12, w=2, max_len=12) -> Panel:
+    """Play panel 1 (drawing a ``MaskExplorer``), starting at these values: a mask and the weights it allows;
+    display it as the cell's last value. Raises ValueError for a size above ``max_len`` or a block size w < 1."""
     if max(num_queries, num_keys, w) > max_len:
-        raise ValueError(f"num_queries, num_keys, w: expected at most max_len = {max_len}, got "
-                         f"{num_queries}, {num_keys}, {w}")
+        raise checks.error("num_queries, num_keys, w", f"at most max_len = {max_len}",
+                           f"{num_queries}, {num_keys}, {w}")
     if kind == "block" and w < 1:
-        raise ValueError(f"w: expected a block size of at least 1 for kind 'block', got {w}")
-    return MaskExplorer(kind, num_queries, num_keys, w, max_len)
+        raise checks.error("w", "a block size of at least 1 for kind 'block'", w)
+    view = MaskExplorer(max_len)
+    return Panel(view.figure, mask_controls(kind=kind, num_queries=num_queries, num_keys=num_keys, w=w, max_len=max_len),
+                 view.update, moving=view.moving, name="07-masks")
 
 
 @checks.arguments(queries=checks.Tensor(2), keys=checks.Tensor(2), values=checks.Tensor(2), tile=checks.Int(1, 16),
                    block=checks.Choice((1, 2, 4, 8)))
-def play_tiles(*, queries, keys, values, tile=2, block=2):
+def play_tiles(*, queries, keys, values, tile=2, block=2) -> TileExplorer:
     """Play panel 2 (``TileExplorer``): the step-through of ``tiled_attention_steps`` on queries (Tq, d),
     keys (Tk, d) and values (Tk, dv), starting at this tile and block size; display it as the cell's last value."""
     check_qkv(queries, keys, values)

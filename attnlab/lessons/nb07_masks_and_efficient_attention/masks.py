@@ -109,7 +109,7 @@ def global_mask(num_queries, num_keys, global_tokens, *, device=None):
     for t in tokens:
         checks.count(t, "global_tokens")
         if t >= max(num_queries, num_keys):
-            raise ValueError(f"global_tokens: expected positions below {max(num_queries, num_keys)}, got {t}")
+            raise checks.error("global_tokens", f"positions below {max(num_queries, num_keys)}", t)
     g = torch.tensor(tokens, dtype=torch.long, device=device)
     rows = torch.isin(torch.arange(num_queries, device=device), g)[:, None]                # (Tq, 1)
     cols = torch.isin(torch.arange(num_keys, device=device), g)[None, :]                   # (1, Tk)
@@ -122,7 +122,7 @@ def random_mask(num_queries, num_keys, num_random, *, generator):
     part). The draw comes from ``generator`` (a torch.Generator), so it is reproducible."""
     r = checks.count(num_random, "num_random")
     if r > num_keys:
-        raise ValueError(f"num_random: expected at most num_keys={num_keys}, got {r}")
+        raise checks.error("num_random", f"at most num_keys={num_keys}", r)
     picks = torch.rand(num_queries, num_keys, generator=generator).argsort(dim=-1)[:, :r]   # (Tq, r)
     mask = torch.zeros(num_queries, num_keys, dtype=torch.bool)
     mask[torch.arange(num_queries)[:, None], picks] = True
@@ -147,10 +147,10 @@ def lsh_buckets(x, num_buckets, *, generator):
     R (d, num_buckets / 2). Vectors at a small angle tend to share a bucket. Returns long (n,)."""
     checks.tensor(x, "x", min_dim=2)
     if x.dim() != 2:
-        raise ValueError(f"x: expected a 2-D (n, d) tensor, got shape {tuple(x.shape)}")
+        raise checks.error("x", "a 2-D (n, d) tensor", f"shape {tuple(x.shape)}")
     b = num_buckets
     if b % 2:
-        raise ValueError(f"num_buckets: expected an even number, got {b}")
+        raise checks.error("num_buckets", "an even number", b)
     R = torch.randn(x.shape[-1], b // 2, generator=generator, dtype=x.dtype)                # (d, b/2)
     xr = x @ R                                                                              # (n, b/2)
     return torch.cat([xr, -xr], dim=-1).argmax(dim=-1)
@@ -191,7 +191,7 @@ def visible_keys_mistakes(query, num_queries, num_keys):
     num_keys = checks.count(num_keys, "num_keys", low=num_queries + 1)
     query = checks.count(query, "query")
     if query >= num_queries:
-        raise ValueError(f"query: expected a query index below num_queries = {num_queries}, got {query}")
+        raise checks.error("query", f"a query index below num_queries = {num_queries}", query)
     i, j = torch.arange(num_queries)[:, None], torch.arange(num_keys)[None, :]
     top_left = causal_mask(num_queries, num_keys)
     return [

@@ -38,8 +38,8 @@ def tiled_attention_steps(queries, keys, values, *, block_size=2, causal=False):
     """
     check_qkv(queries, keys, values)
     if queries.dim() != 2 or keys.dim() != 2 or values.dim() != 2:
-        raise ValueError(f"queries, keys, values: expected unbatched (T, d) tensors, got shapes "
-                         f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
+        raise checks.error("queries, keys, values", "unbatched (T, d) tensors",
+                           f"shapes {tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
     b = checks.count(block_size, "block_size", low=1)
     return tiled_attention_steps_unchecked(queries, keys, values, b, checks.flag(causal, "causal"))
 
@@ -96,7 +96,7 @@ def implied_weights(states, num_keys):
     states = list(states)
     seen = max(st["k_block"][1] for st in states)
     if num_keys < seen:
-        raise ValueError(f"num_keys: expected at least {seen}, the keys the states have visited, got {num_keys}")
+        raise checks.error("num_keys", f"at least {seen}, the keys the states have visited", num_keys)
     Tq = states[-1]["out"].shape[0]
     checks.fits((Tq, num_keys), 8, "num_keys", "weights")
     w = states[-1]["out"].new_full((Tq, num_keys), float("nan"))

@@ -30,7 +30,7 @@ _YEAR = checks.Int(1, 9999, why="four-digit years")
                    first_year=_YEAR, last_year=_YEAR)
 def random_dates(n, *, seed=0, first_year=1950, last_year=2049):
     """n (source, target) string pairs; days drawn with and without a leading zero.
-    (``attnlab.data.random_dates`` in its default format, "7 mar 1994", shared with notebook 10.)"""
+    (``attnlab.core.data.random_dates`` in its default format, "7 mar 1994", shared with notebook 10.)"""
     return data.random_dates(n, seed=seed, first_year=first_year, last_year=last_year)
 
 

@@ -23,8 +23,8 @@ def additive_scores(s, H, W_q, W_k, w_v):
     a = w_v.shape[0]
     for name, x, want in (("W_q", W_q, (a, s.shape[0])), ("W_k", W_k, (a, H.shape[1]))):
         if tuple(x.shape) != want:
-            raise ValueError(f"{name}: expected shape {want} (w_v has {a} entries, s {s.shape[0]}, H rows of "
-                             f"{H.shape[1]}), got {tuple(x.shape)}")
+            raise checks.error(name, f"shape {want} (w_v has {a} entries, s {s.shape[0]}, H rows of {H.shape[1]})",
+                               tuple(x.shape))
     return torch.tanh(W_q @ s + H @ W_k.T) @ w_v                                    # (n, a) @ (a,) -> (n,)
 
 
@@ -35,8 +35,8 @@ def context(outputs, weights):
     checks.same_kind(outputs, "outputs", weights, "weights")
     n, B, _two_h = outputs.shape
     if tuple(weights.shape) != (B, n, 1):
-        raise ValueError(f"weights: expected shape ({B}, {n}, 1) for outputs (n, B, 2h) = {tuple(outputs.shape)}, "
-                         f"got {tuple(weights.shape)}")
+        raise checks.error("weights", f"shape ({B}, {n}, 1) for outputs (n, B, 2h) = {tuple(outputs.shape)}",
+                           tuple(weights.shape))
     return torch.bmm(outputs.permute(1, 2, 0), weights).squeeze(2)                # (B, 2h, n) @ (B, n, 1)
 
 

@@ -26,8 +26,8 @@ _WEIGHTS = checks.Tensor(2)
 
 def _same_length(weights, source):
     if weights.shape[-1] != len(source):
-        raise ValueError(f"source: expected {weights.shape[-1]} characters, one per column of weights, "
-                         f"got {len(source)} ({source!r})")
+        raise checks.error("source", f"{weights.shape[-1]} characters, one per column of weights",
+                           f"{len(source)} ({source!r})")
 
 
 @checks.arguments(source=checks.Text())
@@ -95,8 +95,8 @@ def alignment_unchecked(model, source):
 def argmax_line(weights, source, output):
     """One line of text: for each output character, the input character with the largest weight."""
     if tuple(weights.shape) != (ROWS, len(source)):
-        raise ValueError(f"weights: expected shape ({ROWS}, {len(source)}): decoder steps × characters of source, "
-                         f"got {tuple(weights.shape)}")
+        raise checks.error("weights", f"shape ({ROWS}, {len(source)}): decoder steps × characters of source",
+                           tuple(weights.shape))
     return argmax_line_unchecked(weights, source, output)
 
 

@@ -1,5 +1,6 @@
-"""Notebook 08's Play panels: an explorer for a date the learner types (``play``), and a trainer that
-trains a fresh model behind a button and adds it to that explorer (``play_trainer``).
+"""Notebook 08's Play panels: an explorer for a date the learner types (``play``: an ``AlignmentExplorer``, a
+Panel that a trainer adds models to), and a trainer that trains a fresh model behind a button and adds it to
+that explorer (``play_trainer``: a Trainer panel).
 
 The widgets compute nothing themselves: translations come from ``seq2seq``, the heatmaps from
 ``figures``. ``play`` and ``play_trainer`` check their arguments once; what a control gives goes to the
@@ -13,7 +14,7 @@ import torch
 
 from ...core import checks
 from ...i18n import N_, gettext as _
-from ...ui import panels
+from ...ui.panels import Panel, new_figure
 from ...ui.text import fill
 from ...ui.trainer import Trainer
 from . import dates, seq2seq
@@ -24,34 +25,35 @@ __all__ = ["AlignmentExplorer", "play", "play_trainer"]
 _TRANSLATOR = checks.Instance(seq2seq.DateTranslator, "a DateTranslator")
 
 
-class AlignmentExplorer:
-    """A text box for a date and two model menus over two alignment heatmaps, side by side.
+class AlignmentExplorer(Panel):
+    """A text box for a date and two model menus over two alignment heatmaps, side by side: a Panel whose
+    ``add_model`` offers a model trained later (``play_trainer``) in both menus.
 
     models: {name: DateTranslator}. Invalid input (dates.check_source) dims both heatmaps and shows
-    the message over them and under them; no traceback.
+    the message over them and under them; no traceback. ``.date`` is the text box, ``.left`` and ``.right``
+    the menus (the controls "text", "left" and "right").
     """
 
     def __init__(self, models, text, left=None, right=None):
         self.models = dict(models)
         self._last = None                          # the last date accepted, shown dimmed under a refusal
         names = list(self.models)
-        self.text = widgets.Text(value=text, description=_("date"), placeholder=_("e.g. 7 mar 1994"),
+        self.date = widgets.Text(value=text, description=_("date"), placeholder=_("e.g. 7 mar 1994"),
                                  layout=widgets.Layout(width="260px"))
         self.left = widgets.Dropdown(options=names, value=left or names[0], description=_("left"),
                                      layout=widgets.Layout(width="330px"))
         self.right = widgets.Dropdown(options=names, value=right or names[-1], description=_("right"),
                                       layout=widgets.Layout(width="330px"))
-        self.figure, self.axes = panels.new_figure(1, 2, figsize=(12, 4.6))
+        figure, self.axes = new_figure(1, 2, figsize=(12, 4.6))
         blank = torch.zeros(ROWS, dates.MAX_SOURCE_LEN)
         for ax in self.axes:
             alignment_heatmap(blank, "?" * dates.MAX_SOURCE_LEN, "", ax=ax)
-        self.message = self.figure.text(0.5, 0.5, "", ha="center", va="center", fontsize=13, color="#b00020",
-                                        visible=False, bbox={"facecolor": "white", "edgecolor": "#b00020"})
-        self.panel = panels.Panel(self.figure, {"text": self.text, "left": self.left, "right": self.right},
-                                  self._update, moving=[*self.axes, self.message], name="08-alignment", columns=3)
-        self.widget = self.panel.widget
+        self.message = figure.text(0.5, 0.5, "", ha="center", va="center", fontsize=13, color="#b00020",
+                                   visible=False, bbox={"facecolor": "white", "edgecolor": "#b00020"})
+        super().__init__(figure, {"text": self.date, "left": self.left, "right": self.right}, self.update,
+                         moving=[*self.axes, self.message], name="08-alignment", columns=3)
 
-    def _update(self, text, left, right):
+    def update(self, text, left, right):
         try:
             source = dates.check_source(text)
         except (TypeError, ValueError) as exc:
@@ -97,27 +99,20 @@ class AlignmentExplorer:
         self.left.options, self.right.options = names, names
         self.left.value = keep[0]
         self.right.value = name if show_right else keep[1]
-        self.panel.refresh()
+        self.refresh()
 
     def current_source(self, default="17 mar 1994"):
         """The typed date if it is valid, else the last date accepted (what the dimmed heatmaps show),
         else ``default``."""
         try:
-            return dates.check_source(self.text.value)
+            return dates.check_source(self.date.value)
         except (TypeError, ValueError):
             return self._last or default
 
-    def _repr_mimebundle_(self, **kwargs):
-        text = _("Live panel 'alignment explorer': date text box, left and right model menus ({models})").format(
-            models=", ".join(self.models))
-        summary = self.panel.summary
-        return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
-                                    bytes(self.panel.image.value) or None)
-
 
 @checks.arguments(explorer=checks.Instance(AlignmentExplorer, "the AlignmentExplorer"), seed=checks.Int(0))
-def play_trainer(*, explorer, steps=80, seed=5, redraws=16):
-    """Train a fresh DateTranslator behind a button (``attnlab.trainer.Trainer``): progress bar, live
+def play_trainer(*, explorer, steps=80, seed=5, redraws=16) -> Trainer:
+    """Train a fresh DateTranslator behind a button (``attnlab.ui.trainer.Trainer``): progress bar, live
     loss curve and the live alignment of the model being trained for the explorer's date; when done,
     the model joins the explorer.
 
@@ -164,15 +159,15 @@ def play_trainer(*, explorer, steps=80, seed=5, redraws=16):
     t = Trainer(run, steps=steps, controls={"scoring": kind}, curves=(N_("loss"),), extra=draw_alignment, done=done,
                 seconds_per_step=0.04, redraws=redraws, figsize=(12, 3.9), name="08-training")
     t.axes["loss"].set(ylabel=_("loss (cross-entropy, log scale)"), title=_("training loss"))
-    t.panel.refresh()                        # show those labels now, not after the first move
+    t.refresh()                              # show those labels now, not after the first move
     # The date box is the explorer's control, not the trainer's: redraw the alignment when it changes.
-    explorer.text.observe(lambda change: t.panel.refresh(), names="value")
+    explorer.date.observe(lambda change: t.refresh(), names="value")
     return t
 
 
 @checks.arguments(models=checks.Dict(), text=checks.Text())
-def play(*, models, text="17 mar 1994"):
-    """The alignment explorer (``AlignmentExplorer``) of ``models`` ({name: DateTranslator}) showing ``text``;
+def play(*, models, text="17 mar 1994") -> AlignmentExplorer:
+    """The alignment explorer (an ``AlignmentExplorer`` panel) of ``models`` ({name: DateTranslator}) showing ``text``;
     display it as the cell's last value. Its menus gain the models ``play_trainer`` trains."""
     for name, model in models.items():
         _TRANSLATOR(model, f"models[{name!r}]")

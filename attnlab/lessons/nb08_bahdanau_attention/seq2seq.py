@@ -158,8 +158,8 @@ def train(model, steps=300, *, batch_size=64, lr=1e-2, seed=0, callback=None):
 def train_steps(model, steps=300, *, batch_size=64, lr=1e-2, seed=0):
     """``train`` one step per ``next()``: yields each step's loss (for a live trainer widget)."""
     if steps * batch_size > 1_000_000:
-        raise ValueError(f"steps, batch_size: expected at most 1000000 dates in all (steps × batch_size), got "
-                         f"{steps} × {batch_size} = {steps * batch_size}")
+        raise checks.error("steps, batch_size", "at most 1000000 dates in all (steps × batch_size)",
+                           f"{steps} × {batch_size} = {steps * batch_size}")
     return _train_steps(model, steps, batch_size, lr, seed)
 
 

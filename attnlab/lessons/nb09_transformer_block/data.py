@@ -141,7 +141,7 @@ def generate(n, *, split="train", seed=0):
     _split(split)
     checks.count(n, "n")
     if n > 100_000:
-        raise ValueError(f"n: expected at most 100000 sentences (the splits hold 4000 and 1000), got {n}")
+        raise checks.error("n", "at most 100000 sentences (the splits hold 4000 and 1000)", n)
     rng = random.Random(f"{split}-{seed}")
     return [_draw(rng, split == "test") for _ in range(n)]
 
@@ -171,11 +171,10 @@ def words_of(sentence):
     words, problem = _problem(sentence)
     if problem:
         message, fields = problem
-        known = ""
         if "words" in fields:                            # an unknown word: the API's message lists the known ones
-            known = "; the model knows only these kinds of words: " + "; ".join(
-                f"{KIND_NAMES[k]} ({', '.join(v)})" for k, v in VOCAB.items())
-        raise ValueError("sentence: " + message.format(**fields) + known)
+            known = "; ".join(f"{KIND_NAMES[k]} ({', '.join(v)})" for k, v in VOCAB.items())
+            problem = (message + "; the model knows only these kinds of words: {known}", {**fields, "known": known})
+        checks.refuse(problem, "sentence")
     return words
 
 

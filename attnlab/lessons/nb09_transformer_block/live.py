@@ -1,6 +1,6 @@
-"""Notebook 09's Play panels: the explorer for a sentence the learner types (``Explorer``, shown by
-``play``), and a trainer that trains a fresh resolver (or an ablation) behind a button with
-``attnlab.trainer.Trainer`` (``play_trainer``).
+"""Notebook 09's Play panels: the explorer for a sentence the learner types (``play``: an ``Explorer``, a
+Panel that a trainer adds models to), and a trainer that trains a fresh resolver (or an ablation) behind a
+button (``play_trainer``: an ``attnlab.ui.trainer.Trainer`` panel).
 
 The typed text is only split into words and looked up in VOCAB; it is never run as code.
 """
@@ -11,7 +11,8 @@ import torch
 
 from ...core import checks
 from ...i18n import N_, gettext as _, pgettext
-from ...ui import panels, plotting
+from ...ui import plotting
+from ...ui.panels import Panel, new_figure
 from ...ui.text import fill
 from ...ui.trainer import Trainer
 from . import data, figures, training
@@ -51,21 +52,23 @@ def _describe(resolution):
     return "\n".join(lines)
 
 
-class Explorer:
-    """Type a sentence; see the referent and "it"'s attention in every layer and head.
+class Explorer(Panel):
+    """Type a sentence; see the referent and "it"'s attention in every layer and head: a Panel whose
+    ``add_model`` offers a model trained later (``play_trainer``) in its menu.
 
     ``models``: {name: ItResolver}; a menu picks one (the trainer below adds the learner's own).
     A sentence the model cannot read (an unknown word, no "it") dims the figure and says why.
+    ``.sentence`` is the text box, ``.menu`` the model menu (the controls "sentence" and "model").
     """
 
     @checks.arguments(models=checks.Optional(checks.Dict()), text=checks.Text())
     def __init__(self, models=None, *, text=EXAMPLE):
         self.models = dict(models or {_("shipped"): pretrained()})
-        self.text = widgets.Text(value=text, description=_("sentence"), continuous_update=False,
-                                 layout=widgets.Layout(width="640px"))
-        self.model = widgets.Dropdown(options=list(self.models), description=_("model"))
-        first = resolve_unchecked(self.models[self.model.value], EXAMPLE)
-        fig, self.ax = panels.new_figure(figsize=(11, 4.6))
+        self.sentence = widgets.Text(value=text, description=_("sentence"), continuous_update=False,
+                                     layout=widgets.Layout(width="640px"))
+        self.menu = widgets.Dropdown(options=list(self.models), description=_("model"))
+        first = resolve_unchecked(self.models[self.menu.value], EXAMPLE)
+        fig, self.ax = new_figure(figsize=(11, 4.6))
         figures.it_attention(first, ax=self.ax)
         self.title = plotting.live_title(self.ax, self.ax.get_title())       # changed by the menu: drawn alone
         self.ax.set_title("")
@@ -76,11 +79,10 @@ class Explorer:
         # the words on the axis, so it draws the whole figure); a refusal shows the note and dims them.
         state = plotting.heatmap_state(self.ax)
         moving = [state.image, lambda: state.cells, self.title, self.note]
-        self.panel = panels.Panel(fig, {"sentence": self.text, "model": self.model}, self._draw, moving=moving,
-                                  name="09-it-explorer", columns=2)
-        self.widget = self.panel.widget
+        super().__init__(fig, {"sentence": self.sentence, "model": self.menu}, self.update, moving=moving,
+                         name="09-it-explorer", columns=2)
 
-    def _draw(self, sentence, model):
+    def update(self, sentence, model):
         try:
             r = resolve_unchecked(self.models[model], sentence)
         except (TypeError, ValueError) as exc:
@@ -111,20 +113,13 @@ class Explorer:
     def add_model(self, name, model):
         """Offer another model in the menu and show it."""
         self.models[name] = model
-        self.model.options = list(self.models)
-        self.model.value = name
-        self.panel.refresh()
-
-    def _repr_mimebundle_(self, **kwargs):
-        text = _("Live panel 'it explorer': sentence text box, model menu ({models})").format(
-            models=", ".join(self.models))
-        summary = self.panel.summary
-        return panels.widget_bundle(self.widget, text + (f"\n{summary}" if summary else ""),
-                                    bytes(self.panel.image.value) or None)
+        self.menu.options = list(self.models)
+        self.menu.value = name
+        self.refresh()
 
 
 @checks.arguments(explorer=checks.Optional(checks.Instance(Explorer, "the Explorer")), sentence=checks.Text())
-def play_trainer(*, explorer=None, steps=300, sentence=EXAMPLE):
+def play_trainer(*, explorer=None, steps=300, sentence=EXAMPLE) -> Trainer:
     """Train a fresh resolver (or an ablation) behind a button: loss, batch accuracy and test accuracy
     curves, and the model's pointer for ``sentence`` as it learns. Each press starts from the same
     weights and data, so the same settings give the same model. When done, it joins the explorer."""
@@ -168,20 +163,13 @@ def play_trainer(*, explorer=None, steps=300, sentence=EXAMPLE):
                 curves=(N_("loss"), N_("test accuracy")), extra=draw_pointer, done=done,
                 seconds_per_step=0.025, figsize=(12, 3.4), name="09-training")
     t.axes["loss"].set(ylabel=_("loss: −log(weight on the referent)"), title=_("training loss"))
-    t.panel.refresh()                                       # show the relabelled axes
+    t.refresh()                                             # show the relabelled axes
     return t
 
 
-@checks.arguments(explorer=checks.Optional(checks.Instance(Explorer, "the Explorer")),
-                   text=checks.Optional(checks.Text()))
-def play(*, explorer=None, text=None):
-    """The Play panel of notebook 09, the “it” explorer; display it as the cell's last value.
-
-    ``explorer``: the one §7's trainer adds its models to (``play_trainer(explorer=explorer)``), so the models trained
-    there are in its menu; with ``text``, that sentence is typed into its box. Without ``explorer``, a new
-    Explorer of the shipped model showing ``text`` (default EXAMPLE)."""
-    if explorer is None:
-        return Explorer(text=EXAMPLE if text is None else text)
-    if text is not None:
-        explorer.text.value = text
-    return explorer
+@checks.arguments(text=checks.Text())
+def play(*, text=EXAMPLE) -> Explorer:
+    """The Play panel of notebook 09, the “it” explorer (an ``Explorer`` of the shipped model) showing ``text``;
+    display it as the cell's last value. Pass it to ``play_trainer(explorer=...)`` and the models trained there
+    join its menu."""
+    return Explorer(text=text)

@@ -38,7 +38,7 @@ RESULTS = CHECKPOINTS / "results.json"
 class TransformerBlock(EncoderLayer):
     """One encoder block: multi-head self-attention and a position-wise FFN, each in a residual
     connection with LayerNorm. ``residual=False`` or ``ffn=False`` build the ablations.
-    (The layer itself is ``attnlab.transformer.EncoderLayer``, shared with notebook 10.)"""
+    (The layer itself is ``attnlab.core.transformer.EncoderLayer``, shared with notebook 10.)"""
 
 
 @checks.arguments(block=checks.Instance(TransformerBlock, "a TransformerBlock"))
@@ -47,8 +47,9 @@ def torch_layer(block):
     same norm placement, dropout 0): the reference a test and the notebook compare the block with.
     Needs a full block (residual and FFN) whose attention has biases, like torch's."""
     if not (block.residual and block.use_ffn and block.attention.W_q.bias is not None):
-        raise ValueError("block: expected a full block with biases (residual=True, ffn=True, bias=True), "
-                         "torch's layer has no ablations")
+        raise checks.error("block",
+                           "a full block with biases (residual=True, ffn=True, bias=True), torch's layer has no "
+                           "ablations")
     return torch_encoder_layer(block)
 
 

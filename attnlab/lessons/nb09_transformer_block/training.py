@@ -1,6 +1,6 @@
 """Training the "it" resolver: a generator that yields one dict of numbers per step and returns the model.
 
-    model = yield from run(300)          # or: drive it with attnlab.trainer.Trainer
+    model = yield from run(300)          # or: drive it with attnlab.ui.trainer.Trainer
 The loss is -log(pointer weight on the referent): the model is taught where "it" should look.
 """
 
@@ -149,8 +149,9 @@ def peak_kinds(model, split="test", layer=0):
     """{head: {kind of word: fraction}}: what kind of word each head's "it" weights peak on. The kinds
     are English (marked N_): show them with _(kind)."""
     if layer >= len(model.blocks):
-        raise ValueError(f"layer: expected an index in [0, {len(model.blocks) - 1}] (the model has "
-                         f"{len(model.blocks)} blocks), got {layer}")
+        raise checks.error("layer",
+                           f"an index in [0, {len(model.blocks) - 1}] (the model has {len(model.blocks)} blocks)",
+                           layer)
     pairs = data.examples(split)
     ids, valid_lens, it_pos, _target = encoded(split)
     was = model.training

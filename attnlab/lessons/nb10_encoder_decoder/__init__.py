@@ -6,7 +6,7 @@ five formats, teacher forcing, greedy decoding step by step with a KV cache.
     lesson.decode(model, text, cache=True) -> .output, .logits (steps, V), .cross_attention (L, H, steps, S)
 
 data      the formats, vocabularies, held-out split, the typed-date check
-model     DateTransformer (attnlab.transformer's EncoderLayer and DecoderLayer), greedy decoding with
+model     DateTransformer (attnlab.core.transformer's EncoderLayer and DecoderLayer), greedy decoding with
           and without the KV cache, translate, decode, pretrained
 training  teacher forcing and free running, exact match per format, the live model's settings, the
           retrain entry
@@ -17,7 +17,7 @@ figures   the three families' masks (families_figure), the race drawn (compariso
 live      the Play panels: ``play(*, model, text)`` (a typed date decoded step by step) and
           ``play_trainer(*, steps)`` (the Train button)
 
-``__all__`` is what the notebook reads as ``lesson.<name>``, the names DESIGN.md's "Lesson 10" block
+``__all__`` is what the notebook reads as ``lesson.<name>``, the names docs/api.md's "Lesson 10" block
 documents, and ``thumbnail`` (for the index); tests import the rest from the modules.
 
 Retrain the shipped checkpoint and re-measure: python -m attnlab.lessons.nb10_encoder_decoder

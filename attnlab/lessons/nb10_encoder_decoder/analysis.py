@@ -27,11 +27,8 @@ _MODEL = checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())
 @checks.arguments(source=checks.Text())
 def source_fields(source):
     """The field ('year', 'month', 'day' or None) of each character of a source (lowercased, stripped)."""
-    problem = data.source_problem(source)
-    if problem:
-        raise ValueError(f"source: {problem}")
+    fmt = data.format_of(source)                              # refuses a date in none of the formats, naming source
     source = source.strip().lower()
-    fmt = data.format_of(source)
     out = [None] * len(source)
     if fmt in ("dd.mm.yyyy", "mm/dd/yyyy"):
         order = ("day", "month", "year") if fmt == "dd.mm.yyyy" else ("month", "day", "year")
@@ -76,9 +73,9 @@ def without_head(model, layer, head):
     """Inside the ``with`` block, head ``head`` (0-based) of decoder layer ``layer`` (0-based) adds nothing
     to its cross-attention's output (its columns of W_o are zeroed, then restored)."""
     if layer >= len(model.decoder):
-        raise ValueError(f"layer: expected a decoder layer in [0, {len(model.decoder) - 1}], got {layer}")
+        raise checks.error("layer", f"a decoder layer in [0, {len(model.decoder) - 1}]", layer)
     if head >= model.config["num_heads"]:
-        raise ValueError(f"head: expected a head in [0, {model.config['num_heads'] - 1}], got {head}")
+        raise checks.error("head", f"a head in [0, {model.config['num_heads'] - 1}]", head)
     return _without_head(model, layer, head)
 
 

@@ -19,7 +19,7 @@ import torch
 from ...core import checks
 from ...i18n import gettext as _
 from ...ui.panels import Panel, new_figure
-from ...ui.plotting import heatmap, update_heatmap
+from ...ui.plotting import heatmap, heatmap_state, live_title, update_heatmap
 from ...ui.trainer import Trainer
 from . import data, training
 from .figures import EXAMPLE, token_label
@@ -48,6 +48,17 @@ class DecodingPlay:
                     xlabel=_("input characters"), ylabel=_("output so far") if h == 0 else "", title=" ")
             if h:
                 ax.tick_params(labelleft=False)
+        # Titles that change with the step and the layer, drawn alone (live_title: a changed axes title moves its
+        # axes). The figure is laid out once, on its first draw, with each axes' own title holding the first
+        # title's text, unseen (colour "none"): the same room as before (a title's height counts there, not its
+        # width, and a Chinese title is taller than " ").
+        self.titles = [live_title(ax, " ") for ax in [self.mask_ax, *self.head_axes]]
+        for title in self.titles:
+            title.set_in_layout(False)
+        self.laid_out = False
+        # What a step or layer move changes (issue 51: each drew the whole figure, ~0.2 s): every heatmap's
+        # picture and the titles; a new date changes the labels, and draws the whole figure.
+        self.moving = [heatmap_state(ax).image for ax in [self.mask_ax, *self.head_axes]] + self.titles
 
     def decoding(self, text):
         """The Decoding of a typed ``text`` that ``data.source_problem`` accepted (kept per text)."""
@@ -55,10 +66,19 @@ class DecodingPlay:
             self.decoded[text] = decode_unchecked(self.model, text.strip().lower())
         return self.decoded[text]
 
+    def _room_for_titles(self):
+        """Before the first draw: each axes' own title the live title's text, unseen (see __init__)."""
+        if not self.laid_out:
+            for ax, title in zip([self.mask_ax, *self.head_axes], self.titles):
+                ax.set_title(title.get_text(), color="none")
+            self.laid_out = True
+
     def _clear(self, message):
-        update_heatmap(self.mask_ax, np.full((MAX_STEPS, MAX_STEPS), np.nan), title=" ")
+        update_heatmap(self.mask_ax, np.full((MAX_STEPS, MAX_STEPS), np.nan))
         for ax in self.head_axes:
-            update_heatmap(ax, np.full((MAX_STEPS, 4), np.nan), x_labels=[""] * 4, title=" ")
+            update_heatmap(ax, np.full((MAX_STEPS, 4), np.nan), x_labels=[""] * 4)
+        for title in self.titles:
+            title.set_text(" ")
         return message
 
     def update(self, text, step, layer):
@@ -79,14 +99,15 @@ class DecodingPlay:
         mask[t - 1, :t] = 1.0                                           # the row computed at this step
         # every other position named: eleven labels 0..10 under this narrow heatmap ran into each other
         update_heatmap(self.mask_ax, mask, x_labels=[str(i) if i % 2 == 0 else "" for i in range(MAX_STEPS)],
-                       y_labels=labels,
-                       title=_("step {t}: KV cache holds {t} positions").format(t=t))
+                       y_labels=labels)
+        self.titles[0].set_text(_("step {t}: KV cache holds {t} positions").format(t=t))
         src = list(d.source)
         for h, ax in enumerate(self.head_axes):
             w = np.full((MAX_STEPS, len(src)), np.nan)
             w[:t] = d.cross_attention[layer - 1, h, :t].numpy()
-            update_heatmap(ax, w, x_labels=src, y_labels=labels,
-                           title=_("layer {layer}, head {head}").format(layer=layer, head=h + 1))
+            update_heatmap(ax, w, x_labels=src, y_labels=labels)
+            self.titles[1 + h].set_text(_("layer {layer}, head {head}").format(layer=layer, head=h + 1))
+        self._room_for_titles()
         probs = torch.softmax(d.logits[t - 1], -1)
         top = probs.argmax().item()
         peaks = [src[int(d.cross_attention[layer - 1, h, t - 1].argmax())] for h in range(self.heads)]
@@ -109,20 +130,20 @@ def _controls(text, layers):
 
 @checks.arguments(model=checks.Optional(checks.Instance(DateTransformer, "a DateTransformer (e.g. pretrained())")),
                    text=checks.Text())
-def play(*, model=None, text=EXAMPLE):
+def play(*, model=None, text=EXAMPLE) -> Panel:
     """The Play panel: type a date, step through greedy decoding with the KV cache (the shipped model by
     default). Returns the Panel; a date it cannot read gets a message under the figure."""
     model = pretrained() if model is None else model
     view = DecodingPlay(model)
-    return Panel(view.figure, _controls(text, model.config["num_layers"]), view.update, name="10-decoding",
-                 columns=3)
+    return Panel(view.figure, _controls(text, model.config["num_layers"]), view.update, moving=view.moving,
+                 name="10-decoding", columns=3)
 
 
 SHOWCASE = ("7 mar 1994", "march 7, 1994", "07.03.1994", "1994 mar 7", "03/07/1994")
 
 
 @checks.arguments(steps=checks.Int(100, 3000, why="the slider's range"))
-def play_trainer(*, steps=training.LIVE_STEPS):
+def play_trainer(*, steps=training.LIVE_STEPS) -> Trainer:
     """Train the small live model (training.LIVE: one encoder and one decoder layer, width 32) behind a
     button: the loss and the held-out exact match as it learns; when done, the exact match per format,
     the CPU seconds and the five ways of writing 7 March 1994 read by the new model. Each press starts
@@ -145,5 +166,5 @@ def play_trainer(*, steps=training.LIVE_STEPS):
     t = Trainer(run, steps=steps, min_steps=100, max_steps=3000, step=100, curves=("loss", "accuracy"),
                 done=done, seconds_per_step=training.LIVE_SECONDS_PER_STEP, figsize=(10, 3.2), name="10-training")
     t.axes["accuracy"].set(ylabel=_("held-out exact match"), title=_("held-out exact match"))
-    t.panel.refresh()
+    t.refresh()
     return t

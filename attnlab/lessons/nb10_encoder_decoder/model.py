@@ -103,10 +103,10 @@ def greedy(model, src, valid_lens, *, cache=True, steps=MAX_STEPS):
     every position so far (what the cache saves) and keeps the last row."""
     B = src.shape[0]
     if valid_lens.shape[0] != B:
-        raise ValueError(f"valid_lens: expected {B} lengths (one per row of src), got {valid_lens.shape[0]}")
+        raise checks.error("valid_lens", f"{B} lengths (one per row of src)", valid_lens.shape[0])
     if src.numel() and (src.min() < 0 or src.max() >= len(data.SOURCE_VOCAB)):
-        raise ValueError(f"src: expected ids in [0, {len(data.SOURCE_VOCAB) - 1}] (data.encode_sources), "
-                         f"got {src.min().item()}..{src.max().item()}")
+        raise checks.error("src", f"ids in [0, {len(data.SOURCE_VOCAB) - 1}] (data.encode_sources)",
+                           f"{src.min().item()}..{src.max().item()}")
     memory = model.encode(src, valid_lens)
     tokens = torch.full((B, 1), BOS_ID)
     logits, cross = [], []

@@ -17,7 +17,7 @@ figures    the static figures and the index thumbnail
 live       the Play panels: play (training snapshots), play_circuit (ablation, repeat length), play_trainer
 exercises  the two "write it yourself" checks
 """
-from .analysis import circuit, circuit_views, guesses, loss_by_position
+from .analysis import circuit, circuit_views, guesses, loss_by_position, restart_bets
 from .circuits import k_composition, scores
 from .data import CONTEXT, LENGTHS, VOCAB, repeats
 from .exercises import check_induction_score, check_previous_token_head
@@ -25,11 +25,16 @@ from .figures import (
                       ablation_figure,
                       k_composition_figure,
                       length_figure,
+                      length_table,
                       loss_figure,
+                      loss_table,
                       patterns_figure,
+                      previous_token_table,
                       scores_figure,
+                      shortcut_table,
                       thumbnail,
                       training_figure,
+                      training_table,
 )
 from .live import play, play_circuit, play_trainer
 from .model import ablate, accuracy, hand_built
@@ -38,6 +43,7 @@ from .training import train
 
 __all__ = ["CONTEXT", "LENGTHS", "VOCAB", "ablate", "ablation_figure", "accuracy", "check_induction_score",
            "check_previous_token_head", "circuit", "circuit_views", "guesses", "hand_built", "k_composition",
-           "k_composition_figure", "length_figure", "loss_by_position", "loss_figure", "measured",
-           "patterns_figure", "play", "play_circuit", "play_trainer", "pretrained", "repeats", "scores",
-           "scores_figure", "thumbnail", "train", "training_figure"]
+           "k_composition_figure", "length_figure", "length_table", "loss_by_position", "loss_figure", "loss_table",
+           "measured", "patterns_figure", "play", "play_circuit", "play_trainer", "pretrained", "previous_token_table",
+           "repeats", "restart_bets", "scores", "scores_figure", "shortcut_table", "thumbnail", "train",
+           "training_figure", "training_table"]

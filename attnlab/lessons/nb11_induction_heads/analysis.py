@@ -8,11 +8,12 @@ from typing import NamedTuple
 import torch
 
 from ...core import checks
-from .circuits import scores
+from .circuits import Scores, scores, scores_of
 from .data import BATCH, VOCAB, repeats_unchecked
-from .model import AttentionOnly, run_unchecked
+from .model import AttentionOnly, ablate_unchecked, accuracy_unchecked, run_unchecked
 
-__all__ = ["Circuit", "CircuitViews", "Guesses", "circuit", "circuit_views", "guesses", "loss_by_position", "phase_change"]
+__all__ = ["Circuit", "CircuitViews", "Guesses", "circuit", "circuit_views", "guesses", "loss_by_position", "phase_change",
+           "previous_token_where", "restart_bets", "Shortcut", "shortcut", "uniform_scores"]
 
 _MODEL = checks.Instance(AttentionOnly, "an AttentionOnly model (e.g. pretrained())")
 
@@ -31,6 +32,71 @@ def loss_by_position(model, *, length=16, n=500, seed=5):
     return first, second
 
 
+@checks.arguments(model=_MODEL, length=checks.Int(2, 23), n=checks.Int(1, 10_000), seed=checks.Int(0))
+def restart_bets(model, *, length=16, n=500, seed=5):
+    """The mean probability the model gives x_1 when it predicts the symbol at place i = 2..L of the first copy,
+    over ``n`` repeats of exactly ``length`` symbols (the repeats of ``loss_by_position``): a tensor (L-1,).
+    x_1 is always wrong there (x holds no symbol twice); it is right after x_L, where the second copy starts."""
+    b = repeats_unchecked(n, length, length, torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        probs = run_unchecked(model, b.tokens, need_weights=False)[0].softmax(-1)       # (n, T, VOCAB)
+    x1 = b.tokens[:, 1]
+    return probs[torch.arange(n), 1:length, :].gather(-1, x1[:, None, None].expand(n, length - 1, 1))[..., 0].mean(0)
+
+
+@checks.arguments(model=_MODEL, batch=BATCH, layer=checks.Int(0), head=checks.Int(0))
+def previous_token_where(model, batch, *, layer, head):
+    """The mean weight one head's queries at t put on t - 1, over the parts of ``batch``'s sequences:
+    {"first copy": t = 1..L, "second copy": t = L+1..2L, "repeated part": t = 1..2L (its previous-token
+    score), "whole context": t = 1..T-1, the filler after the second copy included}."""
+    if layer >= model.config["layers"] or head >= model.config["heads"]:
+        raise ValueError(f"layer, head: expected a head of the model ({model.config['layers']} layers, "
+                         f"{model.config['heads']} heads, from 0), got ({layer}, {head})")
+    with torch.no_grad():
+        W = run_unchecked(model, batch.tokens, need_weights=True)[1][layer][:, head]          # (n, T, T)
+    back = W.diagonal(offset=-1, dim1=-2, dim2=-1)                                            # t = 1..T-1
+    t, L = torch.arange(1, W.shape[-1])[None, :], batch.lengths[:, None]
+    parts = {"first copy": t <= L, "second copy": (t > L) & (t <= 2 * L), "repeated part": t <= 2 * L,
+             "whole context": t >= 1}
+    return {name: float((back * mask).sum() / mask.expand_as(back).sum()) for name, mask in parts.items()}
+
+
+@checks.arguments(batch=BATCH)
+def uniform_scores(batch):
+    """The two scores of a head that spreads its weight evenly over every position it may see (causal), on
+    ``batch``: the level a head "looking nowhere in particular" reaches. Scores of shape (1, 1)."""
+    T = batch.tokens.shape[1]
+    uniform = torch.tril(torch.ones(T, T))
+    uniform = (uniform / uniform.sum(-1, keepdim=True)).expand(len(batch.tokens), 1, T, T)
+    return Scores(*scores_of([uniform], batch.lengths))
+
+
+class Shortcut(NamedTuple):
+    """A model that may find the answer by position (notebook 11, section 6), measured on a mixed batch and on
+    repeats of the one length it trained on: ``mixed`` and ``one_length``: each layer-1 head's induction score
+    on them (tensors (heads,)); ``query_share``: the share of the mixed batch's second-copy queries that lie
+    in repeats of that length; ``position_share``: the same for its predictable positions; ``accuracy``: on the
+    repeats of that length; ``without``: that accuracy with each layer-1 head removed (a list)."""
+    mixed: torch.Tensor
+    one_length: torch.Tensor
+    query_share: float
+    position_share: float
+    accuracy: float
+    without: list
+
+
+@checks.arguments(model=_MODEL, batch=BATCH, length=checks.Int(2, 23), n=checks.Int(1, 10_000), seed=checks.Int(0))
+def shortcut(model, batch, *, length=12, n=500, seed=778):
+    """Measure a model trained on repeats of ``length`` only on ``batch`` (mixed lengths) and on ``n`` fresh
+    repeats of ``length`` (see Shortcut)."""
+    one = repeats_unchecked(n, length, length, torch.Generator().manual_seed(seed))
+    L = batch.lengths
+    return Shortcut(scores(model, batch).induction[0], scores(model, one).induction[0],
+                    float(L[L == length].sum() / L.sum()), float((L[L == length] - 1).sum() / (L - 1).sum()),
+                    accuracy_unchecked(model, one),
+                    [accuracy_unchecked(ablate_unchecked(model, 0, h), one) for h in range(model.config["heads"])])
+
+
 class Circuit(NamedTuple):
     """The heads of the circuit, counted from 0: the layer-1 head with the highest previous-token score and the
     layer-2 head with the highest induction score, with those scores."""
@@ -44,7 +110,7 @@ class Circuit(NamedTuple):
 def circuit(model, batch):
     """The previous-token head (layer 1) and the induction head (layer 2) of a 2-layer model on ``batch``."""
     if model.config["layers"] != 2:
-        raise ValueError(f"model: expected a 2-layer model, got {model.config['layers']} layer(s)")
+        raise checks.error("model", "a 2-layer model", f"{model.config['layers']} layer(s)")
     s = scores(model, batch)
     p, i = int(s.previous_token[0].argmax()), int(s.induction[1].argmax())
     return Circuit(p, i, float(s.previous_token[0, p]), float(s.induction[1, i]))
@@ -69,7 +135,7 @@ def circuit_views(model, *, previous_head, induction_head):
     heads = model.config["heads"]
     for name, h in (("previous_head", previous_head), ("induction_head", induction_head)):
         if h >= heads:
-            raise ValueError(f"{name}: expected 0..{heads - 1}, got {h}")
+            raise checks.error(name, f"0..{heads - 1}", h)
     with torch.no_grad():
         E = model.embed[1:]                                                    # (V-1, width)
         W_OV1 = model.W_O[0, previous_head] @ model.W_V[0, previous_head]      # (width, width)

@@ -58,7 +58,7 @@ def k_composition(model):
     """(layers-1 pairs) K-composition of every layer-2 head (rows) with every layer-1 head (columns):
     a tensor (heads, heads), each entry in [0, 1]."""
     if not isinstance(model, AttentionOnly) or model.config["layers"] < 2:
-        raise ValueError("model: expected an AttentionOnly model with at least 2 layers")
+        raise checks.error("model", "an AttentionOnly model with at least 2 layers")
     with torch.no_grad():
         W_QK = torch.einsum("hdw,hdv->hwv", model.W_Q[1], model.W_K[1])      # score = x^T W_QK y
         W_OV = torch.einsum("hwd,hdv->hwv", model.W_O[0], model.W_V[0])      # written = W_OV y

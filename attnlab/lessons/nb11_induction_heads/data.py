@@ -36,13 +36,13 @@ BATCH = checks.Instance(Repeats, "a batch of repeats(...)")     # the spec of a 
 
 def _lengths(lengths, name="lengths"):
     if not isinstance(lengths, (tuple, list)) or len(lengths) != 2:
-        raise TypeError(f"{name}: expected a pair (shortest, longest) of repeat lengths, got {lengths!r}")
+        raise checks.error(name, "a pair (shortest, longest) of repeat lengths", repr(lengths), kind=TypeError)
     low = checks.count(lengths[0], f"{name}[0]", low=2)
     high = checks.count(lengths[1], f"{name}[1]", low=low)
     if 2 * high + 1 > CONTEXT:
-        raise ValueError(f"{name}: expected repeats that fit the context (2 L + 1 <= {CONTEXT}), got L up to {high}")
+        raise checks.error(name, f"repeats that fit the context (2 L + 1 <= {CONTEXT})", f"L up to {high}")
     if high > VOCAB - 1:
-        raise ValueError(f"{name}: expected at most {VOCAB - 1} distinct symbols, got L up to {high}")
+        raise checks.error(name, f"at most {VOCAB - 1} distinct symbols", f"L up to {high}")
     return low, high
 
 

@@ -9,6 +9,10 @@ given ``ax``, returning the Axes; nothing is drawn on import. Weights are drawn 
     ablation_figure     accuracy with each head removed
     length_figure       accuracy against the repeat length, learned positions against RoPE
     thumbnail           the index's picture
+Each figure made here says what it shows as its text in a notebook (attnlab.ui.figure_text). The printed
+tables (``*_table``, laid out by attnlab.ui.text.table to line up in both languages) hold the numbers the
+prose refers to: the loss by place, the training run at chosen steps, where the previous-token head looks,
+accuracy by length, a positional shortcut.
 """
 import math
 
@@ -19,12 +23,16 @@ from matplotlib.axes import Axes
 from ...core import checks
 from ...i18n import gettext as _
 from ...ui import plotting
+from ...ui.figure_text import describe
 from ...ui.plotting import SERIES_COLORS
-from .analysis import phase_change
-from .data import LENGTHS, VOCAB
+from ...ui.text import table
+from .analysis import phase_change, previous_token_where, shortcut, uniform_scores
+from .data import BATCH, LENGTHS, VOCAB
+from .model import AttentionOnly
 
-__all__ = ["THRESHOLD", "ablation_figure", "k_composition_figure", "length_figure", "loss_figure", "pattern_ticks",
-           "patterns_figure", "scores_figure", "thumbnail", "training_figure"]
+__all__ = ["THRESHOLD", "ablation_figure", "k_composition_figure", "length_figure", "length_table", "loss_figure",
+           "loss_table", "pattern_ticks", "patterns_figure", "previous_token_table", "scores_figure", "shortcut_table",
+           "thumbnail", "training_figure", "training_table"]
 
 THRESHOLD = 0.4                 # a head "is" a previous-token or induction head above this score (ARENA)
 _AX = checks.Optional(checks.Instance(Axes, "a matplotlib Axes"))
@@ -32,7 +40,12 @@ _SHADE = dict(color="0.85", zorder=0)
 
 
 def _new(ax, size):
-    return plt.subplots(figsize=size, layout="constrained")[1] if ax is None else ax
+    """A new Axes (its figure described by its own words when shown in a notebook), or ``ax``."""
+    return describe(plt.subplots(figsize=size, layout="constrained")[1]) if ax is None else ax
+
+
+def _numbers(values, digits=2):
+    return " ".join(f"{v:.{digits}f}" for v in values)
 
 
 @checks.arguments(first=checks.Array(1), second=checks.Array(1), ax=_AX)
@@ -69,6 +82,7 @@ def patterns_figure(patterns, *, titles, length, axes=None):
         fig, axes = plt.subplots(1, len(patterns), figsize=(3.2 * len(patterns) + 0.6, 3.2), layout="constrained",
                                  squeeze=False)
         axes = axes[0]
+        describe(fig)
     for ax, w, title in zip(axes, patterns, titles):
         image = ax.imshow(np.asarray(w, dtype=float), vmin=0, vmax=1, cmap=plotting.WEIGHT_CMAP,
                           interpolation="nearest")
@@ -84,6 +98,7 @@ def training_figure(curves, axes=None):
     change (accuracy from below 0.3 to 0.9) shaded in each; returns the three axes."""
     if axes is None:
         axes = plt.subplots(1, 3, figsize=(14, 3.6), layout="constrained")[1]
+        describe(axes[0])
     steps = curves["step"]
     jump = phase_change(steps, curves["accuracy"])
     loss_ax, acc_ax, score_ax = axes
@@ -165,15 +180,88 @@ def length_figure(runs, ax=None):
     ax = _new(ax, (7, 3.4))
     ax.axvspan(LENGTHS[0] - 0.5, LENGTHS[1] + 0.5, **_SHADE)
     markers = "osD^"
-    for i, (label, table) in enumerate(runs.items()):
-        lengths = sorted(int(L) for L in table)
-        ax.plot(lengths, [table[str(L)] if str(L) in table else table[L] for L in lengths], marker=markers[i % 4],
+    for i, (label, by_length) in enumerate(runs.items()):
+        lengths = sorted(int(L) for L in by_length)
+        ax.plot(lengths, [by_length[str(L)] if str(L) in by_length else by_length[L] for L in lengths],
+                marker=markers[i % 4],
                 linestyle=["-", "--", ":", "-."][i % 4], color=SERIES_COLORS[i % len(SERIES_COLORS)],
                 label=label)
     ax.set(xlabel=_("repeat length L (grey: the lengths trained on)"), ylabel=_("accuracy on the second copy"),
            ylim=(0, 1.02), title=_("Accuracy against the repeat length"))
     ax.legend(fontsize=8, loc="lower left")
     return ax
+
+
+# -- the printed tables ----------------------------------------------------------------------------------
+@checks.arguments(first=checks.Array(1), second=checks.Array(1), bets=checks.Array(1))
+def loss_table(first, second, bets):
+    """One row per place of the symbol predicted (2..L, as the loss figure counts): the first copy's loss, the
+    best possible there (ln of the symbols not used yet), the probability given to x₁ (a bet that the second
+    copy starts next), the second copy's loss."""
+    rows = [[_("symbol predicted (place)"), _("first copy: loss"), _("best possible"), _("probability of x₁"),
+             _("second copy: loss")]]
+    for i, (a, p, b) in enumerate(zip(np.asarray(first), np.asarray(bets), np.asarray(second))):
+        place = i + 2
+        rows.append([str(place), f"{a:.2f}", f"{math.log(VOCAB - place):.2f}", f"{p:.2f}", f"{b:.3f}"])
+    return table(rows, align="<>>>>")
+
+
+@checks.arguments(curves=checks.Dict(), steps=checks.Items(checks.Int(1), min_len=1))
+def training_table(curves, steps):
+    """A training run's curves (results.json's "curves") at the chosen ``steps``: the training loss, the accuracy,
+    each layer-1 head's previous-token score and each layer-2 head's induction score."""
+    rows = [[_("step"), _("training loss"), _("accuracy"), _("layer 1: previous-token score, heads 1–4"),
+             _("layer 2: induction score, heads 1–4")]]
+    for step in steps:
+        if step not in curves["step"]:
+            raise ValueError(f"steps: expected steps of the run ({curves['step'][0]}, {curves['step'][1]}, ...), got {step}")
+        i = curves["step"].index(step)
+        rows.append([str(step), f"{curves['loss'][i]:.2f}", f"{curves['accuracy'][i]:.2f}",
+                     _numbers(curves["previous_token"][i][0]), _numbers(curves["induction"][i][-1])])
+    return table(rows, align="<>><<")
+
+
+@checks.arguments(model=checks.Instance(AttentionOnly, "an AttentionOnly model (e.g. pretrained())"), batch=BATCH,
+                  layer=checks.Int(0), head=checks.Int(0))
+def previous_token_table(model, batch, *, layer, head):
+    """Where one head's weight on t − 1 lies on ``batch`` (analysis.previous_token_where), and what a head with
+    uniform weights scores there (analysis.uniform_scores)."""
+    where, uniform = previous_token_where(model, batch, layer=layer, head=head), uniform_scores(batch)
+    name = _("layer {l}, head {h}").format(l=layer + 1, h=head + 1)
+    rows = [[_("measured"), _("mean weight")],
+            [_("{head} on t − 1, first copy (t = 1 … L)").format(head=name), f"{where['first copy']:.2f}"],
+            [_("{head} on t − 1, second copy (t = L+1 … 2L)").format(head=name), f"{where['second copy']:.2f}"],
+            [_("{head} on t − 1, both copies: its previous-token score").format(head=name), f"{where['repeated part']:.2f}"],
+            [_("{head} on t − 1, the whole context, filler included").format(head=name), f"{where['whole context']:.2f}"],
+            [_("uniform weights on t − 1, both copies: previous-token score"), f"{float(uniform.previous_token.flatten()[0]):.2f}"],
+            [_("uniform weights on t − L + 1, second copy: induction score"), f"{float(uniform.induction.flatten()[0]):.2f}"]]
+    return table(rows, align="<>")
+
+
+@checks.arguments(runs=checks.Dict(), lengths=checks.Items(checks.Int(2, 23), min_len=1))
+def length_table(runs, lengths):
+    """Accuracy on the second copy by repeat length: one column per run ({name: {L: accuracy}})."""
+    rows = [[_("repeat length L")] + list(runs)]
+    for L in lengths:
+        rows.append([str(L)] + [f"{(t[str(L)] if str(L) in t else t[L]):.3f}" for t in runs.values()])
+    return table(rows, align="<" + ">" * len(runs))
+
+
+@checks.arguments(model=checks.Instance(AttentionOnly, "an AttentionOnly model (e.g. pretrained())"), batch=BATCH,
+                  length=checks.Int(2, 23), early_step=checks.Int(1), early_accuracy=checks.Real(low=0, high=1))
+def shortcut_table(model, batch, *, length, early_step, early_accuracy):
+    """What analysis.shortcut measures of a model trained on repeats of ``length`` only, on ``batch`` (mixed
+    lengths) and on 500 repeats of ``length``, with its accuracy on mixed lengths at an early training step."""
+    found = shortcut(model, batch, length=length)
+    rows = [[_("measured"), _("value")],
+            [_("induction score of each layer-1 head, mixed lengths"), _numbers(found.mixed, 3)],
+            [_("share of the second-copy queries in repeats of L = {L}").format(L=length), f"{found.query_share:.3f}"],
+            [_("induction score of each layer-1 head, repeats of L = {L} only").format(L=length), _numbers(found.one_length)],
+            [_("accuracy on L = {L}").format(L=length), f"{found.accuracy:.3f}"],
+            [_("accuracy on L = {L} without layer 1's head 1, 2, 3, 4").format(L=length), _numbers(found.without, 3)],
+            [_("accuracy at step {step}, mixed lengths").format(step=early_step), f"{early_accuracy:.3f}"],
+            [_("share of the predictable positions in repeats of L = {L}").format(L=length), f"{found.position_share:.3f}"]]
+    return table(rows, align="<>")
 
 
 @checks.arguments(ax=checks.Instance(Axes, "a matplotlib Axes"))

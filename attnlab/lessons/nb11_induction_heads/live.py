@@ -14,7 +14,7 @@ import torch
 
 from ...core import checks
 from ...i18n import gettext as _
-from ...ui.panels import Panel, new_figure
+from ...ui.panels import Later, Panel, new_figure
 from ...ui.plotting import SERIES_COLORS, WEIGHT_CMAP
 from ...ui.trainer import Trainer
 from . import training
@@ -112,14 +112,14 @@ class SnapshotView:
 
 
 @checks.arguments(step=checks.Optional(checks.Int(1)))
-def play(*, step=None):
+def play(*, step=None) -> Panel:
     """The Play panel over the shipped run's training: ``step`` (default: the last snapshot) picks the snapshot
     whose patterns are shown; the slider moves through them."""
     view = SnapshotView()
     steps = view.shots.steps
     start = steps[-1] if step is None else step
     if not steps[0] <= start <= steps[-1]:
-        raise ValueError(f"step: expected a training step in {steps[0]}..{steps[-1]}, got {start}")
+        raise checks.error("step", f"a training step in {steps[0]}..{steps[-1]}", start)
     slider = widgets.IntSlider(value=start, min=steps[0], max=steps[-1], step=steps[1] - steps[0],
                                description=_("training step"), continuous_update=True,
                                style={"description_width": "initial"}, layout=widgets.Layout(width="560px"))
@@ -132,11 +132,16 @@ REMOVABLE = ("none",) + tuple(f"{layer}.{head}" for layer in range(2) for head i
 
 class CircuitView:
     """The shipped 2-layer model on one repeat of a chosen length, a chosen head removed:
-    ``update(remove, length)`` (returns the text under the figure)."""
+    ``update(remove, length)`` (returns the text under the figure, or a ``Later``).
+
+    A move answers in two parts (issue 51): the heads' patterns on the one repeat drawn (the model on that
+    repeat alone: about a millisecond) at once; the accuracy and the scores on 300 repeats (the model on
+    all of them, three times) after the picture, kept per (remove, length) so a move back is at once."""
 
     def __init__(self, model):
         self.model = model
         self.cut = {"none": model}
+        self.measured = {}              # (remove, length) -> (accuracy, whole model's accuracy, scores)
         self.figure, axes = _grid((11, 5.4), extra_column=False)
         self.axes = axes
         self.images = _heads(axes, 10)
@@ -151,8 +156,8 @@ class CircuitView:
     def update(self, remove, length):
         model = self._model(remove)
         batch = repeats_unchecked(300, length, length, torch.Generator().manual_seed(31 + length))
-        with torch.no_grad():
-            patterns = run_unchecked(model, batch.tokens[:, :2 * length + 1], need_weights=True)[1]
+        with torch.no_grad():       # the repeat drawn, alone: its patterns are all the figure needs
+            patterns = run_unchecked(model, batch.tokens[:1, :2 * length + 1], need_weights=True)[1]
         if length != self.shown_length:
             for ax in self.axes.ravel():
                 ax.images[0].set_extent((-0.5, 2 * length + 0.5, 2 * length + 0.5, -0.5))
@@ -166,10 +171,31 @@ class CircuitView:
             image.set_alpha(0.25 if k == gone else 1.0)          # a removed head still attends; its output is cut
             title = _("layer {l}, head {h}").format(l=k // 4 + 1, h=k % 4 + 1)
             image.axes.set_title(_("{head}: removed").format(head=title) if k == gone else title, fontsize=9)
-        s = scores_of(patterns, batch.lengths)
-        acc, whole = accuracy_unchecked(model, batch), accuracy_unchecked(self.model, batch)
         removed = _("no head removed") if remove == "none" else _("layer {l}, head {h} removed").format(
             l=int(remove[0]) + 1, h=int(remove[2]) + 1)
+        key = (remove, length)
+        if key in self.measured:
+            return self._text(removed, length, *self.measured[key])
+
+        def finish():
+            return self._text(removed, length, *self._measure(key, model, batch))
+        return Later(_("{removed}; repeats of L = {L}: accuracy and scores on 300 repeats being measured…").format(
+            removed=removed, L=length), finish)
+
+    def _measure(self, key, model, batch):
+        """(accuracy, the whole model's accuracy, scores) on the 300 repeats of ``batch``, kept per ``key``."""
+        length = key[1]
+        with torch.no_grad():
+            patterns = run_unchecked(model, batch.tokens[:, :2 * length + 1], need_weights=True)[1]
+        s = scores_of(patterns, batch.lengths)
+        acc = accuracy_unchecked(model, batch)
+        whole = acc if model is self.model else self.measured.get(("none", length), (None, None))[1]
+        if whole is None:
+            whole = accuracy_unchecked(self.model, batch)
+        self.measured[key] = (acc, whole, s)
+        return self.measured[key]
+
+    def _text(self, removed, length, acc, whole, s):
         return "\n".join([
             _("{removed}; repeats of L = {L}: accuracy on the second copy {acc:.3f} (whole model: {whole:.3f}, "
               "300 repeats)").format(removed=removed, L=length, acc=acc, whole=whole),
@@ -179,7 +205,7 @@ class CircuitView:
 
 
 @checks.arguments(remove=checks.Choice(REMOVABLE), length=checks.Int(2, 23))
-def play_circuit(*, remove="none", length=10):
+def play_circuit(*, remove="none", length=10) -> Panel:
     """The Play panel on the finished circuit: remove one head (``remove`` "layer.head", counted from 0, or
     "none") and change the repeat length; the shipped model's patterns and accuracy follow."""
     options = [(_("none"), "none")] + [(_("layer {l}, head {h}").format(l=int(r[0]) + 1, h=int(r[2]) + 1), r)
@@ -192,7 +218,7 @@ def play_circuit(*, remove="none", length=10):
 
 
 @checks.arguments(steps=checks.Int(100, 3000, why="the slider's range"), layers=checks.Choice((1, 2)))
-def play_trainer(*, steps=1500, layers=2):
+def play_trainer(*, steps=1500, layers=2) -> Trainer:
     """Train a fresh attention-only model behind a button (seed 0, the shipped run's settings): the training
     loss, the accuracy on 512 held-out repeats and, beside them, every head's scores at the last measurement.
     Each press starts from the same weights and batches."""
@@ -240,5 +266,5 @@ def play_trainer(*, steps=1500, layers=2):
     # the loss lives between ln V ≈ 4.16 (the plateau) and ~3.3 (only the second copy learnt): on the trainer's
     # default log axis from 0.001 to 5 that is the top few pixels, and the plateau and the jump would not show
     t.axes["loss"].set(yscale="linear", ylim=(3.0, 4.8), ylabel=_("loss"))
-    t.panel.refresh()
+    t.refresh()
     return t

@@ -6,7 +6,8 @@ Circuits").
 Positions: ``"learned"`` adds a learned position vector to the input of each layer's queries and keys
 only, never to the residual stream (the "shortformer" placement, Press et al. 2021, which ARENA's
 attention-only models use): what a head copies is then tokens, not positions. ``"rope"`` rotates
-queries and keys by their position instead (notebook 06's rotation; Su et al. 2021).
+queries and keys by their position instead: ``attnlab.core.positional.rope``, notebook 06's rotation (Su et
+al. 2021), in the one sign convention notebooks 06 and 12 use too.
 """
 import copy
 import math
@@ -15,12 +16,14 @@ import torch
 from torch import nn
 
 from ...core import checks
+from ...core.positional import rope_unchecked
 from .data import BATCH, CONTEXT, VOCAB
 
-__all__ = ["POSITIONS", "AttentionOnly", "ablate", "ablate_unchecked", "accuracy", "accuracy_unchecked", "hand_built",
-           "layer_attention", "run_unchecked"]
+__all__ = ["POSITIONS", "ROPE_BASE", "AttentionOnly", "ablate", "ablate_unchecked", "accuracy", "accuracy_unchecked",
+           "hand_built", "layer_attention", "run_unchecked"]
 
 POSITIONS = ("learned", "rope")
+ROPE_BASE = 10000.0
 
 
 class AttentionOnly(nn.Module):
@@ -36,7 +39,7 @@ class AttentionOnly(nn.Module):
         super().__init__()
         head_size = head_size or width // heads
         if positions == "rope" and head_size % 2:
-            raise ValueError(f"head_size: expected an even size for rope, got {head_size}")
+            raise checks.error("head_size", "an even size for rope", head_size)
         self.config = dict(layers=layers, width=width, heads=heads, head_size=head_size, positions=positions)
         generator = torch.Generator().manual_seed(seed)
 
@@ -64,28 +67,15 @@ class AttentionOnly(nn.Module):
 def _tokens(tokens, name):
     checks.tensor(tokens, name, min_dim=2, floating=False)
     if tokens.dtype in (torch.bool,) or tokens.is_floating_point() or tokens.is_complex():
-        raise TypeError(f"{name}: expected an integer tensor of token ids, got dtype {tokens.dtype}")
+        raise checks.error(name, "an integer tensor of token ids", f"dtype {tokens.dtype}", kind=TypeError)
     if tokens.dim() != 2:
-        raise ValueError(f"{name}: expected shape (n, T), got {tuple(tokens.shape)}")
+        raise checks.error(name, "shape (n, T)", tuple(tokens.shape))
     if not 1 <= tokens.shape[1] <= CONTEXT:
-        raise ValueError(f"{name}: expected 1 to {CONTEXT} positions, got {tokens.shape[1]}")
+        raise checks.error(name, f"1 to {CONTEXT} positions", tokens.shape[1])
     if tokens.numel() and (tokens.min() < 0 or tokens.max() >= VOCAB):
         bad = tokens[(tokens < 0) | (tokens >= VOCAB)][0].item()
-        raise ValueError(f"{name}: expected token ids in 0..{VOCAB - 1}, got {bad}")
+        raise checks.error(name, f"token ids in 0..{VOCAB - 1}", bad)
     return tokens.long()
-
-
-def _rotate(x, positions):
-    """RoPE on the last dimension of x (..., T, d): pairs (2i, 2i+1) turned by position * base^(-2i/d)."""
-    d = x.shape[-1]
-    freqs = 10000.0 ** (-torch.arange(0, d, 2, dtype=x.dtype) / d)
-    angle = positions[:, None].to(x.dtype) * freqs                      # (T, d/2)
-    cos, sin = angle.cos(), angle.sin()
-    even, odd = x[..., 0::2], x[..., 1::2]
-    out = torch.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin
-    out[..., 1::2] = even * sin + odd * cos
-    return out
 
 
 def layer_attention(model, layer, stream, need_weights=True):
@@ -96,9 +86,9 @@ def layer_attention(model, layer, stream, need_weights=True):
     q = torch.einsum("hdw,ntw->nhtd", model.W_Q[layer], qk_in)
     k = torch.einsum("hdw,ntw->nhtd", model.W_K[layer], qk_in)
     v = torch.einsum("hdw,ntw->nhtd", model.W_V[layer], stream)
-    if model.config["positions"] == "rope":
-        where = torch.arange(T)
-        q, k = _rotate(q, where), _rotate(k, where)
+    if model.config["positions"] == "rope":                             # the core's RoPE, as notebooks 06 and 12 use it
+        where = torch.arange(T, dtype=torch.float64)
+        q, k = rope_unchecked(q, where, ROPE_BASE), rope_unchecked(k, where, ROPE_BASE)
     scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
     causal = torch.ones(T, T, dtype=torch.bool).tril()
     weights = scores.masked_fill(~causal, float("-inf")).softmax(-1)
@@ -177,9 +167,9 @@ def ablate(model, layer, head):
     layer = checks.count(layer, "layer")
     head = checks.count(head, "head")
     if layer >= model.config["layers"]:
-        raise ValueError(f"layer: expected 0..{model.config['layers'] - 1}, got {layer}")
+        raise checks.error("layer", f"0..{model.config['layers'] - 1}", layer)
     if head >= model.config["heads"]:
-        raise ValueError(f"head: expected 0..{model.config['heads'] - 1}, got {head}")
+        raise checks.error("head", f"0..{model.config['heads'] - 1}", head)
     return ablate_unchecked(model, layer, head)
 
 

@@ -28,7 +28,7 @@ def pretrained(layers=2, *, variant="standard"):
     """A shipped model in eval mode: ``layers`` 2 (the studied model) or 1 (the control); ``variant``
     "rope" or "fixed_length" picks one of the 2-layer controls of sections 6 and 7."""
     if variant != "standard" and layers != 2:
-        raise ValueError(f"variant: expected 'standard' for a 1-layer model (only 2-layer controls ship), got {variant!r}")
+        raise checks.error("variant", "'standard' for a 1-layer model (only 2-layer controls ship)", repr(variant))
     name = {"rope": "rope", "fixed_length": "fixed_length"}.get(variant, "two_layer" if layers == 2 else "one_layer")
     return _load(name)
 

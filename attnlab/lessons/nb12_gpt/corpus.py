@@ -19,6 +19,7 @@ import json
 import re
 from pathlib import Path
 
+from ...core import checks
 from ...core.gpt.corpus import CORPUS, SEPARATOR, decode, encode, is_heldout, paragraphs, text, vocab
 
 __all__ = ["CORPUS", "MIN_CHARS", "SEPARATOR", "clean", "decode", "encode", "extract", "is_heldout", "paragraphs", "text",
@@ -89,7 +90,7 @@ def extract(notebooks):
     for folder in (notebooks, notebooks / "zh"):
         paths += sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb") if _FIRST <= int(p.name[:2]) <= _LAST)
     if not paths:
-        raise ValueError(f"notebooks: expected a folder with NN_*.ipynb and zh/NN_*.ipynb, got {str(notebooks)!r}")
+        raise checks.error("notebooks", "a folder with NN_*.ipynb and zh/NN_*.ipynb", repr(str(notebooks)))
     seen, out = set(), []
     for path in paths:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]

@@ -1,6 +1,8 @@
 """Figures of notebook 12, each from data (results.json's numbers, a model's logits or patterns), drawn into new
 axes or the given ones, returning the Axes; nothing is drawn on import. Each has a ``*_text`` twin (or returns its
-text) that says in words what the figure shows, for the notebook to print and for readers who cannot see it.
+text) that says in words what the figure shows, for the notebook to print and for readers who cannot see it; a
+figure made here shows its own words as its text in a notebook (attnlab.ui.figure_text), the filters figure
+its ``filters_text`` too.
 
     filters_figure      the next-character distribution: softmax(z), softmax(z / T), after top-k, after top-p
     training_figure     held-out bits per character while training, against the unigram and bigram models
@@ -16,13 +18,14 @@ import torch
 from matplotlib.axes import Axes
 
 from ...core import checks
-from ...i18n import gettext as _
+from ...i18n import gettext as _, ngettext
 from ...ui import plotting
+from ...ui.figure_text import describe, words
 from ...ui.plotting import SERIES_COLORS
 from . import corpus
 from .generation import filtered_unchecked
 
-__all__ = ["KV_CHOICES", "char_label", "cache_figure", "draw_filters", "filter_stages", "filters_figure",
+__all__ = ["KV_CHOICES", "FilterBars", "char_label", "cache_figure", "draw_filters", "filter_stages", "filters_figure",
            "filters_text", "induction_figure", "stages_text", "patterns_figure", "thumbnail", "timing_figure", "training_figure"]
 
 KV_CHOICES = (4, 2, 1)
@@ -34,7 +37,8 @@ _STAGE_STYLE = ({"color": "0.75"}, {"color": SERIES_COLORS[0]}, {"color": SERIES
 
 
 def _new(ax, size):
-    return plt.subplots(figsize=size, layout="constrained")[1] if ax is None else ax
+    """A new Axes (its figure described by its own words when shown in a notebook), or ``ax``."""
+    return describe(plt.subplots(figsize=size, layout="constrained")[1]) if ax is None else ax
 
 
 def char_label(c):
@@ -82,6 +86,48 @@ def draw_filters(ax, stages, names, top=12, chosen=None):
     return ax
 
 
+class FilterBars:
+    """``draw_filters``' picture for a live panel: its bars, ticks, legend and mark made on the first call (and
+    after ``reset``), then changed in place (a move of notebook 12's panel spent most of its update in
+    ``ax.clear()`` and four ``bar`` calls; issue 51). ``draw(stages, names, chosen)`` as ``draw_filters``."""
+
+    def __init__(self, ax, top=12):
+        self.ax, self.top = ax, top
+        self.reset()
+
+    def reset(self):
+        """Make the artists again on the next draw (after something else cleared the axes)."""
+        self.shown = None                  # (the number of bars, V) they were made for
+
+    def draw(self, stages, names, chosen=None):
+        ax = self.ax
+        V = len(stages[0])
+        order = np.argsort(-stages[1], kind="stable")[:self.top]
+        x = np.arange(len(order))
+        labels = [_("{name} ({kept} of {V} kept)").format(name=name, kept=int((stage > 0).sum()), V=V) if i >= 2
+                  else name for i, (stage, name) in enumerate(zip(stages, names))]
+        if self.shown != (len(order), V):
+            draw_filters(ax, stages, names, top=self.top)
+            self.containers = list(ax.containers)
+            self.mark, = ax.plot([], [], marker="v", color="k", markersize=8)
+            self.shown = (len(order), V)
+        for container, stage in zip(self.containers, stages):
+            for bar, height in zip(container.patches, stage[order]):
+                bar.set_height(height)
+        for text, label in zip(ax.get_legend().get_texts(), labels):
+            text.set_text(label)
+        vocab = corpus.vocab()
+        ax.set_xticks(x, [char_label(vocab[j]) for j in order])
+        where = int(np.nonzero(order == chosen)[0][0]) if chosen is not None and chosen in set(order.tolist()) else None
+        for i, label in enumerate(ax.get_xticklabels()):
+            label.set_fontweight("bold" if i == where else "normal")
+        if where is None:
+            self.mark.set_data([], [])
+        else:
+            self.mark.set_data([where], [min(max(stage[chosen] for stage in stages) + 0.05, 0.98)])
+        return ax
+
+
 @checks.arguments(logits=checks.Array(1), temperature=checks.Real(positive=True))
 def filters_text(logits, *, temperature=1.0, top_k=None, top_p=None):
     """In words, what ``filters_figure`` draws for the same arguments: what each filter keeps, and the mass."""
@@ -100,8 +146,9 @@ def stages_text(stages, top_k, top_p):
             n=int(kept.sum()), mass=stages[1][kept].sum()))
     if top_p is not None:
         kept = stages[3] > 0
-        lines.append(_("top-p keeps {n} characters holding {mass:.3f} of what top-k kept (p = {p:g})").format(
-            n=int(kept.sum()), mass=stages[2][kept].sum(), p=top_p))
+        after_k = (_("top-p keeps {n} characters holding {mass:.3f} of what top-k kept (p = {p:g})") if top_k is not None
+                   else _("top-p keeps {n} characters holding {mass:.3f} of the mass (p = {p:g})"))
+        lines.append(after_k.format(n=int(kept.sum()), mass=stages[2][kept].sum(), p=top_p))
     final = stages[3] > 0
     lines.append(_("{n} characters can be drawn; the largest probability is {p:.3f}").format(
         n=int(final.sum()), p=stages[3].max()))
@@ -111,10 +158,13 @@ def stages_text(stages, top_k, top_p):
 @checks.arguments(logits=checks.Array(1), temperature=checks.Real(positive=True), ax=_AX)
 def filters_figure(logits, *, temperature=1.0, top_k=None, top_p=None, top=12, ax=None):
     """The next-character distribution for ``logits`` (V,) before and after each filter; returns the Axes."""
+    made = ax is None
     ax = _new(ax, (10, 3.6))
     stages = filter_stages(logits, temperature, top_k, top_p)
     draw_filters(ax, stages, _stage_names(temperature, top_k, top_p), top=top)
     ax.set_title(_("The next character's distribution, filter by filter"))
+    if made:
+        describe(ax, words(ax.figure) + "\n" + stages_text(stages, top_k, top_p))
     return ax
 
 
@@ -151,12 +201,13 @@ def cache_figure(bytes_per_position, bits, *, context, length, bigram=None, sele
     dashed. ``selected`` (a kv) is drawn thick; returns the two axes."""
     if axes is None:
         axes = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained", gridspec_kw={"width_ratios": [1.4, 1]})[1]
+        describe(axes[0])
     left, right = axes
     n = np.arange(context + 1)
     for i, kv in enumerate(sorted(bytes_per_position, reverse=True)):
         thick = selected is None or kv == selected
         left.plot(n, n * bytes_per_position[kv] / 1024, color=SERIES_COLORS[i], linewidth=2.5 if thick else 1,
-                  linestyle=["-", "--", ":"][i % 3], label=_("{kv} key/value heads").format(kv=kv))
+                  linestyle=["-", "--", ":"][i % 3], label=ngettext("{kv} key/value head", "{kv} key/value heads", kv).format(kv=kv))
         left.plot([length], [length * bytes_per_position[kv] / 1024], "o", color=SERIES_COLORS[i])
     left.axvline(length, color="0.5", linewidth=0.8)
     left.set(xlabel=_("positions cached (length)"), ylabel=_("KV cache (KiB, float32)"), xlim=(0, context),
@@ -173,7 +224,7 @@ def cache_figure(bytes_per_position, bits, *, context, length, bigram=None, sele
         right.legend(fontsize=8, loc="lower right")
     right.set_xticks(range(len(kvs)), [str(kv) for kv in kvs])
     right.set(xlabel=_("key/value heads"), ylabel=_("held-out bits per character"), ylim=(0, max(list(bits.values()) + [bigram or 0]) * 1.2),
-              title=_("Quality (lower is better)"))
+              title=_("Bits per character (lower is better)"))
     return axes
 
 
@@ -185,6 +236,7 @@ def patterns_figure(weights, *, kv_heads, labels, axes=None):
     H = w.shape[0]
     if axes is None:
         axes = plt.subplots(1, H, figsize=(3.0 * H + 0.6, 3.2), layout="constrained", squeeze=False)[1][0]
+        describe(axes[0])
     group = H // kv_heads
     ticks = list(range(0, len(labels), max(1, len(labels) // 8)))
     for h, ax in enumerate(axes):
@@ -203,6 +255,7 @@ def induction_figure(induction, copying, axes=None):
     """Left: every head's induction score (layers x heads). Right: the copy's accuracy ({label: accuracy})."""
     if axes is None:
         axes = plt.subplots(1, 2, figsize=(11, 3.2), layout="constrained", gridspec_kw={"width_ratios": [1.6, 1]})[1]
+        describe(axes[0])
     left, right = axes
     ind = np.asarray(induction, dtype=float)
     layers, heads = ind.shape

@@ -36,15 +36,17 @@ class Generation(NamedTuple):
     prompt: str
 
 
-def _check_filters(temperature, top_k, top_p):
-    temperature = checks.real(temperature, "temperature", positive=True)
-    if top_k is not None:
-        top_k = checks.count(top_k, "top_k", low=1)
-    if top_p is not None:
-        top_p = checks.real(top_p, "top_p", positive=True, high=1.0)
-    return temperature, top_k, top_p
+# the filters' bounds (see the module docstring): temperature > 0, top_k >= 1, top_p in (0, 1]
+_FILTERS = dict(temperature=checks.Real(positive=True), top_k=checks.Optional(checks.Int(1)),
+                top_p=checks.Optional(checks.Real(positive=True, high=1.0)))
 
 
+def _numbers(temperature, top_k, top_p):
+    """The checked filters as plain numbers (a 0-d tensor passes the checks too)."""
+    return float(temperature), None if top_k is None else int(top_k), None if top_p is None else float(top_p)
+
+
+@checks.arguments(**_FILTERS)
 def filtered(logits, *, temperature=1.0, top_k=None, top_p=None):
     """softmax(logits / temperature), then top-k, then top-p, renormalised (see the module docstring).
 
@@ -53,8 +55,8 @@ def filtered(logits, *, temperature=1.0, top_k=None, top_p=None):
     """
     checks.tensor(logits, "logits", min_dim=1)
     if logits.shape[-1] == 0:
-        raise ValueError("logits: expected at least one candidate (last dim >= 1), got 0")
-    return filtered_unchecked(logits, *_check_filters(temperature, top_k, top_p))
+        raise checks.error("logits", "at least one candidate (last dim >= 1)", "0")
+    return filtered_unchecked(logits, *_numbers(temperature, top_k, top_p))
 
 
 def filtered_unchecked(logits, temperature, top_k, top_p):
@@ -86,7 +88,7 @@ def next_logits(model, ids, caches):
 
 
 @checks.arguments(model=checks.Instance(GPT, "a GPT (e.g. pretrained())"), prompt=checks.Text(),
-                  steps=checks.Int(0), seed=checks.Optional(checks.Int(0)), cache=checks.Flag())
+                  steps=checks.Int(0), **_FILTERS, seed=checks.Optional(checks.Int(0)), cache=checks.Flag())
 def generate(model, prompt, steps, *, temperature=1.0, top_k=None, top_p=None, seed=None, cache=True):
     """Continue ``prompt`` by ``steps`` characters, each drawn from the filtered distribution.
 
@@ -103,25 +105,24 @@ def generate(model, prompt, steps, *, temperature=1.0, top_k=None, top_p=None, s
         ValueError naming ``prompt`` (empty, or characters outside the vocabulary, listed), ``steps``
         (past the context), ``temperature``, ``top_k`` or ``top_p``; TypeError for the wrong kind.
     """
-    temperature, top_k, top_p = _check_filters(temperature, top_k, top_p)
     if not prompt:
-        raise ValueError("prompt: expected at least one character, got ''")
+        raise checks.error("prompt", "at least one character", "''")
     known = set(corpus.vocab())
     unknown = "".join(dict.fromkeys(c for c in prompt if c not in known))
     if unknown:
-        raise ValueError(f"prompt: expected characters of the vocabulary (vocab()), got {len(unknown)} outside it: "
-                         f"{unknown!r}")
+        raise checks.error("prompt", "characters of the vocabulary (vocab())",
+                           f"{len(unknown)} outside it: {unknown!r}")
     context = model.config["context"]
     if len(prompt) > context:
-        raise ValueError(f"prompt: expected at most context={context} characters, got {len(prompt)}")
+        raise checks.error("prompt", f"at most context={context} characters", len(prompt))
     if len(prompt) + steps > context:
-        raise ValueError(f"steps: expected at most context - len(prompt) = {context - len(prompt)}, got {steps}")
+        raise checks.error("steps", f"at most context - len(prompt) = {context - len(prompt)}", steps)
     generator = torch.Generator()
     if seed is None:
         generator.seed()                                             # a fresh seed from the OS, not the global RNG
     else:
         generator.manual_seed(seed)
-    return generate_unchecked(model, prompt, steps, temperature, top_k, top_p, generator, cache)
+    return generate_unchecked(model, prompt, steps, *_numbers(temperature, top_k, top_p), generator, cache)
 
 
 def generate_unchecked(model, prompt, steps, temperature, top_k, top_p, generator, cache):

@@ -62,7 +62,7 @@ def _run(model, batch, need_weights):
 def _same_length(items):
     lengths = {len(p.text) for p in items}
     if len(lengths) != 1:
-        raise ValueError(f"items: expected probes of one length (same length and gap), got lengths {sorted(lengths)}")
+        raise checks.error("items", "probes of one length (same length and gap)", f"lengths {sorted(lengths)}")
 
 
 def induction_scores(model, items):

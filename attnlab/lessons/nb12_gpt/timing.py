@@ -25,7 +25,7 @@ def step_seconds(model, lengths=(16, 64, 128, 255), *, cache=True, repeats=5):
     context = model.config["context"]
     for n in lengths:
         if n >= context:
-            raise ValueError(f"lengths: expected each length < context={context}, got {n}")
+            raise checks.error("lengths", f"each length < context={context}", n)
     out = []
     was = model.training
     model.eval()

@@ -105,7 +105,7 @@ def run(steps, *, seed=0, model=None, eval_every=0, **options):
     if model is None:
         model = GPT(len(corpus.vocab()), **dict(SHIPPED, **options), seed=seed)
     elif options:
-        raise ValueError(f"options: expected none besides {sorted(DEFAULTS)} for a given model, got {sorted(options)}")
+        raise checks.error("options", f"none besides {sorted(DEFAULTS)} for a given model", sorted(options))
     from .measure import bits_per_char_unchecked
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=opts["lr"], weight_decay=0.1, betas=(0.9, 0.95))

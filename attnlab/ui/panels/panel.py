@@ -12,6 +12,7 @@ import base64
 import contextlib
 import html
 import io
+import re
 import time
 import traceback
 
@@ -21,7 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ...core import checks
-from ...i18n import get_language, gettext as _, language
+from ...i18n import get_language, gettext as _, language, listed
 from .. import fonts  # noqa: F401  (the shipped CJK font, behind the default one)
 from .png import PNG_SIGNATURE, PngEncoder
 from .renderer import Blitter
@@ -34,9 +35,13 @@ _TEXT = ("<pre style='margin:0;font-size:12px;font-family:var(--jp-code-font-fam
 # The figure's accessible name, carried beside the text (hidden: never shown, never read twice); the Voila
 # template makes it the image's alt after every move (issue 38).
 _NAME = "<span class='attnlab-figure-name' hidden>{}</span>"
-__all__ = ["Panel", "ShowsPanel", "new_figure", "widget_bundle"]
+__all__ = ["Later", "Panel", "label_of", "new_figure", "widget_bundle"]
 
 PLAN_DELAY = 0.3      # seconds the controls stay still before a panel plans its next blit ahead
+# Seconds after a move's first answer (a Later's) before its finish runs in the kernel's event loop: the
+# picture is on its way by then, and a move that came meanwhile (a held arrow key repeats every ~33 ms)
+# replaces it, so only the last of a run of moves finishes (issue 51).
+FINISH_DELAY = 0.05
 # A panel whose kernel is gone (issue 28) in JupyterLab, with no front-end extension: when the
 # kernel dies (the server restarts it) or is restarted, ipywidgets' manager there (jupyterlab_widgets)
 # sets the old models' comm_live false, and every view gets the class "jupyter-widgets-disconnected"
@@ -60,12 +65,39 @@ _GONE_STYLE = (
 _GONE_NOTE = "<div class='attnlab-disconnected-text' role='status' hidden>{}</div>"
 
 
+def label_of(control, name):
+    """What a learner sees as ``control``'s name: its label (``description``, markup and a trailing colon
+    dropped), in the language it was built in; ``name`` (its keyword name) only when it has no label."""
+    label = html.unescape(re.sub(r"<[^>]*>", "", getattr(control, "description", None) or ""))
+    return label.strip().rstrip(":：").strip() or name
+
+
 def new_figure(nrows=1, ncols=1, *, figsize=(6, 3.5), dpi=90, **subplot_kw):
     """A matplotlib Figure outside pyplot (so nothing is shown twice) and its axes."""
     fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(nrows, ncols, **subplot_kw)
     return fig, axes
+
+
+class Later:
+    """What a panel's ``update`` returns to answer a move in two parts (issue 51: a panel that runs a
+    model shows something at once, the cheap part first): ``text`` (str or None) goes under the picture
+    the update drew, at once; then ``finish()`` runs, once that picture is on its way (in a kernel, in its
+    event loop FINISH_DELAY seconds later, dropped if another move came first; elsewhere, and on
+    ``Panel.refresh()``, at once), and returns the text that replaces ``text`` (or another ``Later``).
+    ``draws``: finish changes the figure's artists too, so the panel draws and sends the picture again.
+    The figure and the text under it always describe the same values: the first part's text says
+    what is still to come."""
+
+    __slots__ = ("text", "finish", "draws")
+
+    def __init__(self, text, finish, *, draws=False):
+        if text is not None:
+            checks.string(text, "text")
+        checks.function(finish, "finish", "a function finish() -> str, None or a Later")
+        checks.flag(draws, "draws")
+        self.text, self.finish, self.draws = text, finish, draws
 
 
 class Panel:
@@ -76,6 +108,7 @@ class Panel:
         controls: {name: widget with a .value}; the names are the keyword arguments of ``update``.
         update: callback(**values) -> None or a str shown under the figure (e.g. the weights in
             numbers, for readers who can't see colour). It must change artists, not make a figure.
+            A ``Later`` instead answers in two parts: its text now, its ``finish()`` after the picture.
         moving: the artists the controls move (images, lines, texts, a colour bar's Axes...), or
             callables returning such artists (asked again at every full draw, e.g. ``lambda: ax.texts``).
             Those are redrawn on a saved picture of the rest; an Axes is redrawn whole (its limits and
@@ -94,8 +127,12 @@ class Panel:
     (``accessible_name``: ``describe``'s text, else the text under the figure), carried in a hidden
     element beside that text (class ``attnlab-figure-name``; ipywidgets 8's ``tooltip`` on an Image
     breaks its view in Voila 0.5's widget manager, measured), which the Voila template makes the
-    image's alt; the text under the figure (class ``attnlab-summary``) the template makes a polite live
-    region. No front-end extension: in JupyterLab the text under the figure is the words there are.
+    image's alt; once a move has settled, the template announces in a polite live region of its own what
+    changed (the moved control's label and value, and a changed line of the text under the figure,
+    class ``attnlab-summary``, or of the name). A FloatLogSlider control gets the class
+    ``attnlab-log-base-<base>`` (its handle holds the exponent; the template speaks the value), a
+    SelectionSlider ``attnlab-selection-slider`` (its handle holds the option's index). No
+    front-end extension: in JupyterLab the text under the figure is the words there are.
     The panel itself is displayable (widget view, plus the current figure as PNG and the text summary
     for viewers without widgets); ``.widget`` is the ipywidgets box.
     """
@@ -128,13 +165,14 @@ class Panel:
         self.language = get_language()     # callbacks, redraws and texts stay in the language it was built in
         self.timings = []                  # seconds per refresh: (update, render = draw + PNG encode, draw)
         self._ahead = None                 # the pending call of _plan_ahead (a kernel's event loop only)
+        self._later = None                 # the pending call of a Later's finish (a kernel's event loop only)
         self._quiet = []                   # controls whose changes do not refresh (see quietly)
         self._encoder = PngEncoder()
         # Shown at its own pixel size (not stretched by the flex box), shrinking on narrow screens.
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             max_width="100%", height="auto", align_self="flex-start", object_fit="contain"))
         self.text = widgets.HTML(layout=widgets.Layout(margin="0 0 0 8px"))
-        self.text.add_class("attnlab-summary")             # a polite live region in Voila (the template)
+        self.text.add_class("attnlab-summary")             # what the Voila template announces a move from
         self.error = widgets.HTML()
         self.download = widgets.HTML()
         self.gone = widgets.HTML(_GONE_STYLE + _GONE_NOTE.format(html.escape(_(
@@ -154,8 +192,16 @@ class Panel:
             [self.gone] + rows + [self.image, self.text, self.error, widgets.HBox(buttons + [self.download])],
             layout=widgets.Layout(max_width="1100px"))
         self.widget.add_class("attnlab-panel")
+        # which panel this is, for a page's scripts and bench/bench_dashboards.py (each panel's budget)
+        self.widget.add_class("attnlab-panel-" + re.sub(r"[^A-Za-z0-9_-]", "-", name))
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
+            # what a slider's handle holds, for the Voila template's words (docs/accessibility.md): a log slider's
+            # is the exponent (the template speaks base ** exponent), a selection slider's the option's index
+            if isinstance(control, widgets.FloatLogSlider):
+                control.add_class(f"attnlab-log-base-{control.base:g}")
+            elif isinstance(control, widgets.SelectionSlider):
+                control.add_class("attnlab-selection-slider")
         self.refresh()
 
     def declare(self, *moving):
@@ -168,7 +214,8 @@ class Panel:
 
     def _on_change(self, change):
         if not any(change["owner"] is control for control in self._quiet):
-            self.refresh()
+            with language(self.language):
+                self._refresh(defer=True)
 
     @contextlib.contextmanager
     def quietly(self, *names):
@@ -184,39 +231,94 @@ class Panel:
 
     def refresh(self):
         """Run the callback with the current values and show the new figure (or the error), in the
-        language the panel was built in."""
+        language the panel was built in; an update's ``Later`` is finished before this returns."""
         with language(self.language):
             self._refresh()
 
-    def _refresh(self):
-        if self._ahead is not None:
-            self._ahead.cancel()
-            self._ahead = None
+    def _cancel_pending(self):
+        for pending in (self._ahead, self._later):
+            if pending is not None:
+                pending.cancel()
+        self._ahead = self._later = None
+
+    def _refresh(self, defer=False):
+        """A move: update, draw, send. ``defer``: a ``Later``'s finish runs in the event loop (a move)."""
+        self._cancel_pending()
         t0 = time.perf_counter()
         try:
             values = self.values()
             text = self.update(**values)
+            later = None
+            if isinstance(text, Later):
+                later, text = text, text.text
             t1 = time.perf_counter()
             png = self.png()               # drawing can fail too, e.g. on a title with bad mathtext
             if text is not None:
                 self.summary = str(text)   # (describe may read it)
-            described = self.describe(**values) if self.describe is not None else None
         except Exception as exc:  # shown to the learner, not swallowed
-            self.error.value = _error_html(exc)
-            if self.blitter is not None:
-                self.blitter.reset()
+            self._failed(exc)
             return
         t2 = time.perf_counter()
-        # Figure, text and error go out together, so the numbers never describe another figure.
+        # The picture first: the text, its accessible name and any describe follow in the same move, but
+        # nothing a reader of the text waits for delays the picture (issue 51).
         self.image.value = png
+        try:
+            self._show_text(text, values)
+        except Exception as exc:  # a describe that failed: shown as any callback's error
+            self._failed(exc)
+            return
+        self.timings.append((t1 - t0, t2 - t1, self._draw_seconds))
+        if later is not None:
+            self._finish(later, values, defer)
+        if self.blitter is not None and self.blitter.plan is None:
+            self._plan_when_still()
+
+    def _failed(self, exc):
+        self.error.value = _error_html(exc)
+        if self.blitter is not None:
+            self.blitter.reset()
+
+    def _show_text(self, text, values):
+        """The text under the figure and the figure's accessible name (``describe``'s, else the text), in
+        one message; nothing is sent when they did not change (traitlets compares)."""
+        if text is not None:
+            self.summary = str(text)
+        described = self.describe(**values) if self.describe is not None else None
         self.accessible_name = str((described if described is not None else self.summary) or "").strip()
         if text is not None or self.describe is not None:
             self.text.value = (_TEXT.format(html.escape(self.summary)) if self.summary is not None else "") + \
                 _NAME.format(html.escape(self.accessible_name))
         self.error.value = ""
-        self.timings.append((t1 - t0, t2 - t1, self._draw_seconds))
-        if self.blitter is not None and self.blitter.plan is None:
-            self._plan_when_still()
+
+    def _finish(self, later, values, defer):
+        """Run ``later.finish`` now, or (``defer``, in a kernel's event loop) FINISH_DELAY s from now."""
+        if defer:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            if loop is not None:
+                self._later = loop.call_later(FINISH_DELAY, lambda: self._run_later(later, values))
+                return
+        self._run_later(later, values)
+
+    def _run_later(self, later, values):
+        """A move's second part: the Later's finish, the picture again if it draws, the text."""
+        self._later = None
+        with language(self.language):
+            try:
+                text = later.finish()
+                after = None
+                if isinstance(text, Later):
+                    after, text = text, text.text
+                if later.draws:
+                    self.image.value = self.png()
+                self._show_text(text, values)
+            except Exception as exc:  # shown to the learner, not swallowed
+                self._failed(exc)
+                return
+        if after is not None:
+            self._finish(after, values, defer=True)
 
     def _plan_when_still(self):
         """After a full draw that made no plan (a structural move: a plan costs the draw two or
@@ -274,21 +376,14 @@ class Panel:
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, and for viewers without widgets (GitHub, nbviewer, a static site) the
-        current figure as PNG and a text form: the panel's name, controls and text summary."""
+        current figure as PNG and a text form: the panel's name, its controls as the learner sees them
+        (their labels, ``label_of``) and the text summary, in the panel's language."""
         with language(self.language):
-            text = _("Live panel '{name}' with controls: {controls}").format(name=self.name,
-                                                                             controls=", ".join(self.controls))
+            text = _("Live panel '{name}' with controls: {controls}").format(
+                name=self.name, controls=listed(label_of(c, key) for key, c in self.controls.items()))
         if self.summary:
             text += "\n" + self.summary
         return widget_bundle(self.widget, text, bytes(self.image.value) or None, alt=self.accessible_name)
-
-
-class ShowsPanel:
-    """Mixin for a lesson's object built around a ``Panel`` (its ``.panel``): the object displays as that
-    panel (widget view, and the PNG and text form for static viewers)."""
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.panel._repr_mimebundle_(**kwargs)
 
 
 def widget_bundle(widget, text, png=None, *, alt=None):
@@ -310,7 +405,7 @@ def widget_bundle(widget, text, png=None, *, alt=None):
     if png is not None:
         checks.instance(png, "png", (bytes, bytearray, memoryview), "PNG bytes or None")
         if bytes(png[:8]) != PNG_SIGNATURE:
-            raise ValueError(f"png: expected PNG bytes (starting with the PNG signature), got {bytes(png[:8])!r}")
+            raise checks.error("png", "PNG bytes (starting with the PNG signature)", repr(bytes(png[:8])))
         bundle["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
         bundle["text/html"] = _STATIC.format(alt=html.escape(alt.strip() if alt and alt.strip() else text.split("\n", 1)[0], quote=True),
                                              png=bundle["image/png"], text=html.escape(text))

@@ -4,6 +4,8 @@ import zlib
 
 import numpy as np
 
+from ...core import checks
+
 __all__ = ["PNG_SIGNATURE", "PngEncoder", "png_bytes"]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -38,10 +40,10 @@ class PngEncoder:
     def encode(self, rgba):
         if not isinstance(rgba, np.ndarray) or rgba.dtype != np.uint8 or rgba.ndim != 3 or rgba.shape[2] != 4:
             got = f"{rgba.dtype} array of shape {rgba.shape}" if isinstance(rgba, np.ndarray) else type(rgba).__name__
-            raise TypeError(f"rgba: expected a uint8 array of shape (height, width, 4), got {got}")
+            raise checks.error("rgba", "a uint8 array of shape (height, width, 4)", got, kind=TypeError)
         height, width = rgba.shape[:2]
         if height == 0 or width == 0:
-            raise ValueError(f"rgba: expected at least one pixel, got shape {rgba.shape}")
+            raise checks.error("rgba", "at least one pixel", f"shape {rgba.shape}")
         rows = rgba.reshape(height, width * 4)
         filtered = np.empty((height, width * 4 + 1), np.uint8)
         filtered[:, 0] = 2                                            # filter type "up"
