@@ -34,7 +34,7 @@ SECONDS_PER_STEP = 0.03        # the live trainer, CPU seconds per step on this 
 
 
 @checks.arguments(window=checks.Int(1, 12, why="the slider's range"), layers=checks.Int(1, 6, why="the slider's range"))
-def play(*, window=4, layers=3):
+def play(*, window=4, layers=3) -> Panel:
     """The receptive-field panel: ``window`` w and ``layers`` L; the picture colours, for every query t and key j,
     the layer after which j's information reaches t."""
     figure, ax = new_figure(figsize=(7.2, 6.0))
@@ -93,7 +93,7 @@ class SinksView:
 
 
 @checks.arguments(window=checks.Int(4, 48, why="the slider's range"), sinks=checks.Int(0, 4, why="the slider's range"))
-def play_sinks(*, window=16, sinks=0):
+def play_sinks(*, window=16, sinks=0) -> Panel:
     """The StreamingLLM panel on the shipped sink model: a sliding ``window`` that keeps the first ``sinks``
     positions (0: evicts them)."""
     view = SinksView()
@@ -135,7 +135,7 @@ class LatentView:
 
 
 @checks.arguments(latent=checks.Choice(LATENT_SIZES))
-def play_latent(*, latent=32):
+def play_latent(*, latent=32) -> Panel:
     """The latent-attention panel: the latent size ``latent`` (d_c, one of LATENT_SIZES)."""
     view = LatentView()
     controls = {"latent": widgets.ToggleButtons(options=[(str(d), d) for d in LATENT_SIZES], value=latent,
@@ -145,7 +145,7 @@ def play_latent(*, latent=32):
 
 
 @checks.arguments(steps=checks.Int(100, 3000, why="the slider's range"), seed=checks.Int(0, 99))
-def play_trainer(*, steps=1500, seed=0):
+def play_trainer(*, steps=1500, seed=0) -> Trainer:
     """Train a fresh sink model behind a button (``seed``; the shipped model's settings): the loss, the larger
     head's weight on the first token at ordinary positions, and both heads' patterns on one sequence."""
     shown = sinks.sink_batch(1, seed=sinks.EXAMPLE_SEED)
@@ -178,5 +178,5 @@ def play_trainer(*, steps=1500, seed=0):
                 extra=patterns, done=done, seconds_per_step=SECONDS_PER_STEP, figsize=(12, 3.4), name="13-training")
     t.axes[WEIGHT_CURVE].set(yscale="linear", ylim=(0, 1.02), ylabel=_("weight on position 0"))
     t.axes["loss"].set(yscale="linear", ylim=(2.0, 5.2), ylabel=_("loss"))
-    t.panel.refresh()
+    t.refresh()
     return t

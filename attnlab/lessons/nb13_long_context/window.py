@@ -156,13 +156,15 @@ class RollingCache:
         return self._keys.nbytes + self._values.nbytes
 
 
-def _attention_step(attention, Xn, positions, keys, values, mask):
+def _attention_step(attention, Xn, positions, keys, values, mask, need_weights=False):
     """One GroupedQueryAttention of a course GPT on normalised inputs Xn (B, T, D) at ``positions`` (T,), its
-    queries against ``keys``/``values`` (B, K, Tk, d) under ``mask`` (T, Tk) or None: (B, T, D)."""
+    queries against ``keys``/``values`` (B, K, Tk, d) under ``mask`` (T, Tk) or None: (B, T, D), and the weights
+    (B, H, T, Tk) when ``need_weights`` (else None: torch's fused attention, no weights kept)."""
     group = attention.heads // attention.kv_heads
     q = rope_unchecked(split_unchecked(attention.W_q(Xn), attention.heads), positions, ROPE_BASE)  # (B, H, T, d)
     keys, values = keys.repeat_interleave(group, dim=1), values.repeat_interleave(group, dim=1)   # (B, H, Tk, d)
-    out, weights = attend_unchecked(q, keys, values, mask, 1.0 / math.sqrt(attention.head_size))
+    out, weights = attend_unchecked(q, keys, values, mask, 1.0 / math.sqrt(attention.head_size),
+                                    need_weights=need_weights)
     return attention.W_o(merge_unchecked(out)), weights                                       # (B, T, D)
 
 
@@ -178,7 +180,7 @@ def windowed_logits_unchecked(model, tokens, window, sinks, need_weights=False):
         Xn = block.norm1(X)
         k = rope_unchecked(split_unchecked(a.W_k(Xn), a.kv_heads), positions, ROPE_BASE)       # (B, K, T, d)
         v = split_unchecked(a.W_v(Xn), a.kv_heads)                                            # (B, K, T, d)
-        out, weights = _attention_step(a, Xn, positions, k, v, mask)
+        out, weights = _attention_step(a, Xn, positions, k, v, mask, need_weights)
         patterns.append(weights)
         X = X + out
         X = X + block.ffn(block.norm2(X))                                                     # (B, T, D)
