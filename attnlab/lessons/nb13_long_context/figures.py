@@ -224,7 +224,7 @@ def draw_latent(ax, course, latent, selected=None, converted=None):
                 color=SERIES_COLORS[0], markersize=6, label=_("latent attention before fine-tuning"))
     if selected is not None:
         ax.plot([latent[selected][0]], [latent[selected][1]], "o", markersize=16, markerfacecolor="none",
-                markeredgecolor="k", markeredgewidth=2)
+                color="k", markeredgecolor="k", markeredgewidth=2)
     ax.set_xscale("log", base=2)
     ax.set(xlabel=_("cache bytes per position (all layers, float32; log scale)"),
            ylabel=_("held-out bits per character"), title=_("Memory against quality (lower left is better)"))
