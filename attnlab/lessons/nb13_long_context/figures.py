@@ -207,7 +207,7 @@ def streaming_figure(full, evicted, kept, window, ax=None):
 def draw_latent(ax, course, latent, selected=None, converted=None):
     """Bytes per position (x, log scale) against held-out bits per character (y): ``course`` {label: (bytes, bits)}
     (MHA, GQA, MQA), ``latent`` {d_c: (bytes, bits)} joined by a line, ``selected`` a d_c drawn large;
-    ``converted`` {d_c: (bytes, bits)} before fine-tuning, hollow. Returns the text."""
+    ``converted`` {d_c: (bytes, bits)} before fine-tuning, stated in words (far above the chart). Returns the text."""
     ax.clear()
     markers = ["s", "D", "^"]
     for i, (label, (b, bits)) in enumerate(course.items()):
@@ -219,13 +219,18 @@ def draw_latent(ax, course, latent, selected=None, converted=None):
     for d in sizes:
         ax.annotate(f"d_c={d}", (latent[d][0], latent[d][1]), textcoords="offset points", xytext=(-8, -13), fontsize=7,
                     ha="center")
-    if converted:
-        ax.plot([converted[d][0] for d in sizes], [converted[d][1] for d in sizes], "o", markerfacecolor="none",
-                color=SERIES_COLORS[0], markersize=6, label=_("latent attention before fine-tuning"))
+    if converted:                  # far above the rest (5.7 bits and more): said in words, so the chart keeps its scale
+        before = [converted[d][1] for d in sizes]
+        ax.text(0.02, 0.96, _("before fine-tuning: {lo:.2f} to {hi:.2f} bits per character (above this chart)").format(
+            lo=min(before), hi=max(before)), transform=ax.transAxes, fontsize=8, va="top")
+    points = list(course.values()) + [latent[d] for d in sizes]
+    lo, hi = min(p[1] for p in points), max(p[1] for p in points)
+    ax.set_ylim(lo - 0.12 * (hi - lo), hi + 0.35 * (hi - lo))
     if selected is not None:
         ax.plot([latent[selected][0]], [latent[selected][1]], "o", markersize=16, markerfacecolor="none",
                 color="k", markeredgecolor="k", markeredgewidth=2)
     ax.set_xscale("log", base=2)
+    ax.set_xlim(min(p[0] for p in points) / 1.5, max(p[0] for p in points) * 2.5)
     ax.set(xlabel=_("cache bytes per position (all layers, float32; log scale)"),
            ylabel=_("held-out bits per character"), title=_("Memory against quality (lower left is better)"))
     ax.legend(fontsize=8, loc="upper right")
