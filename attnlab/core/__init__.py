@@ -10,4 +10,5 @@ positional   sinusoidal positions, rotary positions (RoPE)
 efficient    tiled (flash-style) and linear attention
 transformer  encoder and decoder layers, the KV cache
 data         toy data shared by several notebooks
+gpt          the course's GPT (model, corpus, shipped weights), shared by notebooks 12 and 13
 """

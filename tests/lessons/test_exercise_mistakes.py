@@ -1,4 +1,4 @@
-"""The code exercises of notebooks 03–08, 11, 12 and 14 on the shared ``selfcheck.check_function``: each mistake a
+"""The code exercises of notebooks 03–08 and 11–14 on the shared ``selfcheck.check_function``: each mistake a
 lesson lists is recognised when a learner makes it, written here the way a learner would (loops,
 view, permute: not the lesson's own functions), with its own message in full, once, and no other
 mistake's message. A right answer gets no message at all."""
@@ -16,6 +16,7 @@ from attnlab.lessons import (
     nb08_bahdanau_attention as nb08,
     nb11_induction_heads as nb11,
     nb12_gpt as nb12,
+    nb13_long_context as nb13,
     nb14_length_generalisation as nb14,
 )
 
@@ -208,6 +209,24 @@ def cache_bytes(layers, heads, kv_heads, d_model, length, bytes_per_number, *, h
     return layers * per_position * length * (1 if how == "numbers" else bytes_per_number)
 
 
+def slot(n, window, sinks, *, how="right"):
+    if how == "all slots":
+        return n % window
+    if n < sinks and how != "sinks roll":
+        return n
+    rolling = window if how == "modulus w" else window - sinks
+    if how == "no offset":
+        return n % rolling
+    return sinks + (n - sinks) % rolling
+
+
+def latent_bytes(layers, latent, d_rope, length, bytes_per_number, *, how="right"):
+    per_layer = latent if how == "no rope" else latent + d_rope
+    per_layer *= 2 if how == "factor 2" else 1
+    total = per_layer * length * (1 if how == "no layers" else layers)
+    return total if how == "numbers" else total * bytes_per_number
+
+
 # ---- (check, the lesson's list of mistakes, learner, mistake -> a phrase of its message)
 EXERCISES = {
     "nb03 split": (nb03.check_split_heads, nb03.exercises.SPLIT_MISTAKES, split,
@@ -262,6 +281,12 @@ EXERCISES = {
     "nb12 cache bytes": (nb12.check_cache_bytes, nb12.exercises.CACHE_BYTES_MISTAKES, cache_bytes,
                          {"keys only": "the keys only", "query heads": "you used the query heads",
                           "d_model": "not d_model", "numbers": "the count of numbers"}),
+    "nb13 ring slot": (nb13.check_ring_slot, nb13.exercises.RING_SLOT_MISTAKES, slot,
+                       {"all slots": "you rolled over all the slots", "modulus w": "not window: take",
+                        "sinks roll": "stays in slot n", "no offset": "(add it)"}),
+    "nb13 latent bytes": (nb13.check_latent_bytes, nb13.exercises.LATENT_BYTES_MISTAKES, latent_bytes,
+                          {"factor 2": "there is no factor 2", "no rope": "the rotated key is cached too",
+                           "no layers": "multiply by the layers", "numbers": "the count of numbers"}),
 }
 
 

@@ -208,6 +208,8 @@ DOCUMENTED = {
     "nb10_encoder_decoder": {"random_dates", "pretrained", "translate", "decode"},
     "nb11_induction_heads": {"VOCAB", "CONTEXT", "LENGTHS", "repeats", "pretrained", "scores", "ablate", "train"},
     "nb12_gpt": {"pretrained", "generate", "vocab", "cache_bytes", "bits_per_char"},
+    "nb13_long_context": {"receptive_field", "RollingCache", "generate_windowed", "sink_model", "train_sink_model",
+                          "sink_batch", "sink_scores", "LATENT_SIZES", "latent", "cache_bytes_per_token"},
     "nb14_length_generalisation": {"ENCODINGS", "TASKS", "TRAIN_LENGTH", "batch", "pretrained", "accuracy",
                                    "alibi_bias", "train"},
 }

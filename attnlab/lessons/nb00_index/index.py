@@ -30,6 +30,7 @@ CAPTIONS = {
     "10_encoder_decoder": N_("each output character finds its input"),
     "11_induction_heads": N_("an induction head: one place after the earlier match"),
     "12_gpt": N_("the next character: before (grey) and after the filters"),
+    "13_long_context": N_("a sink: the bright first column; white: a sliding window"),
     "14_length_generalisation": N_("accuracy past the training length, per encoding"),
 }
 
@@ -39,7 +40,7 @@ TITLES = (N_("01 kernel regression"), N_("02 scoring functions"), N_("03 multi h
           N_("04 self attention walkthrough"), N_("05 cat milk it"), N_("06 positional encoding"),
           N_("07 masks and efficient attention"), N_("08 bahdanau attention"), N_("09 transformer block"),
           N_("10 encoder decoder"), N_("11 induction heads"), N_("12 gpt"),
-          N_("14 length generalisation"))
+          N_("13 long context"), N_("14 length generalisation"))
 
 
 @checks.arguments(name=checks.Text(), lang=checks.Optional(checks.Text()))

@@ -9,29 +9,23 @@
   " | ", headings and list items without their markers (#, -, *), emphasis without ** or *;
 - a paragraph is a run of non-blank lines (line breaks inside it are kept); paragraphs shorter than
   MIN_CHARS are dropped, and a paragraph seen before (the same text) is kept once.
-The result is shipped as ``corpus.txt`` (paragraphs separated by a blank line), so training and
-measurement do not move when the notebooks' prose is edited; ``python -m attnlab.lessons.nb12_gpt corpus``
-rewrites it from a checkout.
-
-Held-out split: a paragraph is held out when the first byte of the SHA-256 of its UTF-8 text, taken
-mod 10, is 0 -- a fixed tenth of the paragraphs (about), whatever their order.
-Tokens are characters: ``vocab()`` is every character of corpus.txt (every CJK character the prose
-uses, none dropped for rarity), sorted by Unicode code point; a character's token id is its index.
+The result is shipped as ``attnlab/core/gpt/corpus.txt`` (paragraphs separated by a blank line), so training
+and measurement do not move when the notebooks' prose is edited; ``python -m attnlab.lessons.nb12_gpt corpus``
+rewrites it from a checkout. It sits in attnlab.core.gpt, with the model trained on it, because notebook 13
+uses both: the reading side (the held-out split, ``vocab``, ``encode``, ``decode``) is
+attnlab.core.gpt.corpus, re-exported here.
 """
-import functools
-import hashlib
 import json
 import re
 from pathlib import Path
 
 from ...core import checks
+from ...core.gpt.corpus import CORPUS, SEPARATOR, decode, encode, is_heldout, paragraphs, text, vocab
 
 __all__ = ["CORPUS", "MIN_CHARS", "SEPARATOR", "clean", "decode", "encode", "extract", "is_heldout", "paragraphs", "text",
            "vocab", "write"]
 
-CORPUS = Path(__file__).parent / "corpus.txt"
 MIN_CHARS = 20
-SEPARATOR = "\n\n"
 _FIRST, _LAST = 0, 11                     # notebooks 00 ... 11: the prose written before this lesson
 
 _FENCE = re.compile(r"```.*?```", re.S)
@@ -115,52 +109,3 @@ def write(notebooks, path=CORPUS):
     paras = extract(notebooks)
     Path(path).write_text(SEPARATOR.join(paras) + "\n", encoding="utf-8")
     return len(paras)
-
-
-def is_heldout(paragraph):
-    """True for the held-out tenth: SHA-256 of the paragraph's UTF-8 bytes, first byte mod 10 == 0."""
-    return hashlib.sha256(paragraph.encode("utf-8")).digest()[0] % 10 == 0
-
-
-@functools.cache
-def _paragraphs():
-    return tuple(CORPUS.read_text(encoding="utf-8").rstrip("\n").split(SEPARATOR))
-
-
-def paragraphs(split="train"):
-    """The shipped paragraphs of ``split``: "train", "heldout" or "all", in corpus order."""
-    if split not in ("train", "heldout", "all"):
-        raise checks.error("split", "'train', 'heldout' or 'all'", repr(split))
-    paras = _paragraphs()
-    if split == "all":
-        return list(paras)
-    return [p for p in paras if is_heldout(p) == (split == "heldout")]
-
-
-@functools.cache
-def text(split="train"):
-    """The split's paragraphs joined by a blank line: the character stream trained on or measured."""
-    return SEPARATOR.join(paragraphs(split))
-
-
-@functools.cache
-def _vocab():
-    chars = sorted(set(SEPARATOR.join(_paragraphs())))
-    return "".join(chars), {c: i for i, c in enumerate(chars)}
-
-
-def vocab():
-    """The characters, in token order: every character of the shipped corpus, sorted by code point."""
-    return _vocab()[0]
-
-
-def encode(s):
-    """str -> list of token ids (unchecked: every character must be in vocab())."""
-    index = _vocab()[1]
-    return [index[c] for c in s]
-
-
-def decode(ids):
-    """Token ids -> str."""
-    chars = _vocab()[0]
-    return "".join(chars[int(i)] for i in ids)

@@ -9,12 +9,11 @@ The count models predict the same characters:
 Cache bytes: layers x 2 (keys and values) x kv_heads x head size x length x bytes per number.
 """
 import functools
-import math
 
 import torch
-from torch.nn import functional as F
 
 from ...core import checks
+from ...core.gpt.measure import bits_per_char_unchecked as core_bits_per_char, split_ids
 from ...ui.trainer import one_thread
 from . import corpus
 from .model import GPT, new_caches
@@ -26,9 +25,8 @@ SPLITS = ("heldout", "train")
 _MODEL = checks.Instance(GPT, "a GPT (e.g. pretrained())")
 
 
-@functools.cache
 def _ids(split):
-    return torch.tensor(corpus.encode(corpus.text(split)), dtype=torch.long)
+    return split_ids(split)
 
 
 @checks.arguments(model=_MODEL, split=checks.Choice(SPLITS))
@@ -38,25 +36,9 @@ def bits_per_char(model, split="heldout"):
 
 
 def bits_per_char_unchecked(model, split, batch_size=32):
-    """bits_per_char for checked arguments."""
-    ids = _ids(split)
-    C = model.config["context"]
-    starts = range(0, len(ids) - 1, C)
-    total, count = 0.0, 0
-    was = model.training
-    model.eval()
-    with torch.no_grad(), one_thread():
-        for i in range(0, len(starts), batch_size):
-            chunk = [ids[s:s + C + 1] for s in starts[i:i + batch_size]]
-            for length in sorted({len(c) for c in chunk}):                       # the last window is shorter
-                same = torch.stack([c for c in chunk if len(c) == length])      # (B, T + 1)
-                logits = model(same[:, :-1])                                      # (B, T, V)
-                nll = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).double(), same[:, 1:].reshape(-1),
-                                      reduction="sum")
-                total += nll.item()
-                count += same[:, 1:].numel()
-    model.train(was)
-    return total / count / math.log(2)
+    """bits_per_char for checked arguments (attnlab.core.gpt.measure's, on one thread)."""
+    with one_thread():
+        return core_bits_per_char(model, split, batch_size)
 
 
 @functools.cache

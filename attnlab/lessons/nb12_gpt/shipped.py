@@ -9,11 +9,9 @@
 import functools
 import json
 
-import torch
-
 from ...core import checks
+from ...core.gpt import shipped
 from .checkpoints import CHECKPOINTS, RESULTS
-from .model import GPT
 
 __all__ = ["load_unchecked", "measured", "pretrained"]
 
@@ -26,11 +24,9 @@ def pretrained(kv_heads=None):
 
 
 def load_unchecked(kv_heads):
-    """A fresh GPT with the checkpoint of ``kv_heads`` (4, 2 or 1) read from disk, float32, eval mode."""
-    saved = torch.load(CHECKPOINTS[kv_heads], weights_only=True)
-    model = GPT(**saved["config"])
-    model.load_state_dict({k: v.float() for k, v in saved["state"].items()})
-    return model.eval()
+    """A fresh GPT with the checkpoint of ``kv_heads`` (4, 2 or 1) read from disk, float32, eval mode
+    (attnlab.core.gpt.shipped, where the checkpoints sit)."""
+    return shipped.load_unchecked(kv_heads)
 
 
 @functools.cache

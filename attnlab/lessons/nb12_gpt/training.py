@@ -142,7 +142,8 @@ FINE_TUNE_LR = 1e-3
 
 
 def _save(model, path):
-    torch.save({"config": model.config, "state": {k: v.half() for k, v in model.state_dict().items()}}, path)
+    from ...core.gpt.shipped import save
+    save(model, path)
 
 
 @checks.arguments(steps=checks.Int(1, 1_000_000), fine_tune_steps=checks.Int(1, 1_000_000), seed=checks.Int(0))

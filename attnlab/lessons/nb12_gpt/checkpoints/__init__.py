@@ -1,8 +1,10 @@
-"""The shipped models and their measurements, written by ``python -m attnlab.lessons.nb12_gpt``."""
+"""The shipped models' measurements, written by ``python -m attnlab.lessons.nb12_gpt``. The models themselves
+(gpt_kv4.pt, gpt_kv2.pt, gpt_kv1.pt) sit in attnlab/core/gpt/, shared with notebook 13."""
 from pathlib import Path
+
+from ....core.gpt.shipped import CHECKPOINTS
 
 __all__ = ["CHECKPOINTS", "HERE", "RESULTS"]
 
 HERE = Path(__file__).parent
-CHECKPOINTS = {kv: HERE / f"gpt_kv{kv}.pt" for kv in (4, 2, 1)}     # key/value heads: 4 = heads (MHA), 2, 1
 RESULTS = HERE / "results.json"
