@@ -20,7 +20,7 @@ so nothing is set on matplotlib's objects and nothing happens outside IPython.
 import weakref
 
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure, SubFigure
+from matplotlib.figure import Figure
 
 from ..core import checks
 from ..i18n import get_language, gettext as _, language, listed
@@ -36,9 +36,7 @@ def describe(figure, text=None):
     checks.instance(figure, "figure", (Figure, Axes), "a matplotlib Figure or Axes")
     if text is not None:
         checks.string(text, "text", non_empty=True)
-    target = figure.figure if isinstance(figure, Axes) else figure
-    while isinstance(target, SubFigure):
-        target = target.figure
+    target = figure.get_figure(root=True)            # the Figure that is shown (matplotlib >= 3.10)
     _DESCRIBED[target] = (text, get_language())
     _install()
     return figure

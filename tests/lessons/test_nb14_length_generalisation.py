@@ -171,11 +171,11 @@ def test_without_positions_one_layer_sees_the_earlier_tokens_as_a_set():
 
 def test_a_learned_model_refuses_lengths_past_its_table_and_the_others_take_any():
     short = model.Decoder("learned", seed=0)
-    with pytest.raises(ValueError, match=r"tokens: a learned model has .* 20 rows .* got 21"):
+    with pytest.raises(ValueError, match=r"tokens: expected at most 20 positions \(a learned model has .* 20 rows, no row for position 20 or later\), got 21"):
         short(lesson.batch("copy", 1, 21, seed=0).tokens)
-    with pytest.raises(ValueError, match=r"length: a learned model .* expected at most 20 positions, got 40"):
+    with pytest.raises(ValueError, match=r"length: expected at most 20 positions \(a learned model .*\), got 40"):
         lesson.accuracy(short, "copy", 40, n=2)
-    with pytest.raises(ValueError, match="length: a learned model"):
+    with pytest.raises(ValueError, match=r"length: expected at most 20 positions \(a learned model"):
         lesson.first_token_weights(short, 21, n=2)
     assert 0 <= lesson.accuracy(short, "copy", 20, n=4) <= 1
     for encoding in ("nope", "sinusoidal", "rope", "alibi"):

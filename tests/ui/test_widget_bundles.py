@@ -125,7 +125,7 @@ def test_lesson_01_explorer_and_training_view_display():
     data = shown(training)
     assert_live_view(data, training.widget)
     assert data["text/plain"].startswith("Live panel 'kernel-regression-training': train button (steps, "
-                                         "leave_one_out), progress bar, live curves: error")
+                                         "leave one out), progress bar, live curves: error")
     assert training.summary in data["text/plain"]
     assert png_of(data) == bytes(training.image.value)
 

@@ -50,8 +50,8 @@ def previous_token_where(model, batch, *, layer, head):
     {"first copy": t = 1..L, "second copy": t = L+1..2L, "repeated part": t = 1..2L (its previous-token
     score), "whole context": t = 1..T-1, the filler after the second copy included}."""
     if layer >= model.config["layers"] or head >= model.config["heads"]:
-        raise ValueError(f"layer, head: expected a head of the model ({model.config['layers']} layers, "
-                         f"{model.config['heads']} heads, from 0), got ({layer}, {head})")
+        raise checks.error("layer, head", f"a head of the model ({model.config['layers']} layers, "
+                           f"{model.config['heads']} heads, from 0)", (layer, head))
     with torch.no_grad():
         W = run_unchecked(model, batch.tokens, need_weights=True)[1][layer][:, head]          # (n, T, T)
     back = W.diagonal(offset=-1, dim1=-2, dim2=-1)                                            # t = 1..T-1

@@ -214,7 +214,7 @@ def training_table(curves, steps):
              _("layer 2: induction score, heads 1–4")]]
     for step in steps:
         if step not in curves["step"]:
-            raise ValueError(f"steps: expected steps of the run ({curves['step'][0]}, {curves['step'][1]}, ...), got {step}")
+            raise checks.error("steps", f"steps of the run ({curves['step'][0]}, {curves['step'][1]}, ...)", step)
         i = curves["step"].index(step)
         rows.append([str(step), f"{curves['loss'][i]:.2f}", f"{curves['accuracy'][i]:.2f}",
                      _numbers(curves["previous_token"][i][0]), _numbers(curves["induction"][i][-1])])

@@ -17,9 +17,9 @@ def with_kv_heads(model, kv_heads):
     heads, old = model.config["heads"], model.config["kv_heads"]
     kv_heads = checks.count(kv_heads, "kv_heads", low=1)
     if old != heads:
-        raise ValueError(f"model: expected a multi-head model (kv_heads = heads = {heads}), got kv_heads={old}")
+        raise checks.error("model", f"a multi-head model (kv_heads = heads = {heads}), got kv_heads={old}")
     if heads % kv_heads:
-        raise ValueError(f"kv_heads: expected a divisor of heads={heads}, got {kv_heads}")
+        raise checks.error("kv_heads", f"a divisor of heads={heads}, got {kv_heads}")
     out = GPT(**dict(model.config, kv_heads=kv_heads))
     state = dict(model.state_dict())
     d = model.config["d_model"] // heads

@@ -193,7 +193,7 @@ def convert(gpt, latent, d_rope=D_ROPE):
     partial-RoPE split and the joint SVD of the module docstring. Everything but the attention is copied."""
     checks.instance(gpt, "gpt", GPT, "a course GPT (attnlab.core.gpt.GPT)")
     if gpt.config["kv_heads"] != gpt.config["heads"]:
-        raise ValueError(f"gpt: expected a multi-head model (kv_heads = heads), got kv_heads={gpt.config['kv_heads']}")
+        raise checks.error("gpt", f"a multi-head model (kv_heads = heads), got kv_heads={gpt.config['kv_heads']}")
     latent = checks.count(latent, "latent", low=1, high=gpt.config["d_model"])
     c = gpt.config
     H, d = c["heads"], c["d_model"] // c["heads"]

@@ -135,10 +135,10 @@ def sink_scores(model, b):
     that are no trigger): float64 (layers, heads). A head that parks its weight on the first token scores
     near 1; one that spreads it evenly over t + 1 positions about the mean of 1 / (t + 1)."""
     if b.tokens.shape[1] - 1 > model.config["context"]:
-        raise ValueError(f"b: expected at most context + 1 = {model.config['context'] + 1} tokens per sequence, got "
+        raise checks.error("b", f"at most context + 1 = {model.config['context'] + 1} tokens per sequence, got "
                          f"{b.tokens.shape[1]}")
     if int(b.tokens.max()) >= model.config["vocab_size"]:
-        raise ValueError(f"b: expected token ids below the model's vocabulary size {model.config['vocab_size']}, got "
+        raise checks.error("b", f"token ids below the model's vocabulary size {model.config['vocab_size']}, got "
                          f"{int(b.tokens.max())}")
     return sink_scores_unchecked(model, b)
 
@@ -209,7 +209,7 @@ def window_losses(model, b, *, window, kept=(1, 2, 4)):
     T = b.tokens.shape[1] - 1
     for k in kept:
         if k >= window:
-            raise ValueError(f"kept: expected sink counts below window={window}, got {k}")
+            raise checks.error("kept", f"sink counts below window={window}, got {k}")
     return WindowLosses(position_losses(model, b, T, 0), position_losses(model, b, window, 0),
                         {k: position_losses(model, b, window, k) for k in kept}, window)
 

@@ -44,7 +44,7 @@ MAX_STEPS = 4096              # generate_windowed's limit: the window makes any 
 _MODEL = checks.Instance(GPT, "a course GPT (attnlab.core.gpt.GPT, e.g. notebook 12's model)")
 
 
-def _check_window(window, sinks, limit=None, why=None):
+def _window_and_sinks(window, sinks, limit=None, why=None):
     window = checks.count(window, "window", low=1, high=limit, why=why)
     sinks = checks.count(sinks, "sinks", high=window - 1, why="a window keeps its newest position besides its sinks")
     return window, sinks
@@ -61,7 +61,7 @@ def band_mask_unchecked(length, window, sinks=0):
 def band_mask(length, window, sinks=0):
     """The causal sliding-window mask (T, T) bool, True = may attend: query t sees key j when j <= t and
     t - j < window - sinks, or j < sinks (the first ``sinks`` positions, kept). At most ``window`` keys each."""
-    window, sinks = _check_window(window, sinks)
+    window, sinks = _window_and_sinks(window, sinks)
     return band_mask_unchecked(length, window, sinks)
 
 
@@ -96,7 +96,7 @@ class RollingCache:
     @checks.arguments(window=checks.Int(1, 65536), layers=checks.Int(1, 64), kv_heads=checks.Int(1, 256),
                       head_dim=checks.Int(1, 4096))
     def __init__(self, window, layers, kv_heads, head_dim, *, sinks=0, dtype=torch.float32):
-        self.window, self.sinks = _check_window(window, sinks)
+        self.window, self.sinks = _window_and_sinks(window, sinks)
         dtype = checks.choice(dtype, "dtype", (torch.float32, torch.float64))
         checks.fits((layers, 2, kv_heads, window, head_dim), 8, "window", "a rolling cache")
         self.layers, self.kv_heads, self.head_dim = layers, kv_heads, head_dim
@@ -113,7 +113,7 @@ class RollingCache:
         for name, x in (("k", k), ("v", v)):
             checks.tensor(x, name, dims=2)
             if tuple(x.shape) != (self.kv_heads, self.head_dim):
-                raise ValueError(f"{name}: expected shape (kv_heads, head_dim) = ({self.kv_heads}, {self.head_dim}), "
+                raise checks.error(name, f"shape (kv_heads, head_dim) = ({self.kv_heads}, {self.head_dim}), "
                                  f"got {tuple(x.shape)}")
         self.append_unchecked(layer, k, v)
 
@@ -192,11 +192,11 @@ def windowed_logits(model, tokens, *, window, sinks=0, need_weights=False):
     """Run ``model`` on ``tokens`` (B, T) with every layer's attention limited to the sliding window (and the
     first ``sinks`` positions): logits (B, T, V). With need_weights=True: (logits, [weights (B, H, T, T) per
     layer]). window >= T gives the model's own causal forward."""
-    window, sinks = _check_window(window, sinks)
+    window, sinks = _window_and_sinks(window, sinks)
     checks.flag(need_weights, "need_weights")
     V = model.config["vocab_size"]
     if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= V):
-        raise ValueError(f"tokens: expected ids in [0, {V - 1}] (the model's vocabulary), got {int(tokens.min())}.."
+        raise checks.error("tokens", f"ids in [0, {V - 1}] (the model's vocabulary), got {int(tokens.min())}.."
                          f"{int(tokens.max())}")
     with torch.no_grad(), one_thread():
         logits, weights = windowed_logits_unchecked(model, tokens, window, sinks, need_weights)
@@ -234,10 +234,10 @@ def rolling_logits_unchecked(model, ids, window, sinks, cache=None):
 def rolling_logits(model, tokens, *, window, sinks=0):
     """Run ``model`` over ``tokens`` (T,) one position at a time with a RollingCache of ``window`` (and
     ``sinks``): logits (T, V), equal to windowed_logits' to round-off."""
-    window, sinks = _check_window(window, sinks)
+    window, sinks = _window_and_sinks(window, sinks)
     V = model.config["vocab_size"]
     if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= V):
-        raise ValueError(f"tokens: expected ids in [0, {V - 1}] (the model's vocabulary), got {int(tokens.min())}.."
+        raise checks.error("tokens", f"ids in [0, {V - 1}] (the model's vocabulary), got {int(tokens.min())}.."
                          f"{int(tokens.max())}")
     with torch.no_grad(), one_thread():
         return rolling_logits_unchecked(model, tokens.tolist(), window, sinks)[0]
@@ -268,15 +268,15 @@ def generate_windowed(model, prompt, steps, *, window, sinks=0, seed=None, tempe
     Raises ValueError naming ``window`` (< 1 or above the model's context), ``sinks`` (> window - 1),
     ``prompt`` (empty or characters outside the vocabulary), ``steps``, ``temperature``.
     """
-    window, sinks = _check_window(window, sinks, limit=model.config["context"], why="the model's context")
+    window, sinks = _window_and_sinks(window, sinks, limit=model.config["context"], why="the model's context")
     if temperature is not None:
         temperature = checks.real(temperature, "temperature", positive=True)
     if not prompt:
-        raise ValueError("prompt: expected at least one character, got ''")
+        raise checks.error("prompt", "at least one character, got ''")
     known = set(corpus.vocab())
     unknown = "".join(dict.fromkeys(c for c in prompt if c not in known))
     if unknown:
-        raise ValueError(f"prompt: expected characters of the vocabulary, got {len(unknown)} outside it: {unknown!r}")
+        raise checks.error("prompt", f"characters of the vocabulary, got {len(unknown)} outside it: {unknown!r}")
     generator = torch.Generator()
     if seed is None:
         generator.seed()

@@ -43,7 +43,7 @@ class Batch(NamedTuple):
 def batch(task, n, length, *, seed):
     """``n`` sequences of ``task`` with ``length`` tokens each (the same on every machine for a seed)."""
     if n * length > 50_000_000:
-        raise ValueError(f"n: expected n * length <= 50,000,000 tokens, got {n} * {length}")
+        raise checks.error("n", f"n * length <= 50,000,000 tokens, got {n} * {length}")
     return batch_unchecked(task, n, length, torch.Generator().manual_seed(seed))
 
 

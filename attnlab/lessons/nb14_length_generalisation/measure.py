@@ -37,7 +37,7 @@ def accuracy_unchecked(model, task, length, n=500, seed=0, scale=1.0):
     b = batch_unchecked(task, n, length, torch.Generator().manual_seed(seed))
     scored = int(b.targets[:, 1:].sum())
     if scored == 0:
-        raise ValueError(f"n: expected sequences with at least one scored token, got none in {n} {task!r} sequences "
+        raise checks.error("n", f"sequences with at least one scored token, got none in {n} {task!r} sequences "
                          f"of {length} tokens (take more sequences, or longer ones)")
     with one_thread(), torch.no_grad():
         model.eval()

@@ -128,7 +128,7 @@ class Decoder(nn.Module):
                  ffn=MODEL["ffn"], max_length=TRAIN_LENGTH):
         super().__init__()
         if width % heads or (encoding == "rope" and (width // heads) % 2):
-            raise ValueError(f"width: expected a multiple of heads={heads} with an even head size for RoPE, got {width}")
+            raise checks.error("width", f"a multiple of heads={heads} with an even head size for RoPE, got {width}")
         self.encoding = encoding
         self.config = dict(encoding=encoding, width=width, heads=heads, layers=layers, ffn=ffn, max_length=max_length)
         with torch.random.fork_rng():
@@ -154,7 +154,7 @@ def _tokens(tokens):
     checks.tensor(tokens, "tokens", dims=2, floating=False, integer=True)
     if tokens.numel() and (tokens.min() < 0 or tokens.max() >= VOCAB):
         bad = tokens[(tokens < 0) | (tokens >= VOCAB)][0].item()
-        raise ValueError(f"tokens: expected token ids in 0..{VOCAB - 1}, got {bad}")
+        raise checks.error("tokens", f"token ids in 0..{VOCAB - 1}, got {bad}")
     return tokens
 
 
@@ -162,9 +162,9 @@ def check_length(model, length, name="length"):
     """A ValueError naming ``name`` when ``model`` cannot represent ``length`` positions: a learned table has
     max_length rows and no row for any later position. Every other encoding takes any length."""
     if model.encoding == "learned" and length > model.config["max_length"]:
-        raise ValueError(f"{name}: a learned model has one position vector per position it trained on, "
-                         f"{model.config['max_length']} rows and no row for position {model.config['max_length']} "
-                         f"or later: expected at most {model.config['max_length']} positions, got {length}")
+        rows = model.config["max_length"]
+        raise checks.error(name, f"at most {rows} positions (a learned model has one position vector per position "
+                                 f"it trained on: {rows} rows, no row for position {rows} or later)", length)
     return length
 
 
