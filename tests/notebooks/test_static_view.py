@@ -52,6 +52,10 @@ class Page(HTMLParser):
             self._in = None
 
 
+# How a panel's text form begins, in each language (attnlab.ui.panels.Panel and ui.trainer.Trainer's
+# _repr_mimebundle_, through the catalog): a zh notebook's panels say 交互面板.
+PANEL_TEXT = ("Live panel", "交互面板")
+
 def text_of(value):
     return value if isinstance(value, str) else "".join(value)
 
@@ -62,7 +66,7 @@ def live_outputs(nb):
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             data = out.get("data", {})
-            if text_of(data.get("text/plain", "")).startswith("Live panel"):
+            if text_of(data.get("text/plain", "")).startswith(PANEL_TEXT):
                 found.append((text_of(data["text/plain"]), data.get("image/png"), data.get(VIEW, {}).get("model_id")))
     return found
 
