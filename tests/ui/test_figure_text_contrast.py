@@ -20,6 +20,7 @@ numbers ``plotting.heatmap`` writes in its cells (told by identity: they are the
 every value and several colormaps.
 """
 import contextlib
+import functools
 import io
 import sys
 from pathlib import Path
@@ -186,6 +187,36 @@ def _late_calls():
          {"context": 128, "length": 128, "bigram": 3.2, "selected": 2}),
         ("nb12", "patterns_figure", nb12.patterns_figure, (np.full((4, 24, 24), 1 / 24),),
          {"kv_heads": 1, "labels": list("the cat sat on the mat. ")}),
+    ] + _long_context_calls()
+
+
+@functools.cache
+def _long_context_calls():
+    """Notebooks 13 and 14's figure functions, called as their notebooks call them, on their shipped results
+    (and, for 13's sink figure and 14's counting figure, their shipped models' weights)."""
+    from attnlab.lessons import nb13_long_context as nb13, nb14_length_generalisation as nb14
+    m13, m14 = nb13.measured(), nb14.measured()
+    sinks, streaming = m13["sinks"], m13["sinks"]["streaming"]
+    b = nb13.sink_batch(1, seed=7)
+    weights = nb13.windowed_logits(nb13.sink_model(), b.tokens[:, :-1], window=64, need_weights=True)[1][0][0]
+    course, tuned, converted = nb13.latent_points()
+    return [
+        ("nb13", "receptive_figure", nb13.receptive_figure, (nb13.receptive_field(4, 3, 24), 4), {}),
+        ("nb13", "ring_figure", nb13.ring_figure, (6, 2, 11), {}),
+        ("nb13", "bytes_figure", nb13.bytes_figure, (16384, 64, 1024), {"context": 256}),
+        ("nb13", "sink_figure", nb13.sink_figure, (weights, b.trigger[0, :-1]), {}),
+        ("nb13", "sink_training_figure", nb13.sink_training_figure,
+         (25, sinks["first-token weight every 25 steps"], 10, sinks["loss every 10 steps"]), {}),
+        ("nb13", "streaming_figure", nb13.streaming_figure,
+         (streaming["full"], streaming["evicted"], streaming["kept"], streaming["window"]), {}),
+        ("nb13", "spectrum_figure", nb13.spectrum_figure, (nb13.latent_spectrum(nb13.gpt()), 32), {}),
+        ("nb13", "latent_figure", nb13.latent_figure, (course, tuned), {"converted": converted}),
+        ("nb14", "curves_figure", nb14.curves_figure, (m14,), {}),
+        ("nb14", "interpolation_figure", nb14.interpolation_figure, (m14,), {}),
+        ("nb14", "angles_figure", nb14.angles_figure, (), {}),
+        ("nb14", "alibi_figure", nb14.alibi_figure, (), {}),
+        ("nb14", "counting_figure", nb14.counting_figure,
+         (nb14.first_token_weights(nb14.pretrained("nope", "copy"), 40)[0],), {}),
     ]
 
 
@@ -207,6 +238,7 @@ def test_the_calls_cover_every_lesson_figure_function():
     import pkgutil
 
     import attnlab.lessons as lessons
+    assert len(_late_calls()) == LATE_CALLS
     drawn = {(c[0], c[1]) for c in FIGURE_CALLS} | {(c[0], c[1]) for c in _late_calls()}
     missing = []
     for m in pkgutil.iter_modules(lessons.__path__):
@@ -223,7 +255,10 @@ def test_text_in_a_lesson_figure_has_a_contrast_of_4_5(lesson, name, fn, args, k
     assert not low, f"(figure, text, colour, background, ratio) under {MIN_CONTRAST}:1: {low}"
 
 
-@pytest.mark.parametrize("index", range(13), ids=lambda i: f"late-{i}")
+LATE_CALLS = 26       # len(_late_calls()): test_the_calls_cover_every_lesson_figure_function checks it
+
+
+@pytest.mark.parametrize("index", range(LATE_CALLS), ids=lambda i: f"late-{i}")
 def test_text_in_a_late_lesson_figure_has_a_contrast_of_4_5(index):
     lesson, name, fn, args, kwargs = _late_calls()[index]
     low = [t for f in _figures(fn, args, kwargs) for t in low_contrast_texts(f, f"{lesson}.{name}")]
