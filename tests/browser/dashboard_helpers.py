@@ -182,6 +182,22 @@ def hub_user_servers(hub):
     return found
 
 
+def stop_own_server(page, hub_url, timeout=120_000):
+    """Stop the learner's server as a learner does: the hub home page's "Stop My Server" button. The button
+    works only once the page's require.js has run home.js, which binds its click handler; on a busy machine
+    that is after the load event, and a click before it does nothing (a CI run waited 120 s on a server
+    nobody had asked to stop). So wait for the bound handler, click, and wait for the page to say so."""
+    page.goto(hub_url + "/hub/home", timeout=60_000)
+    page.wait_for_function(
+        "() => { const b = document.getElementById('stop'); const $ = window.jQuery;"
+        " return b && $ && (($._data(b, 'events') || {}).click || []).length > 0; }", timeout=timeout, polling=250)
+    page.click("#stop", timeout=60_000)
+    page.wait_for_function(
+        "() => { const b = document.getElementById('stop');"
+        " return !b || b.getAttribute('title') === 'Your server is stopping' || getComputedStyle(b).display === 'none'; }",
+        timeout=timeout, polling=250)
+
+
 def stop_hub(proc):
     """Stop a JupyterHub started as ``proc`` (Popen): the hub stops the learners' servers and its
     proxy; whatever of its process tree is left after a minute is killed."""

@@ -26,6 +26,7 @@ from dashboard_helpers import (
     hub_prerequisites,
     hub_user_servers,
     learners_notebooks,
+    stop_own_server,
 )
 
 pytest.importorskip("jupyterhub")
@@ -107,8 +108,7 @@ def test_hub_learners_get_their_own_server_and_dashboard_and_stopping_or_culling
 
     # alice stops her server from the hub's home page: its process and kernel are gone
     ctx, page, _ = pages[alice]
-    page.goto(url + "/hub/home", timeout=60_000)
-    page.click("#stop", timeout=60_000)
+    stop_own_server(page, url)
     gone = [servers[alice], *kernels[alice]]
     assert wait_until(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in gone), 120)
 

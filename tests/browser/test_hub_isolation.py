@@ -43,6 +43,7 @@ from dashboard_helpers import (
     hub_user_servers,
     learners_notebooks,
     slider_step,
+    stop_own_server,
 )
 
 pytest.importorskip("jupyterhub")
@@ -251,8 +252,7 @@ def test_lab_mode_keeps_learners_apart_from_each_other_and_from_the_teacher(hub,
     model["content"]["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": "My notes " + TAG})
     assert api(a, h, A, "PUT", "api/contents/notebooks/" + LESSON,
                {"type": "notebook", "format": "json", "content": model["content"]})[0] == 200
-    a.goto(h.url + "/hub/home", timeout=60_000)
-    a.click("#stop", timeout=60_000)
+    stop_own_server(a, h.url)
     assert wait_until(lambda: A not in hub_user_servers(h.ps) and f"User {A} server took" in h.log(), 120)
     a.goto(h.url + f"/hub/spawn/{A}", timeout=60_000)
     a.wait_for_url(f"**/user/{A}/**", timeout=300_000)
