@@ -8,7 +8,6 @@ L layers, V the target vocabulary.
     BOS y1 .. y_t -> embedding * sqrt(D) + P -> L decoder layers (causal self-attention,
                      cross-attention to memory, FFN) -> linear -> logits over the next character
 """
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from torch import nn
 
 import attnlab as al
 
-from ...core import checks
+from ...core import checks, stored
 from ...core.transformer import DecoderLayer, EncoderLayer, KVCache
 from ...ui.trainer import one_thread
 from . import data
@@ -196,4 +195,4 @@ def pretrained():
 
 def measured():
     """What retraining the shipped model measured (results.json)."""
-    return json.loads(RESULTS.read_text())
+    return stored.measured(RESULTS)

@@ -9,12 +9,11 @@
     snapshots()                            the example's attention patterns every EVERY training steps
 """
 import functools
-import json
 from typing import NamedTuple
 
 import torch
 
-from ...core import checks
+from ...core import checks, stored
 from .checkpoints import CHECKPOINTS, LIVE, RESULTS, SNAPSHOTS
 from .model import AttentionOnly
 
@@ -42,19 +41,10 @@ def _load(name):
     return model.eval()
 
 
-@functools.cache
-def _results():
-    return RESULTS.read_text(encoding="utf-8"), LIVE.read_text(encoding="utf-8") if LIVE.exists() else "null"
-
-
 def measured():
     """What retraining the shipped models measured (results.json), a fresh dict on each call; under "live",
     what bench/bench_nb11_live.py measured of the Train button (live.json), when it has run."""
-    results, live = _results()
-    out = json.loads(results)
-    if json.loads(live) is not None:
-        out["live"] = json.loads(live)
-    return out
+    return stored.measured(RESULTS, LIVE)
 
 
 class Snapshots(NamedTuple):

@@ -6,10 +6,8 @@
     pretrained(kv_heads=1)   ... to multi-query attention (1 key/value head), fine-tuned
     measured()               results.json: loss curves, bits per character, timings, induction heads
 """
-import functools
-import json
 
-from ...core import checks
+from ...core import checks, stored
 from ...core.gpt import shipped
 from .checkpoints import CHECKPOINTS, RESULTS
 
@@ -29,11 +27,6 @@ def load_unchecked(kv_heads):
     return shipped.load_unchecked(kv_heads)
 
 
-@functools.cache
-def _results():
-    return RESULTS.read_text(encoding="utf-8")
-
-
 def measured():
     """What retraining the shipped models measured (results.json), a fresh dict on each call."""
-    return json.loads(_results())
+    return stored.measured(RESULTS)

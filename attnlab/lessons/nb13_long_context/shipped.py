@@ -6,12 +6,10 @@ wrote them (training.py).
     latent(d_c)       notebook 12's model with latent attention of size d_c (LATENT_SIZES), fine-tuned
     measured()        results.json: the sink model's training and scores, the window experiments, the latent models
 """
-import functools
-import json
 
 import torch
 
-from ...core import checks
+from ...core import checks, stored
 from ...core.gpt import shipped as course
 from ...core.gpt.model import GPT
 from .checkpoints import RESULTS, SINK, latent_path
@@ -54,11 +52,6 @@ def latent_unchecked(d_c):
     return model.eval()
 
 
-@functools.cache
-def _results():
-    return RESULTS.read_text(encoding="utf-8")
-
-
 def measured():
     """What the training command measured (results.json), a fresh dict on each call."""
-    return json.loads(_results())
+    return stored.measured(RESULTS)

@@ -5,11 +5,10 @@
     measured()                   results.json: every seed's accuracy against the length, timings
 """
 import functools
-import json
 
 import torch
 
-from ...core import checks
+from ...core import checks, stored
 from .checkpoints import LIVE, RESULTS, checkpoint
 from .data import TASKS
 from .model import ENCODINGS, Decoder
@@ -37,16 +36,7 @@ def load_unchecked(encoding, task):
     return model.eval()
 
 
-@functools.cache
-def _results():
-    return RESULTS.read_text(encoding="utf-8"), LIVE.read_text(encoding="utf-8") if LIVE.exists() else "null"
-
-
 def measured():
     """What retraining the shipped models measured (results.json), a fresh dict on each call; under "live",
     what bench/bench_nb14_live.py measured of the Train button (live.json), when it has run."""
-    results, live = _results()
-    out = json.loads(results)
-    if json.loads(live) is not None:
-        out["live"] = json.loads(live)
-    return out
+    return stored.measured(RESULTS, LIVE)
