@@ -9,10 +9,8 @@ exact match in about a minute on a 2-core machine.
 """
 import json
 import os
-import platform
 
-import torch
-
+import live_record
 from attnlab.lessons import nb10_encoder_decoder as nb10
 from attnlab.lessons.nb10_encoder_decoder import model as nb10_model, training as nb10_training
 
@@ -29,9 +27,7 @@ def main():
         "accuracy every 100 steps": [round(a, 4) for a in history["accuracy"][99::100]],
         "cpu seconds": round(seconds["cpu"], 1), "wall seconds": round(seconds["wall"], 1),
         "cpu seconds per step": round(seconds["cpu"] / steps, 4),
-        "machine": {"cores": os.cpu_count(), "processor": platform.processor() or platform.machine(),
-                    "load average before (1, 5, 15 min)": [round(x, 2) for x in load_before],
-                    "load average after": [round(x, 2) for x in os.getloadavg()], "torch": torch.__version__},
+        "machine": live_record.machine(load_before),
     }
     results = json.loads(nb10_model.RESULTS.read_text())
     results["live"] = live

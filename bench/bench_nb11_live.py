@@ -8,13 +8,9 @@ Records the machine (cores, load average before and after): wall seconds grow wi
 (this process; the lesson trains on one thread) are what an idle core would take. Issue 35 asks for all 5
 within 60 s wall on a quiet 2-core machine.
 """
-import json
-import os
-import platform
 import time
 
-import torch
-
+import live_record
 from attnlab.lessons.nb11_induction_heads import training
 from attnlab.lessons.nb11_induction_heads.checkpoints import LIVE
 
@@ -39,20 +35,7 @@ def one(seed):
 
 
 def main():
-    load_before = os.getloadavg()
-    rows = []
-    for seed in SEEDS:
-        rows.append(one(seed))
-        print(rows[-1], flush=True)
-    live = {
-        "command": "python bench/bench_nb11_live.py", "target accuracy": TARGET, "measured every": 50,
-        "runs": rows,
-        "machine": {"cores": os.cpu_count(), "processor": platform.processor() or platform.machine(),
-                    "load average before (1, 5, 15 min)": [round(x, 2) for x in load_before],
-                    "load average after": [round(x, 2) for x in os.getloadavg()], "torch": torch.__version__},
-    }
-    LIVE.write_text(json.dumps(live, indent=1) + "\n")
-    print(json.dumps(live, indent=1))
+    live_record.record(LIVE, "python bench/bench_nb11_live.py", one, SEEDS, **{"target accuracy": TARGET, "measured every": 50})
 
 
 if __name__ == "__main__":

@@ -8,13 +8,9 @@ Records the machine (cores, load average before and after): wall seconds grow wi
 process; the lesson trains on one thread) are what an idle core would take. Issue 53 asks for live training within
 60 s.
 """
-import json
-import os
-import platform
 import time
 
-import torch
-
+import live_record
 from attnlab.lessons.nb13_long_context import sinks
 from attnlab.lessons.nb13_long_context.checkpoints import HERE
 
@@ -38,20 +34,8 @@ def one(seed, steps=sinks.TRAIN["steps"]):
 
 
 def main():
-    load_before = os.getloadavg()
-    rows = []
-    for seed in SEEDS:
-        rows.append(one(seed))
-        print(rows[-1], flush=True)
-    live = {
-        "command": "python bench/bench_nb13_live.py", "target": TARGET, "measured every": sinks.TRAIN["measure_every"],
-        "runs": rows,
-        "machine": {"cores": os.cpu_count(), "processor": platform.processor() or platform.machine(),
-                    "load average before (1, 5, 15 min)": [round(x, 2) for x in load_before],
-                    "load average after": [round(x, 2) for x in os.getloadavg()], "torch": torch.__version__},
-    }
-    LIVE.write_text(json.dumps(live, indent=1) + "\n")
-    print(json.dumps(live, indent=1))
+    live_record.record(LIVE, "python bench/bench_nb13_live.py", one, SEEDS,
+                       **{"target": TARGET, "measured every": sinks.TRAIN["measure_every"]})
 
 
 if __name__ == "__main__":

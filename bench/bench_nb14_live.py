@@ -8,14 +8,10 @@ Records the machine (cores, load average before and after): wall seconds grow wi
 (this process; the lesson trains on one thread) are what an idle core would take. Issue 54 asks for live training
 within 60 s.
 """
-import json
-import os
-import platform
 import sys
 import time
 
-import torch
-
+import live_record
 from attnlab.lessons.nb14_length_generalisation import training
 from attnlab.lessons.nb14_length_generalisation.checkpoints import LIVE
 from attnlab.lessons.nb14_length_generalisation.live import PANEL_N
@@ -36,19 +32,7 @@ def one(encoding, task):
 
 
 def main(task="copy"):
-    load_before = os.getloadavg()
-    rows = []
-    for encoding in ENCODINGS:
-        rows.append(one(encoding, task))
-        print(rows[-1], flush=True)
-    live = {
-        "command": "python bench/bench_nb14_live.py " + task, "runs": rows,
-        "machine": {"cores": os.cpu_count(), "processor": platform.processor() or platform.machine(),
-                    "load average before (1, 5, 15 min)": [round(x, 2) for x in load_before],
-                    "load average after": [round(x, 2) for x in os.getloadavg()], "torch": torch.__version__},
-    }
-    LIVE.write_text(json.dumps(live, indent=1) + "\n")
-    print(json.dumps(live, indent=1))
+    live_record.record(LIVE, "python bench/bench_nb14_live.py " + task, lambda encoding: one(encoding, task), ENCODINGS)
 
 
 if __name__ == "__main__":
