@@ -221,7 +221,7 @@ def draw_latent(ax, course, latent, selected=None, converted=None):
                     ha="center")
     if converted:                  # far above the rest (5.7 bits and more): said in words, so the chart keeps its scale
         before = [converted[d][1] for d in sizes]
-        ax.text(0.02, 0.96, _("before fine-tuning: {lo:.2f} to {hi:.2f} bits per character (above this chart)").format(
+        ax.text(0.02, 0.96, _("before fine-tuning:\n{lo:.2f} to {hi:.2f} bits per character\n(above this chart)").format(
             lo=min(before), hi=max(before)), transform=ax.transAxes, fontsize=8, va="top")
     points = list(course.values()) + [latent[d] for d in sizes]
     lo, hi = min(p[1] for p in points), max(p[1] for p in points)
