@@ -482,6 +482,20 @@ def test_the_sinks_panel_measures_what_window_losses_measures(sink12):
     assert f"keeping the first 1: {rows.kept[1][past].mean().item():.3f}" in p.summary
 
 
+def test_the_sinks_panel_runs_the_losses_once_per_window_and_kept_and_says_the_same(monkeypatch):
+    """A (window, kept) seen before only draws: the text equals a fresh panel's, which runs the model."""
+    from attnlab.lessons.nb13_long_context import live
+    calls = []
+    real = sinks.position_losses
+    monkeypatch.setattr(live.sinks, "position_losses", lambda *a: calls.append(a[2:]) or real(*a))
+    view = live.SinksView()
+    moves = [(16, 0), (16, 1), (17, 1), (16, 1), (16, 0), (5, 4)]
+    texts = [view.update(*move) for move in moves]
+    assert calls == [(64, 0), (16, 0), (16, 1), (17, 0), (17, 1), (5, 0), (5, 4)]
+    for move, text in zip(moves, texts):
+        assert live.SinksView().update(*move) == text
+
+
 def test_the_latent_panel_rings_each_shipped_size():
     p = lesson.play_latent(latent=32)
     stored = lesson.measured()["latent"]["latent models"]

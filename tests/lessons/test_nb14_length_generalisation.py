@@ -369,6 +369,31 @@ def test_the_pattern_panel_follows_its_controls_and_says_when_a_learned_model_ca
     assert "ALiBi on copy at n = 30" in panel.summary
 
 
+def test_the_pattern_panel_runs_the_model_once_per_length_and_draws_the_same_from_what_it_kept(monkeypatch):
+    """Moving the layer, or back to a length already seen, only draws: the text and the heads' pictures equal
+    a fresh panel's, which runs the model."""
+    from attnlab.lessons.nb14_length_generalisation import live
+    runs = []
+    real = live.run_unchecked
+    monkeypatch.setattr(live, "run_unchecked", lambda m, tokens: runs.append(tokens.shape) or real(m, tokens))
+    view = live.PatternView()
+    moves = [("nope", "copy", 24, 1), ("nope", "copy", 24, 3), ("nope", "copy", 25, 3), ("nope", "copy", 24, 2),
+             ("rope", "copy", 24, 2), ("nope", "copy", 25, 1)]
+    texts = [view.update(*move) for move in moves]
+    assert runs == [(live.PANEL_N, 24), (live.PANEL_N, 25), (live.PANEL_N, 24)]       # nope 24, nope 25, rope 24
+    for move, text in zip(moves, texts):
+        fresh = live.PatternView()
+        assert fresh.update(*move) == text
+    view.update(*moves[3])
+    fresh = live.PatternView()
+    fresh.update(*moves[3])
+    for a, b in zip(view.images, fresh.images):
+        assert torch.equal(torch.as_tensor(a.get_array()), torch.as_tensor(b.get_array()))
+    monkeypatch.setattr(live, "MEASURED_KEPT", 1)
+    view.update("nope", "copy", 26, 1)
+    assert list(view.measured) == [("nope", "copy", 26)]
+
+
 def test_the_trainer_trains_and_puts_its_curve_beside_the_shipped_ones():
     t = lesson.play_trainer(encoding="rope", task="latest", length=10, steps=100)
     t.steps.value = 100

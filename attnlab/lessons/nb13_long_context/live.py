@@ -56,8 +56,8 @@ class SinksView:
         self.batch = sinks.sink_batch(SINK_SEQUENCES, seed=r["seed"])
         self.shown = sinks.sink_batch(1, seed=sinks.EXAMPLE_SEED)
         self.T = sinks.CONTEXT
+        self.losses = {}                  # (window, kept) -> each position's mean loss: the model runs once for each
         self.full = self._losses(self.T, 0)
-        self.evicted = {}
         self.figure = new_figure(figsize=(11, 6.4))[0]
         self.figure.clear()
         grid = self.figure.add_gridspec(2, 2, height_ratios=[1.25, 1])
@@ -67,13 +67,16 @@ class SinksView:
         self.figure.colorbar(images[0], ax=self.head_axes, shrink=0.8, label=_("weight"))
 
     def _losses(self, window, kept):
-        return sinks.position_losses(self.model, self.batch, window, kept).numpy()
+        """Each position's mean loss over the panel's sequences, with a ``window`` that keeps the first ``kept``;
+        computed once per pair (window 4-48 and 0-4 kept: 225 rows of 64 numbers at most)."""
+        if (window, kept) not in self.losses:
+            self.losses[window, kept] = sinks.position_losses(self.model, self.batch, window, kept).numpy()
+        return self.losses[window, kept]
 
     def update(self, window, sinks_kept):
         kept = min(sinks_kept, window - 1)
-        if window not in self.evicted:
-            self.evicted[window] = self._losses(window, 0)
-        mine = self.evicted[window] if kept == 0 else self._losses(window, kept)
+        evicted = self._losses(window, 0)
+        mine = self._losses(window, kept)
         x = self.shown.tokens[:, :-1]
         with torch.no_grad():
             _logits, weights = windowed_logits_unchecked(self.model, x, window, kept, need_weights=True)
@@ -82,7 +85,7 @@ class SinksView:
         for h, ax in enumerate(self.head_axes):
             ax.set_title(_("head {h}: window {w}, first {k} kept").format(h=h + 1, w=window, k=kept), fontsize=9)
         kept_rows = {} if kept == 0 else {kept: mine}
-        text = draw_streaming(self.loss_ax, self.full, self.evicted[window], kept_rows, window)
+        text = draw_streaming(self.loss_ax, self.full, evicted, kept_rows, window)
         on_first = weights[0][0, :, window:, 0].mean(-1).tolist()
         return "\n".join([
             _("window {w}, keeping the first {k}: on the sequence shown, each head's mean weight on position 0 at "

@@ -6,6 +6,7 @@ play           a shipped model (encoding, task) on sequences of a chosen test le
 play_trainer   train a fresh model behind a button (an encoding, a task, a training length) and watch its
                accuracy-against-length curve join the shipped ones
 """
+import collections
 import html
 
 import ipywidgets as widgets
@@ -29,6 +30,7 @@ __all__ = ["EXAMPLE_SEED", "PANEL_N", "PatternView", "SECONDS_PER_STEP", "play",
 
 EXAMPLE_SEED = 7              # the sequences the pattern panel shows (data seed EXAMPLE_SEED + length)
 PANEL_N = 200                 # sequences behind the pattern panel's accuracy and first-token weights
+MEASURED_KEPT = 64            # (encoding, task, length) runs the pattern panel keeps (PatternView.measure)
 SECONDS_PER_STEP = 0.037      # CPU seconds per training step at length 20 (bench/bench_nb14_live.py: 26-32 s for 800)
 
 
@@ -45,6 +47,7 @@ class PatternView:
 
     def __init__(self):
         self.models = {}
+        self.measured = collections.OrderedDict()   # (encoding, task, length) -> what one run of the model gave
         heads = MODEL["heads"]
         self.figure = new_figure(figsize=(13, 3.9))[0]
         self.figure.clear()
@@ -59,6 +62,27 @@ class PatternView:
         if (encoding, task) not in self.models:
             self.models[(encoding, task)] = load_unchecked(encoding, task)
         return self.models[(encoding, task)]
+
+    def measure(self, encoding, task, length):
+        """The shipped model on the panel's PANEL_N sequences of ``length`` tokens: (accuracy, every layer's heads
+        on the first sequence (layers, H, T, T), every layer's mean weight on the first token (layers, H, T)).
+        The model runs once per (encoding, task, length): moving the layer, or back to a length seen, only draws
+        (the last MEASURED_KEPT kept; a few hundred kB each)."""
+        key = (encoding, task, length)
+        if key in self.measured:
+            self.measured.move_to_end(key)
+            return self.measured[key]
+        b = batch_unchecked(task, PANEL_N, length, torch.Generator().manual_seed(EXAMPLE_SEED + length))
+        with torch.no_grad():
+            logits, patterns = run_unchecked(self.model(encoding, task).eval(), b.tokens)
+        scored = b.targets[:, 1:]
+        acc = (logits[:, :-1].argmax(-1)[scored] == b.tokens[:, 1:][scored]).float().mean().item()
+        example = np.stack([p[0].numpy() for p in patterns])                      # (layers, H, T, T)
+        first = np.stack([p[..., 0].mean(0).numpy() for p in patterns])          # (layers, H, T)
+        self.measured[key] = acc, example, first
+        while len(self.measured) > MEASURED_KEPT:
+            self.measured.popitem(last=False)
+        return self.measured[key]
 
     def update(self, encoding, task, length, layer):
         model = self.model(encoding, task)
@@ -85,22 +109,17 @@ class PatternView:
             return _("{name} on {task} at n = {n}: a learned model has {rows} position vectors (positions 0 to {last}) "
                      "and none for position {rows} or later, so it cannot read {n} tokens at all.").format(
                 name=name, task=task, n=length, rows=rows, last=rows - 1)
-        b = batch_unchecked(task, PANEL_N, length, torch.Generator().manual_seed(EXAMPLE_SEED + length))
-        with torch.no_grad():
-            logits, patterns = run_unchecked(model.eval(), b.tokens)
-        patterns = patterns[layer - 1]                                                # (n, H, T, T)
-        scored = b.targets[:, 1:]
-        acc = (logits[:, :-1].argmax(-1)[scored] == b.tokens[:, 1:][scored]).float().mean().item()
-        for image, w in zip(self.images, patterns[0]):
-            image.set_data(w.numpy())
+        acc, example, first = self.measure(encoding, task, length)
+        first = first[layer - 1]                                                      # (H, T)
+        for image, w in zip(self.images, example[layer - 1]):
+            image.set_data(w)
             image.set_extent((-0.5, length - 0.5, length - 0.5, -0.5))
-        first = patterns[..., 0].mean(0)                                              # (H, T)
-        counting_figure(first.numpy(), ax=self.count_ax, layer=layer)
+        counting_figure(first, ax=self.count_ax, layer=layer)
         self.count_ax.title.set_fontsize(9)
         self.count_ax.set_xlim(0, length)
         shade_training(self.count_ax, TRAIN_LENGTH, label=False)
         t = np.arange(1, length)
-        gap = np.abs(first[:, 1:].numpy() - 1 / (t + 1)).mean(1)
+        gap = np.abs(first[:, 1:] - 1 / (t + 1)).mean(1)
         closest = int(gap.argmin())
         where = _("inside the training range") if length <= TRAIN_LENGTH else _("past the training range")
         return "\n".join([
