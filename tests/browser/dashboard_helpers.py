@@ -363,21 +363,8 @@ def _wait_listening(proc, port, name, log_path, timeout=120):
     raise RuntimeError(f"{name} did not listen on {port}; see {log_path}")
 
 
-class VoilaServer:
-    """`voila notebook_dir` from the repo root (``cwd``: another checkout's root, whose voila.json then
-    applies); `port` to start again where a stopped one was, `env` for more environment variables
-    (e.g. JUPYTER_PATH, for the template of this tree)."""
-
-    def __init__(self, notebook_dir, log_path, extra_args=(), port=None, env=None, cwd=None):
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = log_path
-        self._log = open(log_path, "a" if port else "w")   # a restart adds to its log
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "voila", str(notebook_dir), "--no-browser", f"--port={self.port}",
-             "--Voila.ip=127.0.0.1", *extra_args],
-            cwd=cwd or ROOT, env={**voila_env(), **(env or {})}, stdout=self._log, stderr=subprocess.STDOUT)
-        _wait_listening(self.proc, self.port, "voila", log_path)
+class _Served:
+    """What a test's server process offers (VoilaServer, JupyterServer): its kernels, its log, stop."""
 
     def kernels(self):
         return kernel_processes(self.proc.pid)
@@ -395,6 +382,23 @@ class VoilaServer:
         self._log.close()
 
 
+class VoilaServer(_Served):
+    """`voila notebook_dir` from the repo root (``cwd``: another checkout's root, whose voila.json then
+    applies); `port` to start again where a stopped one was, `env` for more environment variables
+    (e.g. JUPYTER_PATH, for the template of this tree)."""
+
+    def __init__(self, notebook_dir, log_path, extra_args=(), port=None, env=None, cwd=None):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self._log = open(log_path, "a" if port else "w")   # a restart adds to its log
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "voila", str(notebook_dir), "--no-browser", f"--port={self.port}",
+             "--Voila.ip=127.0.0.1", *extra_args],
+            cwd=cwd or ROOT, env={**voila_env(), **(env or {})}, stdout=self._log, stderr=subprocess.STDOUT)
+        _wait_listening(self.proc, self.port, "voila", log_path)
+
+
 # The Voila config binder/postBuild writes for Binder (progressive rendering); test_binder.py
 # checks that postBuild writes exactly this.
 BINDER_CONFIG = {"VoilaConfiguration": {"progressive_rendering": True}}
@@ -410,7 +414,7 @@ def postbuild_server_config():
     return json.loads(found.group(1))
 
 
-class JupyterServer:
+class JupyterServer(_Served):
     """`jupyter server` from the repo root with Voila as its extension, as repo2docker runs it; the
     extra Voila config goes in a voila.json in a temporary config dir on JUPYTER_CONFIG_PATH (as
     binder/postBuild writes <prefix>/etc/jupyter/voila.json); the repo root's voila.json is read after it.
@@ -435,19 +439,8 @@ class JupyterServer:
         _wait_listening(self.proc, self.port, "jupyter server", log_path)
         self.log_path = log_path
 
-    def kernels(self):
-        return kernel_processes(self.proc.pid)
-
-    def log(self):
-        return Path(self.log_path).read_text(errors="replace")
-
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self._log.close()
+        super().stop()
         self.confdir.cleanup()
 
 
