@@ -189,7 +189,9 @@ class Trainer(panels.Panel):
             return None
         settings = pgettext("list separator", ", ").join(f"{(c.description or name).rstrip(':： ')} = {getattr(c, 'label', None) or c.value}"
                              for name, c in self.controls.items())
-        name = "; ".join(_(c) for c in self.curves) + ": " + _("Not trained yet.") + (f" ({settings})" if settings else "")
+        name = _("{curves}: Not trained yet.").format(curves=pgettext("clause separator", "; ").join(_(c) for c in self.curves))
+        if settings:
+            name = _("{text} ({settings})").format(text=name, settings=settings)
         return name + (f"\n{self._extra_text}" if self._extra_text else "")
 
     def train(self, _button=None):
