@@ -134,3 +134,16 @@ def test_stop_reaches_a_training_kernel_between_two_steps():
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_before_training_the_accessible_name_is_in_the_panels_language_with_its_punctuation():
+    from attnlab.i18n import language
+    def trainer():
+        return Trainer(run, curves=("loss", "accuracy"),
+                       controls={"scale": widgets.FloatSlider(value=2.0, min=1.0, max=3.0, description="scale")})
+    with language("zh"):
+        name = trainer().accessible_name
+    assert name.startswith("损失；准确率：还没有训练。（") and name.endswith("= 2.0）"), name
+    assert not re.search(r"[\u4e00-\u9fff][;:(]|[;:)][\u4e00-\u9fff]", name), name
+    with language("en"):
+        assert trainer().accessible_name.startswith("loss; accuracy: Not trained yet. (")
