@@ -75,12 +75,16 @@ class SnapshotView:
         induction = np.asarray(self.curves["induction"])[:, 1]         # (steps, heads)
         previous = np.asarray(self.curves["previous_token"])[:, 0]
         for h in range(induction.shape[1]):
-            score_ax.plot(steps, induction[:, h], color=SERIES_COLORS[(h) % len(SERIES_COLORS)])
+            score_ax.plot(steps, induction[:, h], color=SERIES_COLORS[(h) % len(SERIES_COLORS)],
+                          label=_("head {h}").format(h=h + 1))          # one colour per head, in both layers
             score_ax.plot(steps, previous[:, h], color=SERIES_COLORS[(h) % len(SERIES_COLORS)], linestyle="--")
         score_ax.axhline(THRESHOLD, color="0.3", linestyle=":")
         score_ax.set(ylim=(0, 1.02), xlabel=_("training step"),
                      title=_("scores: induction (L2, solid),\nprevious-token (L1, dashed)"))
         score_ax.title.set_fontsize(8)
+        # top left is empty: every curve is low before the phase change
+        score_ax.legend(fontsize=6, loc="upper left", ncol=2, handlelength=1.2, columnspacing=0.8,
+                        borderaxespad=0.3, labelspacing=0.2)
         self.markers = []
         for ax in (acc_ax, score_ax):
             if jump is not None:

@@ -12,6 +12,8 @@ its ``filters_text`` too.
     induction_figure    the induction score of every head, and copying with and without the strongest heads
     thumbnail           the index's picture
 """
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -270,7 +272,9 @@ def induction_figure(induction, copying, axes=None):
         bars[1].set_hatch("//")          # without the strongest heads: a pattern too, not vermillion against green alone
     for bar, n in zip(bars, names):
         right.text(bar.get_x() + bar.get_width() / 2, copying[n] + 0.02, f"{copying[n]:.2f}", ha="center", fontsize=8)
-    right.set_xticks(range(len(names)), names, fontsize=8)
+    # a long label on two lines, so that neighbours do not overlap (textwrap breaks at spaces: a Chinese label,
+    # short, stays whole)
+    right.set_xticks(range(len(names)), ["\n".join(textwrap.wrap(n, 18)) for n in names], fontsize=8)
     right.set(ylim=(0, 1.1), ylabel=_("letters of the second copy right"), title=_("Copying the made-up word"))
     return axes
 
