@@ -26,7 +26,7 @@ from .measure import curve_unchecked
 from .model import ENCODINGS, MODEL, run_unchecked
 from .shipped import load_unchecked, measured
 
-__all__ = ["EXAMPLE_SEED", "PANEL_N", "PatternView", "SECONDS_PER_STEP", "play", "play_trainer"]
+__all__ = ["EXAMPLE_SEED", "MEASURED_KEPT", "PANEL_N", "PatternView", "SECONDS_PER_STEP", "play", "play_trainer"]
 
 EXAMPLE_SEED = 7              # the sequences the pattern panel shows (data seed EXAMPLE_SEED + length)
 PANEL_N = 200                 # sequences behind the pattern panel's accuracy and first-token weights
