@@ -373,24 +373,34 @@ def test_the_pattern_panel_runs_the_model_once_per_length_and_draws_the_same_fro
     """Moving the layer, or back to a length already seen, only draws: the text and the heads' pictures equal
     a fresh panel's, which runs the model."""
     from attnlab.lessons.nb14_length_generalisation import live
+    from attnlab.ui.panels import Later
     runs = []
     real = live.run_unchecked
     monkeypatch.setattr(live, "run_unchecked", lambda m, tokens: runs.append(tokens.shape) or real(m, tokens))
     view = live.PatternView()
     moves = [("nope", "copy", 24, 1), ("nope", "copy", 24, 3), ("nope", "copy", 25, 3), ("nope", "copy", 24, 2),
              ("rope", "copy", 24, 2), ("nope", "copy", 25, 1)]
-    texts = [view.update(*move) for move in moves]
-    assert runs == [(live.PANEL_N, 24), (live.PANEL_N, 25), (live.PANEL_N, 24)]       # nope 24, nope 25, rope 24
+    texts = []
+    for move in moves:
+        text = view.update(*move)
+        if isinstance(text, Later):          # a new setting: the sequence drawn at once, the measure after it
+            assert "being measured…" in text.text and text.draws
+            text = text.finish()
+        texts.append(text)
+    # nope 24, nope 25, rope 24: the sequence drawn alone, then all PANEL_N; the rest only draws
+    assert runs == [(1, 24), (live.PANEL_N, 24), (1, 25), (live.PANEL_N, 25), (1, 24), (live.PANEL_N, 24)]
     for move, text in zip(moves, texts):
-        fresh = live.PatternView()
-        assert fresh.update(*move) == text
+        assert live.PatternView().update(*move).finish() == text
     view.update(*moves[3])
     fresh = live.PatternView()
-    fresh.update(*moves[3])
+    later = fresh.update(*moves[3])
+    for a, b in zip(fresh.images, view.images):   # the first part's heads, from the sequence alone: the same picture
+        torch.testing.assert_close(torch.as_tensor(a.get_array()), torch.as_tensor(b.get_array()), atol=1e-6, rtol=0)
+    later.finish()
     for a, b in zip(view.images, fresh.images):
         assert torch.equal(torch.as_tensor(a.get_array()), torch.as_tensor(b.get_array()))
     monkeypatch.setattr(live, "MEASURED_KEPT", 1)
-    view.update("nope", "copy", 26, 1)
+    view.update("nope", "copy", 26, 1).finish()
     assert list(view.measured) == [("nope", "copy", 26)]
 
 

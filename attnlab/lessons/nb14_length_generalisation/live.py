@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ...core import checks
 from ...i18n import gettext as _
-from ...ui.panels import Panel, new_figure
+from ...ui.panels import Later, Panel, new_figure
 from ...ui.plotting import WEIGHT_CMAP
 from ...ui.trainer import Trainer
 from . import training
@@ -85,6 +85,9 @@ class PatternView:
         return self.measured[key]
 
     def update(self, encoding, task, length, layer):
+        """A move answers in two parts (issue 51) when (encoding, task, length) is new: the heads' weights on the
+        sequence drawn (the model on that sequence alone) at once, the count panel and the accuracy (the model on
+        all PANEL_N sequences) after the picture; a setting already measured answers whole, at once."""
         model = self.model(encoding, task)
         name = _(NAMES[encoding])
         self.count_ax.clear()
@@ -109,11 +112,36 @@ class PatternView:
             return _("{name} on {task} at n = {n}: a learned model has {rows} position vectors (positions 0 to {last}) "
                      "and none for position {rows} or later, so it cannot read {n} tokens at all.").format(
                 name=name, task=task, n=length, rows=rows, last=rows - 1)
-        acc, example, first = self.measure(encoding, task, length)
-        first = first[layer - 1]                                                      # (H, T)
-        for image, w in zip(self.images, example[layer - 1]):
+        where = _("inside the training range") if length <= TRAIN_LENGTH else _("past the training range")
+        key = (encoding, task, length)
+        if key in self.measured:
+            return self._draw_measured(key, name, task, length, layer, where)
+        b = batch_unchecked(task, PANEL_N, length, torch.Generator().manual_seed(EXAMPLE_SEED + length))
+        with torch.no_grad():        # the sequence drawn (the first of the PANEL_N measured), alone
+            patterns = run_unchecked(model.eval(), b.tokens[:1])[1]
+        self._draw_heads(patterns[layer - 1][0].numpy(), length)
+        self.count_ax.set(title=_("each head's weight on the first token: being measured…"), xlim=(0, length),
+                          ylim=(0, 1.02), xlabel=_("query position t"))
+        self.count_ax.title.set_fontsize(9)
+
+        def finish():
+            self.measure(encoding, task, length)
+            return self._draw_measured(key, name, task, length, layer, where)
+        return Later(_("{name} on {task} at n = {n} ({where}, n ≤ {L}): accuracy and first-token weights on {count} "
+                       "fresh sequences being measured…").format(name=name, task=task, n=length, where=where,
+                                                                  L=TRAIN_LENGTH, count=PANEL_N), finish, draws=True)
+
+    def _draw_heads(self, weights, length):
+        for image, w in zip(self.images, weights):
             image.set_data(w)
             image.set_extent((-0.5, length - 0.5, length - 0.5, -0.5))
+
+    def _draw_measured(self, key, name, task, length, layer, where):
+        """The whole picture and text of a measured (encoding, task, length) at ``layer``."""
+        acc, example, first = self.measure(*key)
+        first = first[layer - 1]                                                      # (H, T)
+        self._draw_heads(example[layer - 1], length)
+        self.count_ax.clear()
         counting_figure(first, ax=self.count_ax, layer=layer)
         self.count_ax.title.set_fontsize(9)
         self.count_ax.set_xlim(0, length)
@@ -121,7 +149,6 @@ class PatternView:
         t = np.arange(1, length)
         gap = np.abs(first[:, 1:] - 1 / (t + 1)).mean(1)
         closest = int(gap.argmin())
-        where = _("inside the training range") if length <= TRAIN_LENGTH else _("past the training range")
         return "\n".join([
             _("{name} on {task} at n = {n} ({where}, n ≤ {L}): accuracy {acc:.3f} on {count} fresh sequences").format(
                 name=name, task=task, n=length, where=where, L=TRAIN_LENGTH, acc=acc, count=PANEL_N),
