@@ -50,7 +50,7 @@ def _cases():
 
 
 def check_induction_score(fn):
-    """Check the learner's ``fn(pattern, L)``: ``pattern`` (heads, T, T), one sequence BOS, x, x, ... with
+    """Check the learner's ``fn(pattern, L)``: ``pattern`` (heads, n, n), one sequence BOS, x, x, ... with
     len(x) = L; returns (heads,) the mean weight that queries t = L+1 .. 2L put on t - L + 1. Prints a report."""
     checks.function(fn, "fn")
     return check_function(fn, _reference_induction, _cases(), name="my_induction_score", hints=INDUCTION_MISTAKES)
@@ -110,7 +110,7 @@ PREVIOUS_TOKEN_MISTAKES = [
 
 
 def check_previous_token_head(fn):
-    """Check the learner's ``fn(T, sharpness)`` -> (W_Q, W_K), each (T, T) on one-hot positions: the pattern
+    """Check the learner's ``fn(n, sharpness)`` -> (W_Q, W_K), each (n, n) on n one-hot positions: the pattern
     they give (``previous_token_pattern``) must put (almost) all of row t on t - 1. Prints a report."""
     checks.function(fn, "fn")
     cases = [(6, 20.0), (12, 20.0), (5, 8.0)]

@@ -266,6 +266,10 @@ def induction_figure(induction, copying, axes=None):
     left.set_xticks(x, [_("L{l} H{h}").format(l=layer + 1, h=h + 1) for layer in range(layers) for h in range(heads)],
                     fontsize=7)
     left.set(ylim=(0, 1.02), ylabel=_("induction score"), title=_("Induction score of every head"))
+    # every bar here may be near zero: a dotted line at what notebook 11's induction heads scored gives the scale
+    left.axhline(0.85, color="0.35", linestyle=":", linewidth=1)
+    left.text(x[-1] + 0.4, 0.83, _("notebook 11's induction heads: 0.85 and more"), ha="right", va="top", fontsize=7,
+              color="0.25")
     names = list(copying)
     bars = right.bar(range(len(names)), [copying[n] for n in names], color=[SERIES_COLORS[2], SERIES_COLORS[3], "0.75"][:len(names)])
     if len(bars) > 1:
